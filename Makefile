@@ -1,0 +1,104 @@
+# kmtrace — kernel memory tracing toolkit
+#
+#   make deps    install build/test dependencies (idempotent)
+#   make         build the kmtrace binary
+#   make check   deps + unit tests (also under ASan+UBSan) + integration tests
+#   make demo    record a short built-in workload and report it
+#   make bench   kmtrace report vs trace-cmd report on a >= 1M-event recording
+#   make install PREFIX=/usr/local DESTDIR=
+
+VERSION   := 0.1
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+BINDIR    := $(PREFIX)/bin
+MANDIR    := $(PREFIX)/share/man/man1
+BUILD     ?= build
+
+export PKG_CONFIG_PATH := /usr/local/lib/pkgconfig:$(PKG_CONFIG_PATH)
+
+CC        ?= gcc
+PKGS      := libtracefs libtraceevent libtracecmd
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
+
+WARN      := -Wall -Wextra -Werror
+CFLAGS    ?= -O2 -g
+ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -Iinclude -Isrc -DKMT_VERSION='"$(VERSION)"' \
+	     -D_GNU_SOURCE $(PKG_CFLAGS) -MMD -MP
+LIBS       = $(PKG_LIBS) -lpthread
+
+LIB_SRC   := $(wildcard src/*.c) $(wildcard src/analyses/*.c)
+CMD_SRC   := $(wildcard src/cmd/*.c)
+TEST_SRC  := $(wildcard tests/unit/*.c)
+
+# Each build flavour (plain, sanitized) has its own object tree.
+objs = $(patsubst %.c,$(1)/%.o,$(2))
+
+LIB_OBJ   := $(call objs,$(BUILD),$(LIB_SRC))
+CMD_OBJ   := $(call objs,$(BUILD),$(CMD_SRC))
+TEST_OBJ  := $(call objs,$(BUILD),$(TEST_SRC))
+SAN_DIR   := $(BUILD)/san
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SAN_LIB_OBJ  := $(call objs,$(SAN_DIR),$(LIB_SRC))
+SAN_TEST_OBJ := $(call objs,$(SAN_DIR),$(TEST_SRC))
+
+.PHONY: all deps check unit unit-san integration demo bench install clean
+
+all: kmtrace
+
+deps:
+	@sh scripts/deps.sh
+
+kmtrace: $(CMD_OBJ) $(BUILD)/libkmtrace.a
+	$(CC) $(CFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libkmtrace.a $(LIBS)
+
+$(BUILD)/libkmtrace.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(SAN_DIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+
+$(BUILD)/unit-tests: $(TEST_OBJ) $(BUILD)/libkmtrace.a
+	$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libkmtrace.a $(LIBS) $(CHECK_LIBS)
+
+$(BUILD)/unit-tests-san: $(SAN_TEST_OBJ) $(SAN_LIB_OBJ)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LIBS) $(CHECK_LIBS)
+
+unit: $(BUILD)/unit-tests
+	KMT_TRACES=traces $(BUILD)/unit-tests
+
+unit-san: $(BUILD)/unit-tests-san
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		KMT_TRACES=traces $(BUILD)/unit-tests-san
+
+integration: kmtrace
+	sh tests/integration.sh ./kmtrace
+
+check: deps
+	$(MAKE) --no-print-directory all
+	$(MAKE) --no-print-directory unit
+	$(MAKE) --no-print-directory unit-san
+	$(MAKE) --no-print-directory integration
+
+demo: kmtrace
+	@sh scripts/demo.sh ./kmtrace
+
+bench: kmtrace
+	@sh scripts/bench.sh ./kmtrace
+
+install: kmtrace
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
+	install -m 0755 kmtrace $(DESTDIR)$(BINDIR)/kmtrace
+	install -m 0644 docs/*.1 $(DESTDIR)$(MANDIR)/
+
+clean:
+	rm -rf $(BUILD) kmtrace
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

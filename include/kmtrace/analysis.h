@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * kmtrace: the analysis interface. One file per analysis under
+ * src/analyses/, listed once in the registry.
+ */
+#ifndef KMTRACE_ANALYSIS_H
+#define KMTRACE_ANALYSIS_H
+
+#include <stdint.h>
+#include <kmtrace/event.h>
+#include <kmtrace/output.h>
+#include <kmtrace/reader.h>
+
+struct kmt_reader;
+
+/* What an analysis may look at besides the events themselves. */
+struct kmt_session {
+	struct kmt_reader *reader;
+	struct tep_handle *tep;
+	const char *input;
+};
+
+/* Bit of @type in kmt_analysis.events. */
+#define KMT_EVMASK(type)	(1ull << (type))
+/* Every event, the unknown ones included. */
+#define KMT_EVMASK_ALL		(~0ull)
+
+struct kmt_analysis {
+	const char *name;
+	const char *help;		/* one line */
+	uint64_t events;		/* KMT_EVMASK() of the events it wants */
+	/* Allocate private state; NULL with errno on failure. */
+	void *(*init)(const struct kmt_session *s);
+	/* Take one event, in time order. */
+	void (*event)(void *priv, const struct kmt_event *ev);
+	/* Describe the results to @out; 0 or -1. */
+	int (*report)(void *priv, const struct kmt_session *s, struct kmt_output *out);
+	void (*free)(void *priv);
+};
+
+/* The table of analyses, terminated by NULL. */
+extern const struct kmt_analysis *const kmt_analyses[];
+
+/* Find an analysis by name, or NULL. */
+const struct kmt_analysis *kmt_analysis_find(const char *name);
+
+/*
+ * Merge the per-CPU streams of @s->reader by timestamp, decode each record
+ * and hand it to every analysis in @an (@priv holds their states) that
+ * declared its type. Returns 0, or -1 with @err filled on corrupt input.
+ */
+int kmt_replay(const struct kmt_session *s, const struct kmt_analysis *const *an,
+	       void *const *priv, int n, struct kmt_error *err);
+
+#endif /* KMTRACE_ANALYSIS_H */

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * kmtrace: the normalized memory event every reader decodes into.
+ */
+#ifndef KMTRACE_EVENT_H
+#define KMTRACE_EVENT_H
+
+#include <stdint.h>
+
+struct tep_handle;
+
+/* The events kmtrace knows; anything else is counted as unknown. */
+enum kmt_event_type {
+	KMT_EV_UNKNOWN = 0,
+	KMT_EV_KMALLOC,
+	KMT_EV_KMALLOC_NODE,
+	KMT_EV_KFREE,
+	KMT_EV_CACHE_ALLOC,
+	KMT_EV_CACHE_ALLOC_NODE,
+	KMT_EV_CACHE_FREE,
+	KMT_EV_PAGE_ALLOC,
+	KMT_EV_PAGE_FREE,
+	KMT_EV_PAGE_FREE_BATCHED,
+	KMT_EV_RSS_STAT,
+	KMT_EV_FAULT_USER,
+	KMT_EV_FAULT_KERNEL,
+	KMT_EV_OOM_VICTIM,
+	KMT_EV_FORK,
+	KMT_EV_EXEC,
+	KMT_EV_EXIT,
+	KMT_EV_NR
+};
+
+#define KMT_EVF_PFN_IS_PAGE	(1u << 0)	/* pfn holds a struct page pointer */
+#define KMT_EVF_HAS_NODE	(1u << 1)	/* node is valid */
+
+/*
+ * One decoded event. Integer members hold the raw field values (signed
+ * fields sign-extended); members an event does not carry are 0.
+ * @str points into the record (cache name, comm or file name) and is
+ * not NUL-terminated: use @str_len.
+ */
+struct kmt_event {
+	enum kmt_event_type type;
+	int id;			/* tracefs event id */
+	unsigned int flags;
+	int cpu;
+	int pid;
+	unsigned long long ts;
+
+	unsigned long long call_site;
+	unsigned long long ptr;
+	unsigned long long bytes_req;
+	unsigned long long bytes_alloc;
+	unsigned long long gfp_flags;
+	long long node;
+
+	unsigned long long pfn;
+	unsigned long long order;
+	long long migratetype;
+
+	unsigned long long mm_id;
+	unsigned long long curr;
+	long long member;
+	long long size;
+
+	unsigned long long address;
+	unsigned long long ip;
+	unsigned long long error_code;
+
+	long long target_pid;	/* OOM victim, fork child, exec/exit pid */
+	const char *str;
+	int str_len;
+};
+
+/* Return "system:event" for @type, e.g. "kmem:kmalloc". */
+const char *kmt_event_type_name(enum kmt_event_type type);
+
+/* Return the tracefs system of @type ("kmem"), or NULL for KMT_EV_UNKNOWN. */
+const char *kmt_event_type_system(enum kmt_event_type type);
+
+/* Return the tracefs event name of @type ("kmalloc"), or NULL. */
+const char *kmt_event_type_event(enum kmt_event_type type);
+
+/* Look up "system:event" or "event"; KMT_EV_UNKNOWN when not known. */
+enum kmt_event_type kmt_event_type_lookup(const char *name);
+
+struct kmt_decoder;
+
+/*
+ * Resolve, once, the field offsets of every known event present in @tep.
+ * Returns NULL with errno set on allocation failure.
+ */
+struct kmt_decoder *kmt_decoder_new(struct tep_handle *tep);
+
+/* Free a decoder made by kmt_decoder_new(). */
+void kmt_decoder_free(struct kmt_decoder *dec);
+
+/*
+ * Decode the raw payload @data of @size bytes into @ev. Returns the
+ * event type; KMT_EV_UNKNOWN for events kmtrace does not know or for
+ * payloads too short for their format (then @ev is only partly set).
+ */
+enum kmt_event_type kmt_decode(const struct kmt_decoder *dec, const void *data,
+			       int size, struct kmt_event *ev);
+
+/* The tracefs event id of raw payload @data, or -1 if it is too short. */
+int kmt_decoder_event_id(const struct kmt_decoder *dec, const void *data, int size);
+
+#endif /* KMTRACE_EVENT_H */

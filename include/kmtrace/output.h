@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * kmtrace: analyses describe summaries, maps and tables once; this layer
+ * renders them as text, CSV or JSON.
+ */
+#ifndef KMTRACE_OUTPUT_H
+#define KMTRACE_OUTPUT_H
+
+#include <stdio.h>
+
+enum kmt_format {
+	KMT_FORMAT_TEXT,
+	KMT_FORMAT_CSV,
+	KMT_FORMAT_JSON,
+};
+
+/* How a value is shown: the JSON value is always the raw number. */
+enum kmt_kind {
+	KMT_KIND_COUNT,		/* unsigned integer */
+	KMT_KIND_BYTES,		/* unsigned integer, human size with -H */
+	KMT_KIND_NS,		/* unsigned nanoseconds, seconds in text */
+	KMT_KIND_PERCENT,	/* double */
+	KMT_KIND_ADDRESS,	/* unsigned integer, hex in text and CSV */
+	KMT_KIND_STRING,	/* text */
+};
+
+/* A column of a table: JSON key, text header and kind. */
+struct kmt_column {
+	const char *key;
+	const char *header;
+	enum kmt_kind kind;
+};
+
+/* One cell: .u for integer kinds, .d for percent, .s for strings. */
+union kmt_cell {
+	unsigned long long u;
+	double d;
+	const char *s;
+};
+
+struct kmt_output;
+struct kmt_table;
+
+/* Parse "text", "csv" or "json"; -1 if none of them. */
+int kmt_format_parse(const char *name);
+
+/* Make an output that renders into @fp; @human shows sizes as KiB/MiB. */
+struct kmt_output *kmt_output_new(enum kmt_format format, FILE *fp, int human);
+
+/* Start the section of analysis @name; what follows belongs to it. */
+int kmt_output_begin(struct kmt_output *out, const char *name);
+
+/* Add a summary value @key (shown as @label in text) of kind @kind. */
+int kmt_output_value(struct kmt_output *out, const char *key, const char *label,
+		     enum kmt_kind kind, union kmt_cell value);
+
+/* Add a value @count under @key to map @map (made at first use). */
+int kmt_output_map(struct kmt_output *out, const char *map, const char *key,
+		   unsigned long long count);
+
+/* Start table @name with @ncols columns described by @cols (kept, not copied). */
+struct kmt_table *kmt_output_table(struct kmt_output *out, const char *name,
+				   const char *title, int ncols,
+				   const struct kmt_column *cols);
+
+/* Append a row of ncols cells to @table; strings are copied. */
+int kmt_table_row(struct kmt_table *table, const union kmt_cell *cells);
+
+/* Render everything added and free @out. Returns 0, or -1 on write error. */
+int kmt_output_finish(struct kmt_output *out);
+
+/* Free @out without rendering (error paths). */
+void kmt_output_discard(struct kmt_output *out);
+
+#endif /* KMTRACE_OUTPUT_H */

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * kmtrace: readers hand out the event formats and per-CPU streams of raw
+ * records, whatever the file format.
+ */
+#ifndef KMTRACE_READER_H
+#define KMTRACE_READER_H
+
+#include <stdbool.h>
+
+struct tep_handle;
+
+/* What went wrong, where: filled by every call that can fail on input. */
+struct kmt_error {
+	char file[256];
+	long long offset;	/* -1 when no offset applies */
+	char msg[256];
+};
+
+/* Set @err to "@offset: printf(@fmt, ...)" for file @file. @err may be NULL. */
+void kmt_error_set(struct kmt_error *err, const char *file, long long offset,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Print @err as one line "kmtrace: FILE: offset N: MESSAGE" on stderr. */
+void kmt_error_print(const struct kmt_error *err);
+
+/* One raw record: the event payload as the kernel wrote it. */
+struct kmt_record {
+	unsigned long long ts;
+	const void *data;
+	int size;
+	int cpu;
+};
+
+/* What a file tells about one CPU's buffer and its losses. */
+struct kmt_cpu_stats {
+	bool have_stats;		/* the recording carried per-CPU stats */
+	unsigned long long entries;
+	unsigned long long overrun;	/* overwritten (overwrite mode) */
+	unsigned long long commit_overrun;
+	unsigned long long dropped;	/* discarded (no-overwrite mode) */
+	unsigned long long read_events;
+	unsigned long long missed_marked;	/* sum of sub-buffer missed counts */
+	unsigned long long missed_unknown;	/* sub-buffers flagged without count */
+};
+
+/* Texts a recording may carry. */
+enum kmt_reader_text {
+	KMT_TEXT_UNAME,
+	KMT_TEXT_VMSTAT_START,
+	KMT_TEXT_VMSTAT_STOP,
+	KMT_TEXT_TRACE_CLOCK,
+	KMT_TEXT_NR
+};
+
+struct kmt_reader;
+
+/*
+ * Open @path read-only and detect its format (trace.dat v6 read directly,
+ * other trace.dat versions through libtracecmd). On error returns NULL and
+ * fills @err.
+ */
+struct kmt_reader *kmt_reader_open(const char *path, struct kmt_error *err);
+
+/* Close a reader and free all it holds; NULL is ignored. */
+void kmt_reader_close(struct kmt_reader *r);
+
+/* The event formats, kallsyms and cmdlines of the recording. */
+struct tep_handle *kmt_reader_tep(struct kmt_reader *r);
+
+/* Number of CPU streams. */
+int kmt_reader_cpus(struct kmt_reader *r);
+
+/* A short name of the input format, e.g. "trace.dat v6". */
+const char *kmt_reader_format(struct kmt_reader *r);
+
+/*
+ * Next record of @cpu's stream in time order. Returns 1 and fills @rec,
+ * 0 at the end of the stream, -1 on corrupt data (fills @err). @rec->data
+ * stays valid until the next call for the same @cpu.
+ */
+int kmt_reader_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
+		    struct kmt_error *err);
+
+/* Loss and buffer figures of @cpu (missed counts grow as streams are read). */
+const struct kmt_cpu_stats *kmt_reader_cpu_stats(struct kmt_reader *r, int cpu);
+
+/* A text the recording carries, or NULL. */
+const char *kmt_reader_text(struct kmt_reader *r, enum kmt_reader_text what);
+
+/* Events a CPU lost: sub-buffer marks or the kernel's overrun, plus drops. */
+unsigned long long kmt_cpu_stats_lost(const struct kmt_cpu_stats *st);
+
+#endif /* KMTRACE_READER_H */

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: LGPL-2.1
+/* The table of analyses: adding one is one file and one line here. */
+#include <string.h>
+
+#include <kmtrace/analysis.h>
+
+extern const struct kmt_analysis kmt_analysis_stat;
+
+const struct kmt_analysis *const kmt_analyses[] = {
+	&kmt_analysis_stat,
+	NULL
+};
+
+const struct kmt_analysis *kmt_analysis_find(const char *name)
+{
+	int i;
+
+	for (i = 0; kmt_analyses[i]; i++)
+		if (!strcmp(kmt_analyses[i]->name, name))
+			return kmt_analyses[i];
+	return NULL;
+}

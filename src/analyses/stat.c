@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * stat: events per type and per CPU, time span, lost events per CPU.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <traceevent/event-parse.h>
+
+#include <kmtrace/analysis.h>
+#include <kmtrace/reader.h>
+
+#define MAX_ID	65536
+
+struct stat_state {
+	unsigned long long *by_id;	/* MAX_ID counters */
+	unsigned long long *by_cpu;
+	int ncpus;
+	unsigned long long total;
+	unsigned long long unknown;
+	unsigned long long first_ts, last_ts;
+};
+
+static void *stat_init(const struct kmt_session *s)
+{
+	struct stat_state *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	st->ncpus = kmt_reader_cpus(s->reader);
+	st->by_id = calloc(MAX_ID, sizeof(*st->by_id));
+	st->by_cpu = calloc(st->ncpus ? st->ncpus : 1, sizeof(*st->by_cpu));
+	if (!st->by_id || !st->by_cpu) {
+		free(st->by_id);
+		free(st->by_cpu);
+		free(st);
+		return NULL;
+	}
+	return st;
+}
+
+static void stat_event(void *priv, const struct kmt_event *ev)
+{
+	struct stat_state *st = priv;
+
+	if (!st->total)
+		st->first_ts = ev->ts;
+	st->last_ts = ev->ts;
+	st->total++;
+	if (ev->type == KMT_EV_UNKNOWN)
+		st->unknown++;
+	if (ev->id >= 0 && ev->id < MAX_ID)
+		st->by_id[ev->id]++;
+	if (ev->cpu >= 0 && ev->cpu < st->ncpus)
+		st->by_cpu[ev->cpu]++;
+}
+
+/* Event ids sorted by count, most first. */
+static int *ids_by_count(const struct stat_state *st, int *n)
+{
+	int *ids = malloc(MAX_ID * sizeof(*ids));
+	int i, j;
+
+	*n = 0;
+	if (!ids)
+		return NULL;
+	for (i = 0; i < MAX_ID; i++)
+		if (st->by_id[i])
+			ids[(*n)++] = i;
+	for (i = 1; i < *n; i++) {	/* few distinct ids: insertion sort */
+		int id = ids[i];
+
+		for (j = i; j > 0 && st->by_id[ids[j - 1]] < st->by_id[id]; j--)
+			ids[j] = ids[j - 1];
+		ids[j] = id;
+	}
+	return ids;
+}
+
+static int report_events(const struct stat_state *st, const struct kmt_session *s,
+			 struct kmt_output *out)
+{
+	int *ids, n, i, ret = 0;
+
+	ids = ids_by_count(st, &n);
+	if (!ids)
+		return -1;
+	for (i = 0; i < n && !ret; i++) {
+		struct tep_event *e = tep_find_event(s->tep, ids[i]);
+		char name[256];
+
+		if (e)
+			snprintf(name, sizeof(name), "%s:%s", e->system, e->name);
+		else
+			snprintf(name, sizeof(name), "id:%d", ids[i]);
+		ret = kmt_output_map(out, "events", name, st->by_id[ids[i]]);
+	}
+	free(ids);
+	return ret;
+}
+
+static const struct kmt_column cpu_columns[] = {
+	{ "cpu", "CPU", KMT_KIND_COUNT },
+	{ "events", "EVENTS", KMT_KIND_COUNT },
+	{ "lost", "LOST", KMT_KIND_COUNT },
+	{ "overrun", "OVERRUN", KMT_KIND_COUNT },
+	{ "dropped", "DROPPED", KMT_KIND_COUNT },
+	{ "missed_marked", "MARKED", KMT_KIND_COUNT },
+};
+
+static int report_cpus(const struct stat_state *st, const struct kmt_session *s,
+		       struct kmt_output *out, unsigned long long *lost)
+{
+	struct kmt_table *t;
+	int cpu;
+
+	t = kmt_output_table(out, "cpus", "Per CPU (LOST = max(MARKED, OVERRUN) + DROPPED)",
+			     6, cpu_columns);
+	if (!t)
+		return -1;
+	*lost = 0;
+	for (cpu = 0; cpu < st->ncpus; cpu++) {
+		const struct kmt_cpu_stats *cs = kmt_reader_cpu_stats(s->reader, cpu);
+		union kmt_cell row[6] = {
+			{ .u = cpu }, { .u = st->by_cpu[cpu] }, { .u = kmt_cpu_stats_lost(cs) },
+			{ .u = cs->overrun }, { .u = cs->dropped }, { .u = cs->missed_marked },
+		};
+
+		*lost += row[2].u;
+		if (kmt_table_row(t, row))
+			return -1;
+	}
+	return 0;
+}
+
+static int put_count(struct kmt_output *out, const char *key, const char *label,
+		     enum kmt_kind kind, unsigned long long v)
+{
+	return kmt_output_value(out, key, label, kind, (union kmt_cell){ .u = v });
+}
+
+static int stat_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
+{
+	struct stat_state *st = priv;
+	unsigned long long lost = 0, unknown_marks = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < st->ncpus; cpu++)
+		unknown_marks += kmt_reader_cpu_stats(s->reader, cpu)->missed_unknown;
+	if (kmt_output_value(out, "input", "Input", KMT_KIND_STRING,
+			     (union kmt_cell){ .s = s->input }) ||
+	    kmt_output_value(out, "format", "Format", KMT_KIND_STRING,
+			     (union kmt_cell){ .s = kmt_reader_format(s->reader) }) ||
+	    report_events(st, s, out) || report_cpus(st, s, out, &lost) ||
+	    put_count(out, "cpus", "CPUs", KMT_KIND_COUNT, st->ncpus) ||
+	    put_count(out, "total_events", "Events", KMT_KIND_COUNT, st->total) ||
+	    put_count(out, "unknown_events", "Events kmtrace does not decode",
+		      KMT_KIND_COUNT, st->unknown) ||
+	    put_count(out, "lost_events", "Lost events", KMT_KIND_COUNT, lost) ||
+	    put_count(out, "lost_unknown_subbuffers", "Sub-buffers with uncounted losses",
+		      KMT_KIND_COUNT, unknown_marks) ||
+	    put_count(out, "first_ts", "First timestamp (s)", KMT_KIND_NS, st->first_ts) ||
+	    put_count(out, "last_ts", "Last timestamp (s)", KMT_KIND_NS, st->last_ts) ||
+	    put_count(out, "duration_ns", "Duration (s)", KMT_KIND_NS,
+		      st->last_ts - st->first_ts))
+		return -1;
+	return 0;
+}
+
+static void stat_free(void *priv)
+{
+	struct stat_state *st = priv;
+
+	free(st->by_id);
+	free(st->by_cpu);
+	free(st);
+}
+
+const struct kmt_analysis kmt_analysis_stat = {
+	.name = "stat",
+	.help = "events per type and per CPU, time span, lost events",
+	.events = KMT_EVMASK_ALL,
+	.init = stat_init,
+	.event = stat_event,
+	.report = stat_report,
+	.free = stat_free,
+};

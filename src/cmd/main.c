@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: LGPL-2.1
+/* kmtrace: record and analyse what the kernel's memory management does. */
+#include <stdio.h>
+#include <string.h>
+
+#include <kmtrace/analysis.h>
+#include "cmd.h"
+
+static void usage(FILE *fp)
+{
+	int i;
+
+	fprintf(fp,
+		"usage: kmtrace <command> [options]\n\n"
+		"commands:\n"
+		"  record   record kmem, page, fault, OOM and process events into a trace.dat\n"
+		"  report   replay a recording through analyses\n"
+		"  list     list the analyses\n\n"
+		"analyses:\n");
+	for (i = 0; kmt_analyses[i]; i++)
+		fprintf(fp, "  %-8s %s\n", kmt_analyses[i]->name, kmt_analyses[i]->help);
+	fprintf(fp, "\n'kmtrace <command> -h' shows the options of a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return KMT_EXIT_INPUT;
+	}
+	if (!strcmp(argv[1], "record"))
+		return kmt_cmd_record(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return kmt_cmd_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "list")) {
+		int i;
+
+		for (i = 0; kmt_analyses[i]; i++)
+			printf("%-8s %s\n", kmt_analyses[i]->name, kmt_analyses[i]->help);
+		return 0;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("kmtrace %s\n", KMT_VERSION);
+		return 0;
+	}
+	fprintf(stderr, "kmtrace: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return KMT_EXIT_INPUT;
+}

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Decode: resolve field offsets once per event type, then fill
+ * struct kmt_event from raw payloads by reading integers at those offsets.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include <kmtrace/event.h>
+
+#define MAX_EVENT_ID	65536	/* common_type is a u16 */
+#define MAX_FIELDS	8
+
+/* Where a decoded value goes: an integer member or the string. */
+enum slot_kind { SLOT_INT, SLOT_STR };
+
+struct field_spec {
+	const char *names;	/* candidate names, '|' separated, first wins */
+	enum slot_kind kind;
+	size_t member;		/* offsetof() in struct kmt_event for SLOT_INT */
+	unsigned int flag;	/* KMT_EVF_* set when the field exists */
+	unsigned int alt_flag;	/* KMT_EVF_* set when a later name matched */
+};
+
+struct event_spec {
+	const char *system;
+	const char *name;
+	struct field_spec fields[MAX_FIELDS];
+};
+
+#define INT(n, m)	{ n, SLOT_INT, offsetof(struct kmt_event, m), 0, 0 }
+#define STR(n)		{ n, SLOT_STR, 0, 0, 0 }
+#define NODE		{ "node", SLOT_INT, offsetof(struct kmt_event, node), KMT_EVF_HAS_NODE, 0 }
+#define PFN		{ "pfn|page", SLOT_INT, offsetof(struct kmt_event, pfn), 0, KMT_EVF_PFN_IS_PAGE }
+
+#define SLAB_ALLOC_FIELDS \
+	INT("call_site", call_site), INT("ptr", ptr), INT("bytes_req", bytes_req), \
+	INT("bytes_alloc", bytes_alloc), INT("gfp_flags", gfp_flags), NODE
+
+static const struct event_spec specs[KMT_EV_NR] = {
+	[KMT_EV_KMALLOC] = { "kmem", "kmalloc", { SLAB_ALLOC_FIELDS } },
+	[KMT_EV_KMALLOC_NODE] = { "kmem", "kmalloc_node", { SLAB_ALLOC_FIELDS } },
+	[KMT_EV_KFREE] = { "kmem", "kfree", { INT("call_site", call_site), INT("ptr", ptr) } },
+	[KMT_EV_CACHE_ALLOC] = { "kmem", "kmem_cache_alloc",
+				 { SLAB_ALLOC_FIELDS, STR("name") } },
+	[KMT_EV_CACHE_ALLOC_NODE] = { "kmem", "kmem_cache_alloc_node",
+				      { SLAB_ALLOC_FIELDS, STR("name") } },
+	[KMT_EV_CACHE_FREE] = { "kmem", "kmem_cache_free",
+				{ INT("call_site", call_site), INT("ptr", ptr), STR("name") } },
+	[KMT_EV_PAGE_ALLOC] = { "kmem", "mm_page_alloc",
+				{ PFN, INT("order", order), INT("gfp_flags", gfp_flags),
+				  INT("migratetype", migratetype) } },
+	[KMT_EV_PAGE_FREE] = { "kmem", "mm_page_free", { PFN, INT("order", order) } },
+	[KMT_EV_PAGE_FREE_BATCHED] = { "kmem", "mm_page_free_batched", { PFN } },
+	[KMT_EV_RSS_STAT] = { "kmem", "rss_stat",
+			      { INT("mm_id", mm_id), INT("curr", curr), INT("member", member),
+				INT("size", size) } },
+	[KMT_EV_FAULT_USER] = { "exceptions", "page_fault_user",
+				{ INT("address", address), INT("ip", ip),
+				  INT("error_code", error_code) } },
+	[KMT_EV_FAULT_KERNEL] = { "exceptions", "page_fault_kernel",
+				  { INT("address", address), INT("ip", ip),
+				    INT("error_code", error_code) } },
+	[KMT_EV_OOM_VICTIM] = { "oom", "mark_victim", { INT("pid", target_pid), STR("comm") } },
+	[KMT_EV_FORK] = { "sched", "sched_process_fork",
+			  { INT("child_pid", target_pid), STR("child_comm") } },
+	[KMT_EV_EXEC] = { "sched", "sched_process_exec",
+			  { INT("pid", target_pid), STR("filename") } },
+	[KMT_EV_EXIT] = { "sched", "sched_process_exit",
+			  { INT("pid", target_pid), STR("comm") } },
+};
+
+/* A resolved field: where it is in the payload and where it goes. */
+struct field_loc {
+	int offset;
+	int size;
+	bool is_signed;
+	bool dynamic;		/* __data_loc: a u32 of (len << 16 | offset) */
+	enum slot_kind kind;
+	size_t member;
+};
+
+struct event_loc {
+	int nfields;
+	unsigned int flags;
+	struct field_loc fields[MAX_FIELDS];
+};
+
+struct kmt_decoder {
+	struct tep_handle *tep;
+	bool swap;
+	int type_offset;
+	int type_size;
+	int pid_offset;
+	unsigned char type_of_id[MAX_EVENT_ID];	/* enum kmt_event_type */
+	struct event_loc loc[KMT_EV_NR];
+};
+
+const char *kmt_event_type_system(enum kmt_event_type type)
+{
+	return type > KMT_EV_UNKNOWN && type < KMT_EV_NR ? specs[type].system : NULL;
+}
+
+const char *kmt_event_type_event(enum kmt_event_type type)
+{
+	return type > KMT_EV_UNKNOWN && type < KMT_EV_NR ? specs[type].name : NULL;
+}
+
+const char *kmt_event_type_name(enum kmt_event_type type)
+{
+	static char names[KMT_EV_NR][64];
+
+	if (type <= KMT_EV_UNKNOWN || type >= KMT_EV_NR)
+		return "unknown";
+	if (!names[type][0])
+		snprintf(names[type], sizeof(names[type]), "%s:%s",
+			 specs[type].system, specs[type].name);
+	return names[type];
+}
+
+enum kmt_event_type kmt_event_type_lookup(const char *name)
+{
+	const char *colon = strchr(name, ':');
+	int t;
+
+	for (t = KMT_EV_UNKNOWN + 1; t < KMT_EV_NR; t++) {
+		if (colon) {
+			size_t len = colon - name;
+
+			if (strlen(specs[t].system) == len &&
+			    !strncmp(specs[t].system, name, len) &&
+			    !strcmp(specs[t].name, colon + 1))
+				return t;
+		} else if (!strcmp(specs[t].name, name)) {
+			return t;
+		}
+	}
+	return KMT_EV_UNKNOWN;
+}
+
+/* Find the first of the '|'-separated @names; *@alt says a later one matched. */
+static struct tep_format_field *find_field(struct tep_event *event, const char *names,
+					   bool *alt)
+{
+	char buf[64];
+	const char *p = names;
+	bool first = true;
+
+	while (*p) {
+		size_t len = strcspn(p, "|");
+		struct tep_format_field *f;
+
+		if (len >= sizeof(buf))
+			return NULL;
+		memcpy(buf, p, len);
+		buf[len] = '\0';
+		f = tep_find_field(event, buf);
+		if (f) {
+			*alt = !first;
+			return f;
+		}
+		first = false;
+		p += len;
+		if (*p == '|')
+			p++;
+	}
+	return NULL;
+}
+
+static void resolve_event(struct kmt_decoder *dec, enum kmt_event_type type,
+			  struct tep_event *event)
+{
+	struct event_loc *loc = &dec->loc[type];
+	const struct field_spec *spec;
+
+	for (spec = specs[type].fields; spec < specs[type].fields + MAX_FIELDS && spec->names;
+	     spec++) {
+		struct tep_format_field *f;
+		struct field_loc *fl;
+		bool alt = false;
+
+		f = find_field(event, spec->names, &alt);
+		if (!f)
+			continue;
+		fl = &loc->fields[loc->nfields++];
+		fl->offset = f->offset;
+		fl->size = f->size;
+		fl->is_signed = f->flags & TEP_FIELD_IS_SIGNED;
+		fl->dynamic = f->flags & TEP_FIELD_IS_DYNAMIC;
+		fl->kind = spec->kind;
+		fl->member = spec->member;
+		loc->flags |= spec->flag | (alt ? spec->alt_flag : 0);
+	}
+	if (event->id >= 0 && event->id < MAX_EVENT_ID)
+		dec->type_of_id[event->id] = type;
+}
+
+struct kmt_decoder *kmt_decoder_new(struct tep_handle *tep)
+{
+	struct kmt_decoder *dec;
+	struct tep_format_field *f;
+	struct tep_event *any = NULL;
+	int t;
+
+	dec = calloc(1, sizeof(*dec));
+	if (!dec)
+		return NULL;
+	dec->tep = tep;
+	dec->swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
+	dec->type_offset = 0;
+	dec->type_size = 2;
+	dec->pid_offset = 4;
+	for (t = KMT_EV_UNKNOWN + 1; t < KMT_EV_NR; t++) {
+		struct tep_event *event;
+
+		event = tep_find_event_by_name(tep, specs[t].system, specs[t].name);
+		if (!event)
+			continue;
+		resolve_event(dec, t, event);
+		any = event;
+	}
+	if (!any && tep_get_events_count(tep) > 0)
+		any = tep_get_event(tep, 0);
+	if (any && (f = tep_find_common_field(any, "common_type"))) {
+		dec->type_offset = f->offset;
+		dec->type_size = f->size;
+	}
+	if (any && (f = tep_find_common_field(any, "common_pid")))
+		dec->pid_offset = f->offset;
+	return dec;
+}
+
+void kmt_decoder_free(struct kmt_decoder *dec)
+{
+	free(dec);
+}
+
+static unsigned long long read_uint(const struct kmt_decoder *dec, const unsigned char *p,
+				    int size)
+{
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
+
+	switch (size) {
+	case 1:
+		return *p;
+	case 2:
+		memcpy(&v16, p, 2);
+		return dec->swap ? __builtin_bswap16(v16) : v16;
+	case 4:
+		memcpy(&v32, p, 4);
+		return dec->swap ? __builtin_bswap32(v32) : v32;
+	case 8:
+		memcpy(&v64, p, 8);
+		return dec->swap ? __builtin_bswap64(v64) : v64;
+	default:
+		return 0;
+	}
+}
+
+static long long sign_extend(unsigned long long v, int size)
+{
+	int shift = 64 - size * 8;
+
+	return size >= 8 ? (long long)v : (long long)(v << shift) >> shift;
+}
+
+int kmt_decoder_event_id(const struct kmt_decoder *dec, const void *data, int size)
+{
+	if (size < dec->type_offset + dec->type_size)
+		return -1;
+	return read_uint(dec, (const unsigned char *)data + dec->type_offset, dec->type_size);
+}
+
+static void fill_string(const struct kmt_decoder *dec, const struct field_loc *fl,
+			const unsigned char *data, int size, struct kmt_event *ev)
+{
+	int off = fl->offset, len = fl->size;
+
+	if (fl->dynamic) {
+		unsigned long long loc = read_uint(dec, data + fl->offset, 4);
+
+		off = loc & 0xffff;
+		len = loc >> 16;
+	}
+	if (off + len > size || len < 0)
+		return;
+	ev->str = (const char *)data + off;
+	ev->str_len = strnlen(ev->str, len);
+}
+
+enum kmt_event_type kmt_decode(const struct kmt_decoder *dec, const void *data, int size,
+			       struct kmt_event *ev)
+{
+	const unsigned char *p = data;
+	const struct event_loc *loc;
+	int id, i;
+
+	memset(ev, 0, sizeof(*ev));
+	id = kmt_decoder_event_id(dec, data, size);
+	ev->id = id;
+	if (id < 0 || size < dec->pid_offset + 4)
+		return KMT_EV_UNKNOWN;
+	ev->pid = (int)read_uint(dec, p + dec->pid_offset, 4);
+	if (!dec->type_of_id[id])
+		return KMT_EV_UNKNOWN;
+
+	loc = &dec->loc[dec->type_of_id[id]];
+	for (i = 0; i < loc->nfields; i++) {
+		const struct field_loc *fl = &loc->fields[i];
+		unsigned long long v;
+
+		if (fl->offset + (fl->dynamic ? 4 : fl->size) > size)
+			return KMT_EV_UNKNOWN;
+		if (fl->kind == SLOT_STR) {
+			fill_string(dec, fl, p, size, ev);
+			continue;
+		}
+		v = read_uint(dec, p + fl->offset, fl->size);
+		if (fl->is_signed)
+			v = sign_extend(v, fl->size);
+		memcpy((char *)ev + fl->member, &v, sizeof(v));
+	}
+	ev->flags = loc->flags;
+	ev->type = dec->type_of_id[id];
+	return ev->type;
+}

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Reader front: format detection, the parts all readers share, errors.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <traceevent/event-parse.h>
+
+#include "reader_local.h"
+#include "tracedat.h"
+
+void kmt_error_set(struct kmt_error *err, const char *file, long long offset,
+		   const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
+	err->offset = offset;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
+void kmt_error_print(const struct kmt_error *err)
+{
+	if (err->offset >= 0)
+		fprintf(stderr, "kmtrace: %s: offset %lld: %s\n", err->file, err->offset,
+			err->msg);
+	else
+		fprintf(stderr, "kmtrace: %s: %s\n", err->file, err->msg);
+}
+
+struct kmt_reader *kmt_reader_alloc(const char *path, const struct kmt_reader_ops *ops)
+{
+	struct kmt_reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->ops = ops;
+	r->path = strdup(path);
+	if (!r->path) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+int kmt_reader_set_cpus(struct kmt_reader *r, int ncpus)
+{
+	struct kmt_cpu_stats *st = calloc(ncpus ? ncpus : 1, sizeof(*st));
+
+	if (!st)
+		return -1;
+	free(r->stats);
+	r->stats = st;
+	r->ncpus = ncpus;
+	return 0;
+}
+
+void kmt_reader_free_common(struct kmt_reader *r)
+{
+	int i;
+
+	for (i = 0; i < KMT_TEXT_NR; i++)
+		free(r->texts[i]);
+	free(r->stats);
+	free(r->path);
+	free(r);
+}
+
+/* The value of "@key: N" in @text, if the key is there. */
+static bool stat_value(const char *text, const char *end, const char *key,
+		       unsigned long long *val)
+{
+	size_t klen = strlen(key);
+	const char *p = text;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+
+		if (!nl)
+			nl = end;
+		if ((size_t)(nl - p) > klen + 1 && !strncmp(p, key, klen) && p[klen] == ':') {
+			*val = strtoull(p + klen + 1, NULL, 10);
+			return true;
+		}
+		p = nl + 1;
+	}
+	return false;
+}
+
+void kmt_cpu_stats_parse(const char *text, size_t len, struct kmt_cpu_stats *st)
+{
+	const char *end = text + len;
+
+	st->have_stats = true;
+	stat_value(text, end, "entries", &st->entries);
+	stat_value(text, end, "overrun", &st->overrun);
+	stat_value(text, end, "commit overrun", &st->commit_overrun);
+	stat_value(text, end, "dropped events", &st->dropped);
+	stat_value(text, end, "read events", &st->read_events);
+}
+
+void kmt_reader_parse_cpustats(struct kmt_reader *r, const char *text, size_t len)
+{
+	unsigned long long cpu;
+
+	if (!stat_value(text, text + len, "CPU", &cpu) || cpu >= (unsigned long long)r->ncpus)
+		return;
+	kmt_cpu_stats_parse(text, len, &r->stats[cpu]);
+}
+
+unsigned long long kmt_cpu_stats_lost(const struct kmt_cpu_stats *st)
+{
+	unsigned long long lost = st->missed_marked;
+
+	if (st->overrun > lost)
+		lost = st->overrun;
+	return lost + st->dropped + st->commit_overrun;
+}
+
+struct kmt_reader *kmt_reader_open(const char *path, struct kmt_error *err)
+{
+	char head[KMT_TD_MAGIC_LEN + 2];
+	struct kmt_reader *r;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		kmt_error_set(err, path, -1, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	n = pread(fd, head, sizeof(head), 0);
+	if (n < 0) {
+		kmt_error_set(err, path, 0, "cannot read: %s", strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	if (n < KMT_TD_MAGIC_LEN + 2 || memcmp(head, KMT_TD_MAGIC, KMT_TD_MAGIC_LEN)) {
+		kmt_error_set(err, path, 0, "not a trace.dat file (bad magic)");
+		close(fd);
+		return NULL;
+	}
+	if (head[KMT_TD_MAGIC_LEN] == '6' && head[KMT_TD_MAGIC_LEN + 1] == '\0')
+		return kmt_tracedat_open(path, fd, err);	/* takes fd */
+	close(fd);
+	r = kmt_tracecmd_open(path, err);
+	return r;
+}
+
+void kmt_reader_close(struct kmt_reader *r)
+{
+	if (!r)
+		return;
+	r->ops->close(r);
+	kmt_reader_free_common(r);
+}
+
+struct tep_handle *kmt_reader_tep(struct kmt_reader *r)
+{
+	return r->tep;
+}
+
+int kmt_reader_cpus(struct kmt_reader *r)
+{
+	return r->ncpus;
+}
+
+const char *kmt_reader_format(struct kmt_reader *r)
+{
+	return r->format;
+}
+
+int kmt_reader_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
+		    struct kmt_error *err)
+{
+	if (cpu < 0 || cpu >= r->ncpus)
+		return 0;
+	return r->ops->next(r, cpu, rec, err);
+}
+
+const struct kmt_cpu_stats *kmt_reader_cpu_stats(struct kmt_reader *r, int cpu)
+{
+	return cpu >= 0 && cpu < r->ncpus ? &r->stats[cpu] : NULL;
+}
+
+const char *kmt_reader_text(struct kmt_reader *r, enum kmt_reader_text what)
+{
+	return what < KMT_TEXT_NR ? r->texts[what] : NULL;
+}

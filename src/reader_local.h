@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/* What every reader backend fills in; private to src/. */
+#ifndef KMT_READER_LOCAL_H
+#define KMT_READER_LOCAL_H
+
+#include <kmtrace/reader.h>
+
+struct kmt_reader_ops {
+	int (*next)(struct kmt_reader *r, int cpu, struct kmt_record *rec,
+		    struct kmt_error *err);
+	void (*close)(struct kmt_reader *r);
+};
+
+struct kmt_reader {
+	const struct kmt_reader_ops *ops;
+	char *path;
+	const char *format;
+	struct tep_handle *tep;
+	int ncpus;
+	struct kmt_cpu_stats *stats;	/* ncpus entries */
+	char *texts[KMT_TEXT_NR];
+	void *priv;
+};
+
+/* Allocate a reader for @path with @ncpus (0 allowed) zeroed stats. */
+struct kmt_reader *kmt_reader_alloc(const char *path, const struct kmt_reader_ops *ops);
+
+/* Size the per-CPU stats array to @ncpus. Returns 0 or -1. */
+int kmt_reader_set_cpus(struct kmt_reader *r, int ncpus);
+
+/* Free the common parts (ops->close frees the backend's own first). */
+void kmt_reader_free_common(struct kmt_reader *r);
+
+/* Parse a per-CPU stats file's text ("entries: N\noverrun: N\n...") into @st. */
+void kmt_cpu_stats_parse(const char *text, size_t len, struct kmt_cpu_stats *st);
+
+/* Parse trace-cmd CPUSTAT texts ("CPU: N\n" then the stats file) into @r. */
+void kmt_reader_parse_cpustats(struct kmt_reader *r, const char *text, size_t len);
+
+#endif /* KMT_READER_LOCAL_H */

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Replay: merge the per-CPU streams by timestamp, decode each record once
+ * and hand it to the analyses that want its type.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <kmtrace/analysis.h>
+#include <kmtrace/reader.h>
+
+/* A min-heap of CPUs keyed by the timestamp of their pending record. */
+struct merge {
+	struct kmt_record *head;	/* pending record per CPU */
+	int *heap;
+	int n;
+};
+
+static bool earlier(const struct merge *m, int a, int b)
+{
+	const struct kmt_record *x = &m->head[m->heap[a]], *y = &m->head[m->heap[b]];
+
+	return x->ts < y->ts || (x->ts == y->ts && x->cpu < y->cpu);
+}
+
+static void swap_slots(struct merge *m, int a, int b)
+{
+	int t = m->heap[a];
+
+	m->heap[a] = m->heap[b];
+	m->heap[b] = t;
+}
+
+static void sift_down(struct merge *m, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, min = i;
+
+		if (l < m->n && earlier(m, l, min))
+			min = l;
+		if (r < m->n && earlier(m, r, min))
+			min = r;
+		if (min == i)
+			return;
+		swap_slots(m, i, min);
+		i = min;
+	}
+}
+
+/* Refill the root's CPU; drop it from the heap at the end of its stream. */
+static int advance_root(struct merge *m, struct kmt_reader *r, struct kmt_error *err)
+{
+	int cpu = m->heap[0];
+	int ret = kmt_reader_next(r, cpu, &m->head[cpu], err);
+
+	if (ret < 0)
+		return -1;
+	if (ret == 0)
+		m->heap[0] = m->heap[--m->n];
+	sift_down(m, 0);
+	return 0;
+}
+
+static int merge_init(struct merge *m, struct kmt_reader *r, struct kmt_error *err)
+{
+	int ncpus = kmt_reader_cpus(r), cpu, i;
+
+	m->head = calloc(ncpus ? ncpus : 1, sizeof(*m->head));
+	m->heap = calloc(ncpus ? ncpus : 1, sizeof(*m->heap));
+	m->n = 0;
+	if (!m->head || !m->heap) {
+		kmt_error_set(err, "", -1, "out of memory");
+		return -1;
+	}
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		int ret = kmt_reader_next(r, cpu, &m->head[cpu], err);
+
+		if (ret < 0)
+			return -1;
+		if (ret)
+			m->heap[m->n++] = cpu;
+	}
+	for (i = m->n / 2 - 1; i >= 0; i--)
+		sift_down(m, i);
+	return 0;
+}
+
+static void merge_free(struct merge *m)
+{
+	free(m->head);
+	free(m->heap);
+}
+
+int kmt_replay(const struct kmt_session *s, const struct kmt_analysis *const *an,
+	       void *const *priv, int n, struct kmt_error *err)
+{
+	struct kmt_decoder *dec;
+	struct merge m;
+	int ret = -1, i;
+
+	dec = kmt_decoder_new(s->tep);
+	if (!dec) {
+		kmt_error_set(err, s->input, -1, "out of memory");
+		return -1;
+	}
+	if (merge_init(&m, s->reader, err))
+		goto out;
+	while (m.n > 0) {
+		const struct kmt_record *rec = &m.head[m.heap[0]];
+		struct kmt_event ev;
+
+		kmt_decode(dec, rec->data, rec->size, &ev);
+		ev.ts = rec->ts;
+		ev.cpu = rec->cpu;
+		for (i = 0; i < n; i++)
+			if (an[i]->events & KMT_EVMASK(ev.type))
+				an[i]->event(priv[i], &ev);
+		if (advance_root(&m, s->reader, err))
+			goto out;
+	}
+	ret = 0;
+out:
+	merge_free(&m);
+	kmt_decoder_free(dec);
+	return ret;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * trace.dat version 6 (trace-cmd.dat.v6(5)): what kmtrace writes and reads.
+ */
+#ifndef KMT_TRACEDAT_H
+#define KMT_TRACEDAT_H
+
+#include <stddef.h>
+#include <kmtrace/reader.h>
+
+#define KMT_TD_MAGIC		"\027\010\104tracing"
+#define KMT_TD_MAGIC_LEN	10
+
+/* Option ids trace-cmd defines, and the ones kmtrace adds. */
+enum kmt_td_option_id {
+	KMT_TD_OPT_DONE = 0,
+	KMT_TD_OPT_CPUSTAT = 2,
+	KMT_TD_OPT_TRACECLOCK = 4,
+	KMT_TD_OPT_UNAME = 5,
+	KMT_TD_OPT_CPUCOUNT = 8,
+	KMT_TD_OPT_VERSION = 9,
+	KMT_TD_OPT_KMT_VMSTAT_START = 0x4b4d,	/* "KM": /proc/vmstat at start */
+	KMT_TD_OPT_KMT_VMSTAT_STOP = 0x4b4e,	/* /proc/vmstat at stop */
+};
+
+struct kmt_td_option {
+	unsigned short id;
+	const void *data;
+	unsigned int size;
+};
+
+/* One event format file; @system "ftrace" formats go in their own section. */
+struct kmt_td_format {
+	const char *system;
+	const char *text;
+	size_t len;
+};
+
+/* A text blob of the header: pointer and length (need not be NUL-terminated). */
+struct kmt_td_blob {
+	const char *data;
+	size_t len;
+};
+
+/* Everything of a trace.dat but the per-CPU data. */
+struct kmt_tracedat_meta {
+	unsigned int page_size;
+	int long_size;
+	struct kmt_td_blob header_page;
+	struct kmt_td_blob header_event;
+	const struct kmt_td_format *formats;
+	int nformats;
+	struct kmt_td_blob kallsyms;
+	struct kmt_td_blob printk;
+	struct kmt_td_blob cmdlines;
+	const struct kmt_td_option *options;
+	int noptions;
+};
+
+/*
+ * Write a version 6 trace.dat to @out_fd: @meta, then the data of @ncpus
+ * CPUs read from @cpu_fds (each read from offset 0 to its end), each at a
+ * page-aligned offset. Returns 0, or -1 with @err filled.
+ */
+int kmt_tracedat_write(int out_fd, const char *out_name, const struct kmt_tracedat_meta *meta,
+		       int ncpus, const int *cpu_fds, struct kmt_error *err);
+
+/* Readers of each format; reader.c dispatches on the file's first bytes. */
+struct kmt_reader *kmt_tracedat_open(const char *path, int fd, struct kmt_error *err);
+struct kmt_reader *kmt_tracecmd_open(const char *path, struct kmt_error *err);
+
+#endif /* KMT_TRACEDAT_H */
