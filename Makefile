@@ -75,7 +75,8 @@ unit: $(BUILD)/unit-tests
 	KMT_TRACES=traces $(BUILD)/unit-tests
 
 unit-san: $(BUILD)/unit-tests-san
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=tests/lsan.supp \
+		UBSAN_OPTIONS=print_stacktrace=1 \
 		KMT_TRACES=traces $(BUILD)/unit-tests-san
 
 integration: kmtrace

@@ -21,7 +21,7 @@ struct obuf {
 
 static void put(struct obuf *b, const void *p, size_t len)
 {
-	if (b->failed)
+	if (b->failed || !len)
 		return;
 	if (b->len + len > b->cap) {
 		size_t cap = b->cap ? b->cap : 4096;

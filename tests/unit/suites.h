@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+#ifndef KMT_TEST_SUITES_H
+#define KMT_TEST_SUITES_H
+
+#include <check.h>
+
+Suite *decode_suite(void);
+Suite *tracedat_suite(void);
+Suite *output_suite(void);
+
+#endif

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: LGPL-2.1
+/* trace.dat v6: writer/reader round trip, replay order, corrupted files. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <check.h>
+#include <traceevent/event-parse.h>
+
+#include <kmtrace/analysis.h>
+#include <kmtrace/reader.h>
+#include "fixtures.h"
+#include "suites.h"
+
+static struct fix_page cpu0[1], cpu1[2];
+static char *good_path;
+static size_t good_size;
+
+static const char cpustat1[] = "CPU: 1\nentries: 0\noverrun: 7\ncommit overrun: 0\n"
+			       "bytes: 0\ndropped events: 2\nread events: 3\n";
+static const char uname_text[] = "Linux testhost 6.18.0 #1 SMP x86_64";
+
+/* CPU 0: kmalloc at 1000 and 3000; CPU 1: kmalloc 2000, other 4000, then 5 lost, kmalloc 5000. */
+static void build_good(void)
+{
+	static const struct kmt_td_option opts[] = {
+		{ KMT_TD_OPT_CPUSTAT, cpustat1, sizeof(cpustat1) },
+		{ KMT_TD_OPT_UNAME, uname_text, sizeof(uname_text) },
+	};
+	struct fix_page *pages[2] = { cpu0, cpu1 };
+	int npages[2] = { 1, 2 };
+	struct kmt_tracedat_meta m;
+	unsigned char buf[64];
+	struct stat st;
+	size_t len;
+
+	fix_page_init(&cpu0[0], 1000);
+	len = fix_kmalloc(buf, 100, 0xffffffff81234560ull, 0x1000, 10, 16, 0);
+	fix_page_add(&cpu0[0], 1000, buf, len);
+	len = fix_kmalloc(buf, 100, 0xffffffff81234560ull, 0x3000, 30, 32, 0);
+	fix_page_add(&cpu0[0], 3000, buf, len);
+	fix_page_init(&cpu1[0], 2000);
+	len = fix_kmalloc(buf, 101, 0xffffffff81234560ull, 0x2000, 20, 32, 1);
+	fix_page_add(&cpu1[0], 2000, buf, len);
+	fix_common(buf, 900, 101, 12);
+	fix_page_add(&cpu1[0], 4000, buf, 12);
+	fix_page_init(&cpu1[1], 5000);
+	len = fix_kmalloc(buf, 101, 0xffffffff81234560ull, 0x5000, 50, 64, 1);
+	fix_page_add(&cpu1[1], 5000, buf, len);
+	fix_page_set_missed(&cpu1[1], 5);
+	fix_meta(&m, opts, 2);
+	good_path = fix_write_tracedat(&m, 2, pages, npages);
+	ck_assert_int_eq(stat(good_path, &st), 0);
+	good_size = st.st_size;
+}
+
+static void drop_good(void)
+{
+	unlink(good_path);
+	free(good_path);
+}
+
+START_TEST(test_round_trip_streams)
+{
+	struct kmt_error err;
+	struct kmt_reader *r = kmt_reader_open(good_path, &err);
+	struct kmt_record rec;
+	const struct kmt_cpu_stats *st;
+
+	ck_assert_msg(r != NULL, "%s", err.msg);
+	ck_assert_str_eq(kmt_reader_format(r), "trace.dat v6");
+	ck_assert_int_eq(kmt_reader_cpus(r), 2);
+	ck_assert_int_eq(kmt_reader_next(r, 0, &rec, &err), 1);
+	ck_assert_uint_eq(rec.ts, 1000);
+	ck_assert_int_eq(rec.size, 52);
+	ck_assert_int_eq(kmt_reader_next(r, 0, &rec, &err), 1);
+	ck_assert_uint_eq(rec.ts, 3000);
+	ck_assert_int_eq(kmt_reader_next(r, 0, &rec, &err), 0);
+	ck_assert_int_eq(kmt_reader_next(r, 1, &rec, &err), 1);
+	ck_assert_uint_eq(rec.ts, 2000);
+	ck_assert_int_eq(kmt_reader_next(r, 1, &rec, &err), 1);
+	ck_assert_uint_eq(rec.ts, 4000);
+	ck_assert_int_eq(kmt_reader_next(r, 1, &rec, &err), 1);
+	ck_assert_uint_eq(rec.ts, 5000);
+	ck_assert_int_eq(kmt_reader_next(r, 1, &rec, &err), 0);
+	st = kmt_reader_cpu_stats(r, 1);
+	ck_assert_uint_eq(st->missed_marked, 5);
+	ck_assert_uint_eq(st->overrun, 7);
+	ck_assert_uint_eq(st->dropped, 2);
+	ck_assert_uint_eq(kmt_cpu_stats_lost(st), 9);
+	ck_assert(!kmt_reader_cpu_stats(r, 0)->have_stats);
+	ck_assert_str_eq(kmt_reader_text(r, KMT_TEXT_UNAME), uname_text);
+	ck_assert_ptr_null(kmt_reader_text(r, KMT_TEXT_VMSTAT_START));
+	kmt_reader_close(r);
+}
+END_TEST
+
+START_TEST(test_round_trip_symbols)
+{
+	struct kmt_error err;
+	struct kmt_reader *r = kmt_reader_open(good_path, &err);
+	struct tep_handle *tep;
+
+	ck_assert_ptr_nonnull(r);
+	tep = kmt_reader_tep(r);
+	ck_assert_str_eq(tep_find_function(tep, 0xffffffff81234568ull), "kmalloc_test_site");
+	ck_assert_str_eq(tep_data_comm_from_pid(tep, 100), "tester");
+	ck_assert_ptr_nonnull(tep_find_event_by_name(tep, "kmem", "kmem_cache_alloc"));
+	ck_assert_ptr_nonnull(tep_find_event_by_name(tep, "test", "other_event"));
+	kmt_reader_close(r);
+}
+END_TEST
+
+/* An analysis that records what replay hands it. */
+struct seen {
+	int n;
+	unsigned long long ts[16];
+	enum kmt_event_type type[16];
+	unsigned long long ptr[16];
+};
+
+static void *seen_init(const struct kmt_session *s)
+{
+	(void)s;
+	return calloc(1, sizeof(struct seen));
+}
+
+static void seen_event(void *priv, const struct kmt_event *ev)
+{
+	struct seen *sn = priv;
+
+	ck_assert_int_lt(sn->n, 16);
+	sn->ts[sn->n] = ev->ts;
+	sn->type[sn->n] = ev->type;
+	sn->ptr[sn->n++] = ev->ptr;
+}
+
+static const struct kmt_analysis seen_analysis = {
+	.name = "seen", .events = KMT_EVMASK_ALL, .init = seen_init, .event = seen_event,
+};
+
+static const struct kmt_analysis kmalloc_only = {
+	.name = "kmalloc-only", .events = KMT_EVMASK(KMT_EV_KMALLOC), .init = seen_init,
+	.event = seen_event,
+};
+
+START_TEST(test_replay_merges_by_time)
+{
+	const struct kmt_analysis *an[2] = { &seen_analysis, &kmalloc_only };
+	struct kmt_error err;
+	struct kmt_session s = { .input = good_path };
+	struct seen *all, *km;
+	void *priv[2];
+	int i;
+
+	s.reader = kmt_reader_open(good_path, &err);
+	ck_assert_ptr_nonnull(s.reader);
+	s.tep = kmt_reader_tep(s.reader);
+	priv[0] = all = seen_init(&s);
+	priv[1] = km = seen_init(&s);
+	ck_assert_int_eq(kmt_replay(&s, an, priv, 2, &err), 0);
+	ck_assert_int_eq(all->n, 5);
+	for (i = 0; i < 5; i++)
+		ck_assert_uint_eq(all->ts[i], 1000ull * (i + 1));
+	ck_assert_int_eq(all->type[3], KMT_EV_UNKNOWN);
+	ck_assert_int_eq(km->n, 4);
+	ck_assert_uint_eq(km->ptr[0], 0x1000);
+	ck_assert_uint_eq(km->ptr[1], 0x2000);
+	ck_assert_uint_eq(km->ptr[3], 0x5000);
+	free(all);
+	free(km);
+	kmt_reader_close(s.reader);
+}
+END_TEST
+
+static unsigned char *slurp_good(void)
+{
+	unsigned char *buf = malloc(good_size);
+	int fd = open(good_path, O_RDONLY);
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(read(fd, buf, good_size), (ssize_t)good_size);
+	close(fd);
+	return buf;
+}
+
+static char *write_variant(const unsigned char *buf, size_t len)
+{
+	char *path = strdup("/tmp/kmtrace-bad-XXXXXX");
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+	return path;
+}
+
+/* Open @buf[0..len) and read every stream; returns 0 when all of it read cleanly. */
+static int read_all(const unsigned char *buf, size_t len, struct kmt_error *err)
+{
+	char *path = write_variant(buf, len);
+	struct kmt_reader *r;
+	struct kmt_record rec;
+	int cpu, ret = 0;
+
+	memset(err, 0, sizeof(*err));
+	r = kmt_reader_open(path, err);
+	if (!r)
+		ret = -1;
+	for (cpu = 0; r && cpu < kmt_reader_cpus(r) && !ret; cpu++) {
+		int n;
+
+		while ((n = kmt_reader_next(r, cpu, &rec, err)) > 0)
+			;
+		ret = n;
+	}
+	kmt_reader_close(r);
+	unlink(path);
+	free(path);
+	return ret;
+}
+
+START_TEST(test_every_truncation_fails_cleanly)
+{
+	unsigned char *buf = slurp_good();
+	struct kmt_error err;
+	size_t len;
+
+	for (len = 0; len < good_size; len += len < good_size - 3 * FIX_PAGE_SIZE ? 1 : 97) {
+		ck_assert_int_eq(read_all(buf, len, &err), -1);
+		ck_assert_msg(err.msg[0], "no message at length %zu", len);
+		ck_assert_msg(strstr(err.file, "/tmp/kmtrace-bad-") != NULL, "no file name");
+	}
+	ck_assert_int_eq(read_all(buf, good_size, &err), 0);
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_bad_magic_and_version)
+{
+	unsigned char *buf = slurp_good();
+	struct kmt_error err;
+
+	buf[1] = 'X';
+	ck_assert_int_eq(read_all(buf, good_size, &err), -1);
+	ck_assert_int_eq(err.offset, 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "bad magic"));
+	buf[1] = 0x08;
+	buf[10] = '9';			/* version "9" */
+	ck_assert_int_eq(read_all(buf, good_size, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "libtracecmd"));
+	free(buf);
+}
+END_TEST
+
+/* Offset of the first CPU's data: the first page-aligned offset holding cpu0's page. */
+static size_t cpu0_offset(const unsigned char *buf)
+{
+	size_t off;
+
+	for (off = 0; off + FIX_PAGE_SIZE <= good_size; off += FIX_PAGE_SIZE)
+		if (!memcmp(buf + off, cpu0[0].data, FIX_PAGE_SIZE))
+			return off;
+	ck_abort_msg("CPU 0 data not found");
+	return 0;
+}
+
+START_TEST(test_corrupt_commit)
+{
+	unsigned char *buf = slurp_good();
+	size_t off = cpu0_offset(buf);
+	uint64_t commit = 5000;
+	struct kmt_error err;
+
+	memcpy(buf + off + 8, &commit, 8);
+	ck_assert_int_eq(read_all(buf, good_size, &err), -1);
+	ck_assert_int_eq(err.offset, (long long)off + 8);
+	ck_assert_ptr_nonnull(strstr(err.msg, "commit"));
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_event_past_commit)
+{
+	unsigned char *buf = slurp_good();
+	size_t off = cpu0_offset(buf);
+	uint64_t commit = 60;		/* first event is 4 + 52 bytes; the second is cut */
+	struct kmt_error err;
+
+	memcpy(buf + off + 8, &commit, 8);
+	ck_assert_int_eq(read_all(buf, good_size, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "past its sub-buffer"));
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_cpu_offset_beyond_file)
+{
+	unsigned char *buf = slurp_good();
+	size_t off = cpu0_offset(buf), i;
+	uint64_t bad = good_size + 4096;
+	struct kmt_error err;
+
+	for (i = 0; i + 8 <= off; i++) {	/* find the flyrecord entry for CPU 0 */
+		uint64_t v;
+
+		memcpy(&v, buf + i, 8);
+		if (v == off)
+			break;
+	}
+	ck_assert_uint_lt(i + 8, off);
+	memcpy(buf + i, &bad, 8);
+	ck_assert_int_eq(read_all(buf, good_size, &err), -1);
+	ck_assert_int_eq(err.offset, (long long)i);
+	ck_assert_ptr_nonnull(strstr(err.msg, "beyond end of file"));
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_random_corruption_never_crashes)
+{
+	unsigned char *buf = slurp_good(), *copy = malloc(good_size);
+	struct kmt_error err;
+	unsigned int seed = 12345;
+	int i, failures = 0;
+
+	ck_assert_ptr_nonnull(copy);
+	for (i = 0; i < 300; i++) {
+		size_t at = rand_r(&seed) % good_size;
+
+		memcpy(copy, buf, good_size);
+		copy[at] ^= 1 + rand_r(&seed) % 255;
+		if (read_all(copy, good_size, &err)) {
+			ck_assert_msg(err.msg[0], "failure without message (byte %zu)", at);
+			failures++;
+		}
+	}
+	ck_assert_int_gt(failures, 0);
+	free(copy);
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_missing_file)
+{
+	struct kmt_error err;
+
+	ck_assert_ptr_null(kmt_reader_open("/nonexistent/kmtrace.dat", &err));
+	ck_assert_str_eq(err.file, "/nonexistent/kmtrace.dat");
+	ck_assert_ptr_nonnull(strstr(err.msg, "No such file"));
+}
+END_TEST
+
+Suite *tracedat_suite(void)
+{
+	Suite *s = suite_create("tracedat");
+	TCase *rt = tcase_create("round trip"), *bad = tcase_create("corrupt");
+
+	tcase_add_unchecked_fixture(rt, build_good, drop_good);
+	tcase_add_test(rt, test_round_trip_streams);
+	tcase_add_test(rt, test_round_trip_symbols);
+	tcase_add_test(rt, test_replay_merges_by_time);
+	tcase_add_unchecked_fixture(bad, build_good, drop_good);
+	tcase_set_timeout(bad, 120);
+	tcase_add_test(bad, test_every_truncation_fails_cleanly);
+	tcase_add_test(bad, test_bad_magic_and_version);
+	tcase_add_test(bad, test_corrupt_commit);
+	tcase_add_test(bad, test_event_past_commit);
+	tcase_add_test(bad, test_cpu_offset_beyond_file);
+	tcase_add_test(bad, test_random_corruption_never_crashes);
+	tcase_add_test(bad, test_missing_file);
+	suite_add_tcase(s, rt);
+	suite_add_tcase(s, bad);
+	return s;
+}
