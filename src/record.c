@@ -444,7 +444,8 @@ static int gather_meta(struct recorder *r, struct meta_texts *m, struct kmt_trac
 
 	m->header_page = tracefs_instance_file_read(NULL, "events/header_page", NULL);
 	m->header_event = tracefs_instance_file_read(NULL, "events/header_event", NULL);
-	m->kallsyms = slurp("/proc/kallsyms", &m->kallsyms_len);
+	if (!r->o->no_kallsyms)
+		m->kallsyms = slurp("/proc/kallsyms", &m->kallsyms_len);
 	m->printk = tracefs_instance_file_read(NULL, "printk_formats", NULL);
 	m->cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
 	m->formats = calloc(r->events.n + 1, sizeof(*m->formats));

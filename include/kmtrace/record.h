@@ -20,6 +20,7 @@ struct kmt_record_opts {
 	double duration;		/* seconds; 0: until the command ends or a signal */
 	const char *output;
 	bool force;			/* replace an existing output file */
+	bool no_kallsyms;		/* leave /proc/kallsyms out (5+ MB) */
 	char *const *command;		/* argv of the command to trace, or NULL */
 };
 

@@ -16,6 +16,7 @@ static void usage(FILE *fp)
 	fprintf(fp,
 		"usage: kmtrace record [-e EVENT|GROUP:EVENT|GROUP]... [-p PID]... [-b KB]\n"
 		"                      [-d SECONDS] [-f] [-o FILE] [--filter 'GROUP:EVENT:EXPR']...\n"
+		"                      [--no-kallsyms]\n"
 		"                      [-- COMMAND [ARGS...]]\n\n"
 		"  -e, --event     event to record (repeatable); default: the kmem, page,\n"
 		"                  fault, rss_stat, OOM and process events the kernel has\n"
@@ -25,6 +26,8 @@ static void usage(FILE *fp)
 		"  -o, --output    output file (default kmtrace.dat)\n"
 		"  -f, --force     replace an existing output file\n"
 		"      --filter    kernel event filter, e.g. 'kmem:kmalloc:bytes_req > 256'\n"
+		"      --no-kallsyms  leave /proc/kallsyms out of the file (several MB);\n"
+		"                  call sites are then shown as addresses\n"
 		"  -- COMMAND      run COMMAND and record it and its descendants only\n\n"
 		"Without COMMAND, -p or -d it records system-wide until SIGINT.\n",
 		KMT_RECORD_DEFAULT_BUFFER_KB);
@@ -75,6 +78,7 @@ int kmt_cmd_record(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "filter", required_argument, NULL, 'F' },
+		{ "no-kallsyms", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -123,6 +127,9 @@ int kmt_cmd_record(int argc, char **argv)
 			break;
 		case 'f':
 			o.force = true;
+			break;
+		case 'K':
+			o.no_kallsyms = true;
 			break;
 		case 'h':
 			usage(stdout);
