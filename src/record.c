@@ -624,6 +624,26 @@ static void free_recorder(struct recorder *r)
 	kmt_event_list_free(&r->events);
 }
 
+/*
+ * Block the signals that stop a recording; they are taken with sigwaitinfo.
+ * Like perf, SIGINT and SIGTERM stop it even where the shell started us with
+ * them ignored (background jobs); an ignored SIGHUP (nohup) stays ignored.
+ */
+static void block_stop_signals(sigset_t *sigs, sigset_t *old)
+{
+	struct sigaction hup;
+
+	sigemptyset(sigs);
+	sigaddset(sigs, SIGINT);
+	sigaddset(sigs, SIGTERM);
+	sigaddset(sigs, SIGCHLD);
+	if (sigaction(SIGHUP, NULL, &hup) || hup.sa_handler != SIG_IGN)
+		sigaddset(sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, sigs, old);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+}
+
 int kmt_record(const struct kmt_record_opts *o, struct kmt_record_result *res,
 	       struct kmt_error *err)
 {
@@ -637,12 +657,13 @@ int kmt_record(const struct kmt_record_opts *o, struct kmt_record_result *res,
 		kmt_error_set(err, o->output, -1, "exists (use -f to replace it)");
 		return -1;
 	}
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGHUP);
-	sigaddset(&sigs, SIGCHLD);
-	pthread_sigmask(SIG_BLOCK, &sigs, &old);
+	block_stop_signals(&sigs, &old);
+	if (tracefs_tracing_dir_is_mounted(true, NULL) < 0) {
+		kmt_error_set(err, "record", -1,
+			      "tracefs is not mounted at /sys/kernel/tracing and cannot be mounted "
+			      "(need root, or mount -t tracefs nodev /sys/kernel/tracing)");
+		goto out;
+	}
 	if (kmt_event_list_resolve(&r.events, o->events, o->nevents, err))
 		goto out;
 	ret = setup_and_run(&r, &sigs, &old);

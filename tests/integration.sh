@@ -1,0 +1,245 @@
+#!/bin/bash
+# Integration tests: drive the real kmtrace binary. Parsing tests need no
+# root; live-capture tests run where tracefs is writable and SKIP loudly
+# elsewhere. Ends with "N passed, N failed, N skipped".
+set -u
+KMTRACE=$(realpath "${1:-./kmtrace}")
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+TRACES=$TOP/traces
+TRACEFS=/sys/kernel/tracing
+WORK=$(mktemp -d /tmp/kmtrace-it.XXXXXX)
+pass=0 fail=0 skip=0
+
+ok()   { pass=$((pass + 1)); echo "PASS: $*"; }
+bad()  { fail=$((fail + 1)); echo "FAIL: $*"; }
+skip() { skip=$((skip + 1)); echo "SKIP: $* ******** (tracefs not writable here) ********"; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+
+leftover_instances() { ls "$TRACEFS/instances" 2>/dev/null | grep '^kmtrace-' || true; }
+
+cleanup() {
+	# A killed kmtrace closes its pipes on exit: only then may its instance go.
+	pkill -TERM -f "^$KMTRACE record" 2>/dev/null
+	sleep 0.5
+	for i in $(leftover_instances); do
+		echo "FAIL: instance $i left behind; removing it"
+		rmdir "$TRACEFS/instances/$i"
+	done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# json_get FILE PYTHON-EXPR-ON-d
+json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# Per-event counts from kmtrace (json) and from trace-cmd report, as "name count" lines.
+kmt_counts() {
+	"$KMTRACE" report -i "$1" --format json >"$WORK/c.json" || return 1
+	json_get "$WORK/c.json" \
+		"'\n'.join('%s %d' % (k.split(':')[1], v) for k, v in d['analyses']['stat']['events'].items())" |
+		LC_ALL=C sort
+}
+tc_counts() {
+	trace-cmd report -i "$1" 2>/dev/null |
+		awk '$1 != "cpus=2" && $1 !~ /^cpus=/ { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z0-9_]+:$/ && $(i-1) ~ /^[0-9]+\.[0-9]+:$/) { sub(":", "", $i); n[$i]++; break } }
+		     END { for (e in n) print e, n[e] }' | LC_ALL=C sort
+}
+
+# ---------------------------------------------------------------- parsing
+test_report_small() {
+	"$KMTRACE" report -i "$TRACES/small.dat" >"$WORK/r.txt" 2>"$WORK/r.err" &&
+	grep -q 'kmem:kmalloc' "$WORK/r.txt" && grep -q 'Format  *trace.dat v6' "$WORK/r.txt" &&
+	[ ! -s "$WORK/r.err" ]
+}
+check "report on traces/small.dat (text)" test_report_small
+
+test_json_fields() {
+	"$KMTRACE" report -i "$TRACES/small.dat" --format json >"$WORK/j.json" || return 1
+	json_get "$WORK/j.json" "all(k in d['analyses']['stat']['summary'] for k in ('total_events','lost_events','cpus','duration_ns')) and d['analyses']['stat']['summary']['total_events'] == sum(d['analyses']['stat']['events'].values()) > 0" | grep -q True
+}
+check "report --format json has events, total_events, lost_events, cpus, duration_ns" test_json_fields
+
+test_v7_same_counts() {
+	[ "$(kmt_counts "$TRACES/small.dat")" = "$(kmt_counts "$TRACES/small-v7.dat")" ] &&
+	"$KMTRACE" report -i "$TRACES/small-v7.dat" | grep -q 'libtracecmd'
+}
+check "trace-cmd v7 (compressed) copy reports the same counts as the v6 original" test_v7_same_counts
+
+test_small_vs_tracecmd() {
+	command -v trace-cmd >/dev/null || return 1
+	[ -n "$(kmt_counts "$TRACES/small.dat")" ] &&
+	[ "$(kmt_counts "$TRACES/small.dat")" = "$(tc_counts "$TRACES/small.dat")" ]
+}
+check "traces/small.dat: per-event counts equal trace-cmd report's" test_small_vs_tracecmd
+
+test_csv() {
+	"$KMTRACE" report -i "$TRACES/small.dat" --format csv >"$WORK/r.csv" &&
+	grep -q '^table,key,count$' "$WORK/r.csv" && grep -q '^stat.events,kmem:kmalloc,[0-9]' "$WORK/r.csv" &&
+	grep -q '^table,cpu,events,lost,overrun,dropped,missed_marked$' "$WORK/r.csv"
+}
+check "report --format csv" test_csv
+
+# expect_bad_input FILE PATTERN: exit 2, one stderr line naming FILE, nothing on stdout
+expect_bad_input() {
+	"$KMTRACE" report -i "$1" >"$WORK/b.out" 2>"$WORK/b.err"
+	local rc=$?
+	[ $rc -eq 2 ] && [ ! -s "$WORK/b.out" ] && [ "$(wc -l <"$WORK/b.err")" -eq 1 ] &&
+	grep -q -- "$1" "$WORK/b.err" && grep -q -- "$2" "$WORK/b.err" ||
+		{ echo "  rc=$rc stderr: $(cat "$WORK/b.err")"; return 1; }
+}
+test_not_a_trace() { printf 'hello world, not a trace\n' >"$WORK/text.dat"; expect_bad_input "$WORK/text.dat" "offset 0: not a trace.dat"; }
+check "not a trace: exit 2, one line with file and offset" test_not_a_trace
+test_truncated() {
+	head -c 300000 "$TRACES/small.dat" >"$WORK/trunc.dat"
+	expect_bad_input "$WORK/trunc.dat" "offset [0-9]*: corrupt: CPU . data"
+}
+check "truncated trace.dat: exit 2, no partial report" test_truncated
+test_truncated_header() { head -c 2000 "$TRACES/small.dat" >"$WORK/th.dat"; expect_bad_input "$WORK/th.dat" "offset [0-9]*: truncated"; }
+check "trace.dat cut in its header: exit 2" test_truncated_header
+test_missing() { expect_bad_input "$WORK/nonexistent.dat" "No such file"; }
+check "missing file: exit 2" test_missing
+test_bad_usage() {
+	"$KMTRACE" report -i "$TRACES/small.dat" nosuch >/dev/null 2>&1; [ $? -eq 2 ] || return 1
+	"$KMTRACE" report -i "$TRACES/small.dat" --format xml >/dev/null 2>&1; [ $? -eq 2 ] || return 1
+	"$KMTRACE" frobnicate >/dev/null 2>&1; [ $? -eq 2 ]
+}
+check "unknown analysis, format or command: exit 2" test_bad_usage
+
+# ---------------------------------------------------------------- live capture
+writable=0
+if [ "$(id -u)" = 0 ] && { mountpoint -q $TRACEFS || mount -t tracefs nodev $TRACEFS 2>/dev/null; } &&
+   mkdir "$TRACEFS/instances/kmtrace-probe-$$" 2>/dev/null; then
+	rmdir "$TRACEFS/instances/kmtrace-probe-$$"
+	writable=1
+fi
+live() { if [ $writable = 1 ]; then check "$@"; else skip "$1"; fi; }
+
+top_state() { cat $TRACEFS/tracing_on $TRACEFS/buffer_size_kb $TRACEFS/set_event $TRACEFS/set_event_pid $TRACEFS/trace_options 2>/dev/null | md5sum; }
+[ $writable = 1 ] && TOP_BEFORE=$(top_state)
+
+test_record_command() {
+	local f=$WORK/t.dat k t
+	"$KMTRACE" record -o "$f" -- sh -c 'find /usr/share -type f | head -3000 | xargs cat >/dev/null' \
+		2>"$WORK/rec.err" || { cat "$WORK/rec.err"; return 1; }
+	grep -q '^CPU 0: [0-9]* events, [0-9]* bytes, [0-9]* lost$' "$WORK/rec.err" || return 1
+	[ "$(stat -c %a "$f")" = 600 ] || { echo "  mode $(stat -c %a "$f")"; return 1; }
+	k=$(kmt_counts "$f"); t=$(tc_counts "$f")
+	for e in kmalloc kfree kmem_cache_alloc mm_page_alloc page_fault_user; do
+		echo "$k" | grep -q "^$e [1-9]" || { echo "  no $e events"; return 1; }
+	done
+	[ "$k" = "$t" ] || { echo "  kmtrace: $k"; echo "  trace-cmd: $t"; return 1; }
+}
+live "record -- COMMAND: kmalloc/kfree/cache/page/fault counts > 0 and equal to trace-cmd report's" test_record_command
+
+# Wait until kmtrace has blocked SIGINT (bit 2 of SigBlk): from then on a
+# signal lands in its setup or recording, not in the shell or env before it.
+wait_signals_blocked() {
+	local i
+	for i in $(seq 500); do
+		[ "$(cat /proc/$1/comm 2>/dev/null)" = kmtrace ] &&
+			(( 0x$(awk '/^SigBlk/ { print $2 }' /proc/$1/status) & 2 )) && return 0
+		sleep 0.01
+	done
+	echo "  kmtrace never blocked its signals"; return 1
+}
+
+test_signal() {
+	local sig=$1 delay=$2 f=$WORK/sig-$1-$2.dat pid rc
+	# default dispositions: a non-interactive shell starts jobs with SIGINT ignored
+	env --default-signal=INT,TERM,HUP "$KMTRACE" record -o "$f" 2>"$WORK/sig.err" &
+	pid=$!
+	wait_signals_blocked $pid || return 1
+	sleep "$delay"
+	kill -"$sig" $pid
+	wait $pid; rc=$?
+	[ $rc -eq 0 ] || { echo "  rc=$rc $(cat "$WORK/sig.err")"; return 1; }
+	[ -z "$(leftover_instances)" ] || { echo "  instance left: $(leftover_instances)"; return 1; }
+	"$KMTRACE" report -i "$f" >/dev/null || return 1
+	trace-cmd report -i "$f" >/dev/null 2>&1
+}
+for s in INT TERM HUP; do
+	for d in 0 0.05 1; do
+		live "SIG$s after ${d}s of a system-wide record: valid file, no instance left" test_signal $s $d
+	done
+done
+
+test_million_no_loss() {
+	local f=$WORK/big.dat total lost
+	"$KMTRACE" record -o "$f" -- sh "$TOP/scripts/workload.sh" 1500 15000 2>"$WORK/big.err" || return 1
+	"$KMTRACE" report -i "$f" --format json >"$WORK/big.json" || return 1
+	total=$(json_get "$WORK/big.json" "d['analyses']['stat']['summary']['total_events']")
+	lost=$(json_get "$WORK/big.json" "d['analyses']['stat']['summary']['lost_events']")
+	echo "  $total events, $lost lost"
+	[ "$total" -ge 1000000 ] && [ "$lost" -eq 0 ]
+}
+live ">= 1,000,000 events with the default buffer: 0 lost" test_million_no_loss
+
+test_tiny_buffer_loses() {
+	local f=$WORK/tiny.dat lost
+	"$KMTRACE" record -b 8 -o "$f" -- sh "$TOP/scripts/workload.sh" 50 3000 2>/dev/null || return 1
+	"$KMTRACE" report -i "$f" --format json >"$WORK/tiny.json" || return 1
+	lost=$(json_get "$WORK/tiny.json" "d['analyses']['stat']['summary']['lost_events']")
+	echo "  $lost lost"
+	[ "$lost" -gt 0 ]
+}
+live "-b 8: lost events > 0 in the report" test_tiny_buffer_loses
+
+test_no_overwrite() {
+	local f=$WORK/keep.dat
+	echo precious >"$f"
+	"$KMTRACE" record -d 0.1 -o "$f" 2>"$WORK/ow.err"; [ $? -ne 0 ] || return 1
+	grep -q 'use -f' "$WORK/ow.err" && [ "$(cat "$f")" = precious ] || return 1
+	"$KMTRACE" record -f -d 0.1 -o "$f" 2>/dev/null && "$KMTRACE" report -i "$f" >/dev/null
+}
+live "existing output kept without -f, replaced with -f" test_no_overwrite
+
+test_bad_event() {
+	"$KMTRACE" record -e kmem:nosuch -d 0.1 -o "$WORK/ne.dat" 2>"$WORK/ne.err"
+	[ $? -ne 0 ] && grep -q "kmem:nosuch" "$WORK/ne.err" && [ ! -e "$WORK/ne.dat" ] &&
+	[ -z "$(leftover_instances)" ]
+}
+live "unknown event: clear error, no file, no instance" test_bad_event
+
+test_bad_filter() {
+	"$KMTRACE" record --filter 'kmem:kmalloc:nosuchfield > 3' -d 0.1 -o "$WORK/nf.dat" 2>"$WORK/nf.err"
+	[ $? -ne 0 ] && grep -q "rejected filter" "$WORK/nf.err" && [ -z "$(leftover_instances)" ]
+}
+live "rejected filter: clear error, no instance" test_bad_filter
+
+test_filter_and_events() {
+	local f=$WORK/flt.dat k
+	"$KMTRACE" record -e kmem:kmalloc --filter 'kmem:kmalloc:bytes_req > 512' -o "$f" -- \
+		sh "$TOP/scripts/workload.sh" 10 300 2>/dev/null || return 1
+	k=$(kmt_counts "$f")
+	[ "$(echo "$k" | wc -l)" -eq 1 ] && echo "$k" | grep -q '^kmalloc [1-9]' || return 1
+	trace-cmd report -i "$f" 2>/dev/null | grep -o 'bytes_req=[0-9]*' |
+		awk -F= '$2 <= 512 { bad++ } END { exit bad > 0 }'
+}
+live "-e and --filter: only kmalloc with bytes_req > 512" test_filter_and_events
+
+test_command_only() {
+	local f=$WORK/cmd.dat
+	"$KMTRACE" record -e sched:sched_process_exec -e sched:sched_process_fork -o "$f" -- \
+		sh -c '/bin/true; /bin/true' 2>/dev/null || return 1
+	# sh, then two children: 3 execs and 2 forks, nothing from the rest of the system.
+	[ "$(kmt_counts "$f")" = "$(printf 'sched_process_exec 3\nsched_process_fork 2')" ] ||
+		{ kmt_counts "$f"; return 1; }
+}
+live "-- COMMAND traces the command and its children only" test_command_only
+
+test_duration() {
+	local start=$(date +%s%N) f=$WORK/dur.dat el
+	"$KMTRACE" record -d 0.5 -o "$f" 2>/dev/null || return 1
+	el=$(( ($(date +%s%N) - start) / 1000000 ))
+	echo "  took ${el} ms"
+	[ $el -ge 500 ] && "$KMTRACE" report -i "$f" >/dev/null
+}
+live "-d stops a system-wide record" test_duration
+
+test_top_untouched() { [ "$(top_state)" = "$TOP_BEFORE" ] && [ -z "$(leftover_instances)" ]; }
+live "top-level instance unchanged, no instance left" test_top_untouched
+
+echo
+echo "integration: $pass passed, $fail failed, $skip skipped"
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
