@@ -318,7 +318,7 @@ static void render_text(struct kmt_output *out)
 			const struct value *v = &sec->values[i];
 
 			format_cell(buf, sizeof(buf), v->kind, v->cell, out->human, false);
-			fprintf(out->fp, "  %-28s %s\n", v->label ? v->label : v->key, buf);
+			fprintf(out->fp, "  %-34s %s\n", v->label ? v->label : v->key, buf);
 		}
 		for (i = 0; i < sec->nmaps; i++)
 			text_map(out, &sec->maps[i]);

@@ -28,6 +28,8 @@
 #include "record_local.h"
 #include "tracedat.h"
 
+#define KMT_BUFFER_PERCENT	"25"
+
 struct cpu_recorder {
 	int cpu;
 	struct tracefs_cpu *tcpu;
@@ -402,6 +404,10 @@ static int setup_and_run(struct recorder *r, const sigset_t *sigs, const sigset_
 	tracefs_trace_off(r->inst);
 	if (tracefs_instance_set_buffer_size(r->inst, kb, -1) < 0)
 		return fail(r, "cannot set the buffer size of %s", name);
+	/* Wake the splice threads at a quarter full, not half: more headroom. */
+	if (tracefs_file_exists(r->inst, "buffer_percent") &&
+	    tracefs_instance_file_write(r->inst, "buffer_percent", KMT_BUFFER_PERCENT) < 0)
+		return fail(r, "cannot set buffer_percent of %s", name);
 	r->trace_clock = tracefs_instance_file_read(r->inst, "trace_clock", NULL);
 	if (fork_command(r, old) || set_pid_filter(r) || enable_events(r) ||
 	    apply_filters(r) || open_cpus(r) || start_threads(r))
@@ -624,6 +630,21 @@ static void free_recorder(struct recorder *r)
 	kmt_event_list_free(&r->events);
 }
 
+/* Instances need write access to tracefs: say so plainly when it is missing. */
+static int check_tracefs_access(struct kmt_error *err)
+{
+	const char *dir = tracefs_tracing_dir();
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/instances", dir ? dir : "/sys/kernel/tracing");
+	if (dir && !access(path, W_OK) && !access(dir, R_OK | X_OK))
+		return 0;
+	kmt_error_set(err, "record", -1, "cannot create tracing instances in %s: %s "
+		      "(kmtrace record needs root)",
+		      path, strerror(errno ? errno : EACCES));
+	return -1;
+}
+
 /*
  * Block the signals that stop a recording; they are taken with sigwaitinfo.
  * Like perf, SIGINT and SIGTERM stop it even where the shell started us with
@@ -664,7 +685,9 @@ int kmt_record(const struct kmt_record_opts *o, struct kmt_record_result *res,
 			      "(need root, or mount -t tracefs nodev /sys/kernel/tracing)");
 		goto out;
 	}
-	if (kmt_event_list_resolve(&r.events, o->events, o->nevents, err))
+	errno = 0;
+	if (check_tracefs_access(err) ||
+	    kmt_event_list_resolve(&r.events, o->events, o->nevents, err))
 		goto out;
 	ret = setup_and_run(&r, &sigs, &old);
 	teardown(&r);

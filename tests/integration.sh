@@ -105,6 +105,20 @@ test_bad_usage() {
 }
 check "unknown analysis, format or command: exit 2" test_bad_usage
 
+# The EXAMPLES of every man page, run from the top of the tree.
+man_examples() { sed -n '/^\.EX/,/^\.EE/p' "$TOP"/docs/$1 | sed -n 's/^\$ kmtrace //p'; }
+test_man_examples() {
+	local line n=0
+	while IFS= read -r line; do
+		(cd "$TOP" && eval "\"$KMTRACE\" $line") >/dev/null 2>&1 || { echo "  failed: $line"; return 1; }
+		n=$((n + 1))
+	done <<EOT
+$(man_examples "$1")
+EOT
+	[ $n -gt 0 ]
+}
+check "kmtrace-report(1) examples run" test_man_examples kmtrace-report.1
+
 # ---------------------------------------------------------------- live capture
 writable=0
 if [ "$(id -u)" = 0 ] && { mountpoint -q $TRACEFS || mount -t tracefs nodev $TRACEFS 2>/dev/null; } &&
@@ -235,6 +249,8 @@ test_duration() {
 	[ $el -ge 500 ] && "$KMTRACE" report -i "$f" >/dev/null
 }
 live "-d stops a system-wide record" test_duration
+
+live "kmtrace-record(1) examples run" test_man_examples kmtrace-record.1
 
 test_top_untouched() { [ "$(top_state)" = "$TOP_BEFORE" ] && [ -z "$(leftover_instances)" ]; }
 live "top-level instance unchanged, no instance left" test_top_untouched

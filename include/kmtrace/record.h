@@ -24,7 +24,7 @@ struct kmt_record_opts {
 	char *const *command;		/* argv of the command to trace, or NULL */
 };
 
-#define KMT_RECORD_DEFAULT_BUFFER_KB	4096
+#define KMT_RECORD_DEFAULT_BUFFER_KB	8192
 
 /* What one CPU's buffer gave. */
 struct kmt_record_cpu {
