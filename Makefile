@@ -80,7 +80,7 @@ unit-san: $(BUILD)/unit-tests-san
 		KMT_TRACES=traces $(BUILD)/unit-tests-san
 
 integration: kmtrace
-	sh tests/integration.sh ./kmtrace
+	bash tests/integration.sh ./kmtrace
 
 check: deps
 	$(MAKE) --no-print-directory all

@@ -18,9 +18,15 @@ check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; 
 leftover_instances() { ls "$TRACEFS/instances" 2>/dev/null | grep '^kmtrace-' || true; }
 
 cleanup() {
-	# A killed kmtrace closes its pipes on exit: only then may its instance go.
+	# A stopped kmtrace removes its instance itself; one that died closed its
+	# pipes on exit, and only then may its instance go.
+	local n
 	pkill -TERM -f "^$KMTRACE record" 2>/dev/null
-	sleep 0.5
+	for n in $(seq 600); do
+		pgrep -f "^$KMTRACE record" >/dev/null || break
+		sleep 0.1
+	done
+	pkill -KILL -f "^$KMTRACE record" 2>/dev/null && sleep 1
 	for i in $(leftover_instances); do
 		echo "FAIL: instance $i left behind; removing it"
 		rmdir "$TRACEFS/instances/$i"
@@ -154,7 +160,7 @@ wait_signals_blocked() {
 			(( 0x$(awk '/^SigBlk/ { print $2 }' /proc/$1/status) & 2 )) && return 0
 		sleep 0.01
 	done
-	echo "  kmtrace never blocked its signals"; return 1
+	echo "  kmtrace never blocked its signals"; kill -KILL "$1"; wait "$1"; return 1
 }
 
 test_signal() {
