@@ -5,7 +5,7 @@
 set -eu
 
 PKGS="gcc make pkg-config libtraceevent-dev libtracefs-dev libtracecmd-dev trace-cmd
-check xz-utils"
+check xz-utils python3 time procps"
 LIBPERF_PREFIX=${LIBPERF_PREFIX:-/usr/local}
 LSRC_PKG=${LSRC_PKG:-linux-source-6.12}
 
@@ -27,7 +27,8 @@ else
 	say "Debian packages present"
 fi
 
-if PKG_CONFIG_PATH="$LIBPERF_PREFIX/lib/pkgconfig" pkg-config --exists libperf; then
+if [ -f "$LIBPERF_PREFIX/lib/pkgconfig/libperf.pc" ] && [ -f "$LIBPERF_PREFIX/lib/libperf.a" ] &&
+   [ -f "$LIBPERF_PREFIX/include/perf/core.h" ]; then
 	say "libperf present in $LIBPERF_PREFIX"
 	exit 0
 fi
@@ -47,13 +48,10 @@ work=$(mktemp -d /tmp/kmtrace-libperf.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 top=$(basename "$tarball" | sed 's/\.tar\..*//')
 say "extracting tools/lib/perf and its build parts from $tarball"
-tar -xJf "$tarball" -C "$work" \
+tar -xJf "$tarball" -C "$work" --wildcards --no-wildcards-match-slash \
 	"$top/tools/lib/perf" "$top/tools/lib/api" "$top/tools/include" \
 	"$top/tools/arch/x86" "$top/tools/build" "$top/tools/scripts" \
-	"$top/scripts/Makefile.include" 2>/dev/null ||
-	tar -xJf "$tarball" -C "$work" --wildcards \
-	"$top/tools/lib/perf" "$top/tools/lib/api" "$top/tools/include" \
-	"$top/tools/arch/x86" "$top/tools/build" "$top/tools/scripts" ||
+	"$top/tools/lib/*.c" ||
 	die "cannot extract libperf sources from $tarball"
 
 say "building libperf"

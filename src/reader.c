@@ -129,7 +129,6 @@ unsigned long long kmt_cpu_stats_lost(const struct kmt_cpu_stats *st)
 struct kmt_reader *kmt_reader_open(const char *path, struct kmt_error *err)
 {
 	char head[KMT_TD_MAGIC_LEN + 2];
-	struct kmt_reader *r;
 	ssize_t n;
 	int fd;
 
@@ -152,8 +151,7 @@ struct kmt_reader *kmt_reader_open(const char *path, struct kmt_error *err)
 	if (head[KMT_TD_MAGIC_LEN] == '6' && head[KMT_TD_MAGIC_LEN + 1] == '\0')
 		return kmt_tracedat_open(path, fd, err);	/* takes fd */
 	close(fd);
-	r = kmt_tracecmd_open(path, err);
-	return r;
+	return kmt_tracecmd_open(path, err);
 }
 
 void kmt_reader_close(struct kmt_reader *r)

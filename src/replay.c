@@ -61,15 +61,16 @@ static int advance_root(struct merge *m, struct kmt_reader *r, struct kmt_error 
 	return 0;
 }
 
-static int merge_init(struct merge *m, struct kmt_reader *r, struct kmt_error *err)
+static int merge_init(struct merge *m, const struct kmt_session *s, struct kmt_error *err)
 {
+	struct kmt_reader *r = s->reader;
 	int ncpus = kmt_reader_cpus(r), cpu, i;
 
 	m->head = calloc(ncpus ? ncpus : 1, sizeof(*m->head));
 	m->heap = calloc(ncpus ? ncpus : 1, sizeof(*m->heap));
 	m->n = 0;
 	if (!m->head || !m->heap) {
-		kmt_error_set(err, "", -1, "out of memory");
+		kmt_error_set(err, s->input, -1, "out of memory");
 		return -1;
 	}
 	for (cpu = 0; cpu < ncpus; cpu++) {
@@ -103,7 +104,7 @@ int kmt_replay(const struct kmt_session *s, const struct kmt_analysis *const *an
 		kmt_error_set(err, s->input, -1, "out of memory");
 		return -1;
 	}
-	if (merge_init(&m, s->reader, err))
+	if (merge_init(&m, s, err))
 		goto out;
 	while (m.n > 0) {
 		const struct kmt_record *rec = &m.head[m.heap[0]];

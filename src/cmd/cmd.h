@@ -3,6 +3,8 @@
 #ifndef KMT_CMD_H
 #define KMT_CMD_H
 
+#include <stdio.h>
+
 /* Exit statuses: 0 ok, 1 could not do it (tracefs, system), 2 bad input or usage. */
 #define KMT_EXIT_FAIL	1
 #define KMT_EXIT_INPUT	2
@@ -12,5 +14,8 @@ int kmt_cmd_record(int argc, char **argv);
 
 /* kmtrace report: argv[0] is "report". Returns the exit status. */
 int kmt_cmd_report(int argc, char **argv);
+
+/* Print one line per analysis, name and help, each after @indent. */
+void kmt_cmd_list_analyses(FILE *fp, const char *indent);
 
 #endif /* KMT_CMD_H */

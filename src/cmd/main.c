@@ -6,10 +6,16 @@
 #include <kmtrace/analysis.h>
 #include "cmd.h"
 
-static void usage(FILE *fp)
+void kmt_cmd_list_analyses(FILE *fp, const char *indent)
 {
 	int i;
 
+	for (i = 0; kmt_analyses[i]; i++)
+		fprintf(fp, "%s%-8s %s\n", indent, kmt_analyses[i]->name, kmt_analyses[i]->help);
+}
+
+static void usage(FILE *fp)
+{
 	fprintf(fp,
 		"usage: kmtrace <command> [options]\n\n"
 		"commands:\n"
@@ -17,8 +23,7 @@ static void usage(FILE *fp)
 		"  report   replay a recording through analyses\n"
 		"  list     list the analyses\n\n"
 		"analyses:\n");
-	for (i = 0; kmt_analyses[i]; i++)
-		fprintf(fp, "  %-8s %s\n", kmt_analyses[i]->name, kmt_analyses[i]->help);
+	kmt_cmd_list_analyses(fp, "  ");
 	fprintf(fp, "\n'kmtrace <command> -h' shows the options of a command.\n");
 }
 
@@ -33,10 +38,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "report"))
 		return kmt_cmd_report(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list")) {
-		int i;
-
-		for (i = 0; kmt_analyses[i]; i++)
-			printf("%-8s %s\n", kmt_analyses[i]->name, kmt_analyses[i]->help);
+		kmt_cmd_list_analyses(stdout, "");
 		return 0;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {

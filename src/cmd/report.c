@@ -13,8 +13,6 @@
 
 static void usage(FILE *fp)
 {
-	int i;
-
 	fprintf(fp,
 		"usage: kmtrace report [-i FILE] [--format text|json|csv] [-H] [ANALYSIS...]\n\n"
 		"  -i, --input   recording to read (default kmtrace.dat): a trace.dat of\n"
@@ -22,8 +20,7 @@ static void usage(FILE *fp)
 		"      --format  text (default), csv or json\n"
 		"  -H, --human   sizes as KiB/MiB in text\n\n"
 		"analyses (default stat):\n");
-	for (i = 0; kmt_analyses[i]; i++)
-		fprintf(fp, "  %-8s %s\n", kmt_analyses[i]->name, kmt_analyses[i]->help);
+	kmt_cmd_list_analyses(fp, "  ");
 }
 
 static int run(struct kmt_session *s, const struct kmt_analysis **an, int n,
