@@ -635,13 +635,16 @@ static int check_tracefs_access(struct kmt_error *err)
 {
 	const char *dir = tracefs_tracing_dir();
 	char path[4096];
+	int why = ENOENT;
 
 	snprintf(path, sizeof(path), "%s/instances", dir ? dir : "/sys/kernel/tracing");
-	if (dir && !access(path, W_OK) && !access(dir, R_OK | X_OK))
-		return 0;
+	if (dir) {
+		if (!access(path, W_OK) && !access(dir, R_OK | X_OK))
+			return 0;
+		why = errno;
+	}
 	kmt_error_set(err, "record", -1, "cannot create tracing instances in %s: %s "
-		      "(kmtrace record needs root)",
-		      path, strerror(errno ? errno : EACCES));
+		      "(kmtrace record needs root)", path, strerror(why));
 	return -1;
 }
 
@@ -685,7 +688,6 @@ int kmt_record(const struct kmt_record_opts *o, struct kmt_record_result *res,
 			      "(need root, or mount -t tracefs nodev /sys/kernel/tracing)");
 		goto out;
 	}
-	errno = 0;
 	if (check_tracefs_access(err) ||
 	    kmt_event_list_resolve(&r.events, o->events, o->nevents, err))
 		goto out;
