@@ -32,7 +32,7 @@ struct kmt_table {
 	char *name;
 	const char *title;
 	int ncols;
-	const struct kmt_column *cols;
+	struct kmt_column *cols;
 	union kmt_cell *cells;		/* rows * ncols */
 	int rows, cap;
 };
@@ -131,7 +131,7 @@ int kmt_output_value(struct kmt_output *out, const char *key, const char *label,
 	v->label = label;
 	v->kind = kind;
 	v->cell = value;
-	if (!v->key || (kind == KMT_KIND_STRING && !(v->cell.s = strdup(value.s ? value.s : ""))))
+	if (!v->key || (kmt_kind_is_text(kind) && !(v->cell.s = strdup(value.s ? value.s : ""))))
 		return -1;
 	s->nvalues++;
 	return 0;
@@ -187,13 +187,15 @@ struct kmt_table *kmt_output_table(struct kmt_output *out, const char *name,
 		return NULL;
 	s->tables = tables;
 	t = calloc(1, sizeof(*t));
-	if (!t || !(t->name = strdup(name))) {
+	if (!t || !(t->name = strdup(name)) || !(t->cols = malloc(ncols * sizeof(*cols)))) {
+		if (t)
+			free(t->name);
 		free(t);
 		return NULL;
 	}
+	memcpy(t->cols, cols, ncols * sizeof(*cols));
 	t->title = title;
 	t->ncols = ncols;
-	t->cols = cols;
 	s->tables[s->ntables++] = t;
 	return t;
 }
@@ -208,7 +210,7 @@ int kmt_table_row(struct kmt_table *t, const union kmt_cell *cells)
 	row = &t->cells[t->rows * t->ncols];
 	for (c = 0; c < t->ncols; c++) {
 		row[c] = cells[c];
-		if (t->cols[c].kind == KMT_KIND_STRING &&
+		if (kmt_kind_is_text(t->cols[c].kind) &&
 		    !(row[c].s = strdup(cells[c].s ? cells[c].s : "")))
 			return -1;
 	}
@@ -253,6 +255,7 @@ static void format_cell(char *buf, size_t len, enum kmt_kind kind, union kmt_cel
 		snprintf(buf, len, "0x%llx", c.u);
 		break;
 	case KMT_KIND_STRING:
+	case KMT_KIND_SYMBOL:
 		snprintf(buf, len, "%s", c.s);
 		break;
 	}
@@ -277,12 +280,12 @@ static void text_table(struct kmt_output *out, const struct kmt_table *t)
 		}
 	fprintf(out->fp, "\n%s\n", t->title ? t->title : t->name);
 	for (c = 0; c < t->ncols; c++)
-		fprintf(out->fp, "  %*s", t->cols[c].kind == KMT_KIND_STRING ? -width[c] : width[c],
+		fprintf(out->fp, "  %*s", kmt_kind_is_text(t->cols[c].kind) ? -width[c] : width[c],
 			t->cols[c].header);
 	fputc('\n', out->fp);
 	for (r = 0; r < t->rows; r++) {
 		for (c = 0; c < t->ncols; c++) {
-			bool left = t->cols[c].kind == KMT_KIND_STRING;
+			bool left = kmt_kind_is_text(t->cols[c].kind);
 
 			format_cell(buf, sizeof(buf), t->cols[c].kind, t->cells[r * t->ncols + c],
 				    out->human, false);
@@ -305,6 +308,11 @@ static void text_map(struct kmt_output *out, const struct map *m)
 		fprintf(out->fp, "  %-*s  %12llu\n", w, m->entries[i].key, m->entries[i].count);
 }
 
+static const char *value_label(const struct value *v)
+{
+	return v->label ? v->label : v->key;
+}
+
 static void render_text(struct kmt_output *out)
 {
 	char buf[512];
@@ -313,12 +321,17 @@ static void render_text(struct kmt_output *out)
 	for (s = 0; s < out->nsections; s++) {
 		const struct section *sec = &out->sections[s];
 
+		int w = 0;
+
 		fprintf(out->fp, "%s== %s ==\n", s ? "\n" : "", sec->name);
+		for (i = 0; i < sec->nvalues; i++)
+			if ((int)strlen(value_label(&sec->values[i])) > w)
+				w = strlen(value_label(&sec->values[i]));
 		for (i = 0; i < sec->nvalues; i++) {
 			const struct value *v = &sec->values[i];
 
 			format_cell(buf, sizeof(buf), v->kind, v->cell, out->human, false);
-			fprintf(out->fp, "  %-34s %s\n", v->label ? v->label : v->key, buf);
+			fprintf(out->fp, "  %-*s  %s\n", w, value_label(v), buf);
 		}
 		for (i = 0; i < sec->nmaps; i++)
 			text_map(out, &sec->maps[i]);
@@ -424,7 +437,7 @@ static void json_string(FILE *fp, const char *s)
 
 static void json_cell(FILE *fp, enum kmt_kind kind, union kmt_cell c)
 {
-	if (kind == KMT_KIND_STRING)
+	if (kmt_kind_is_text(kind))
 		json_string(fp, c.s);
 	else if (kind == KMT_KIND_PERCENT)
 		fprintf(fp, "%.6g", c.d);
@@ -501,7 +514,7 @@ static void free_section(struct section *s)
 
 	for (i = 0; i < s->nvalues; i++) {
 		free(s->values[i].key);
-		if (s->values[i].kind == KMT_KIND_STRING)
+		if (kmt_kind_is_text(s->values[i].kind))
 			free((char *)s->values[i].cell.s);
 	}
 	for (i = 0; i < s->nmaps; i++) {
@@ -514,9 +527,10 @@ static void free_section(struct section *s)
 		struct kmt_table *t = s->tables[i];
 
 		for (j = 0; j < t->rows * t->ncols; j++)
-			if (t->cols[j % t->ncols].kind == KMT_KIND_STRING)
+			if (kmt_kind_is_text(t->cols[j % t->ncols].kind))
 				free((char *)t->cells[j].s);
 		free(t->cells);
+		free(t->cols);
 		free(t->name);
 		free(t);
 	}

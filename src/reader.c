@@ -12,6 +12,7 @@
 #include <traceevent/event-parse.h>
 
 #include "reader_local.h"
+#include "symbols.h"
 #include "tracedat.h"
 
 void kmt_error_set(struct kmt_error *err, const char *file, long long offset,
@@ -70,6 +71,7 @@ void kmt_reader_free_common(struct kmt_reader *r)
 
 	for (i = 0; i < KMT_TEXT_NR; i++)
 		free(r->texts[i]);
+	kmt_symbols_free(r->symbols);
 	free(r->stats);
 	free(r->path);
 	free(r);
@@ -193,4 +195,62 @@ const struct kmt_cpu_stats *kmt_reader_cpu_stats(struct kmt_reader *r, int cpu)
 const char *kmt_reader_text(struct kmt_reader *r, enum kmt_reader_text what)
 {
 	return what < KMT_TEXT_NR ? r->texts[what] : NULL;
+}
+
+int kmt_reader_set_symbols(struct kmt_reader *r, const char *text, size_t len)
+{
+	struct kmt_symbols *syms = kmt_symbols_parse(text, len);
+
+	if (!syms || kmt_symbols_attach(syms, r->tep)) {
+		kmt_symbols_free(syms);
+		return -1;
+	}
+	kmt_symbols_free(r->symbols);
+	r->symbols = syms;
+	return 0;
+}
+
+/* Function, start and module of @addr: our table, else libtraceevent's. */
+static const char *find_function(struct kmt_reader *r, unsigned long long addr,
+				 unsigned long long *start, const char **mod)
+{
+	const char *name;
+
+	if (r->symbols)
+		return kmt_symbols_find(r->symbols, addr, start, mod);
+	*mod = NULL;
+	if (!tep_find_function_info(r->tep, addr, &name, start, NULL))
+		return NULL;
+	return name;
+}
+
+int kmt_reader_symbol(struct kmt_reader *r, unsigned long long addr, char *buf, size_t len)
+{
+	unsigned long long start;
+	const char *mod, *name = find_function(r, addr, &start, &mod);
+
+	if (!name) {
+		snprintf(buf, len, "0x%llx", addr);
+		return 0;
+	}
+	if (mod)
+		snprintf(buf, len, "%s+0x%llx [%s]", name, addr - start, mod);
+	else
+		snprintf(buf, len, "%s+0x%llx", name, addr - start);
+	return 1;
+}
+
+int kmt_reader_cpu_node(struct kmt_reader *r, int cpu)
+{
+	const char *p = r->texts[KMT_TEXT_CPU_NODES];
+	int c, node, n;
+
+	while (p && sscanf(p, "%d %d%n", &c, &node, &n) == 2) {
+		if (c == cpu)
+			return node;
+		p = strchr(p + n, '\n');
+		if (p)
+			p++;
+	}
+	return -1;
 }

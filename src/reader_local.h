@@ -3,7 +3,10 @@
 #ifndef KMT_READER_LOCAL_H
 #define KMT_READER_LOCAL_H
 
+#include <stddef.h>
 #include <kmtrace/reader.h>
+
+struct kmt_symbols;
 
 struct kmt_reader_ops {
 	int (*next)(struct kmt_reader *r, int cpu, struct kmt_record *rec,
@@ -19,6 +22,7 @@ struct kmt_reader {
 	int ncpus;
 	struct kmt_cpu_stats *stats;	/* ncpus entries */
 	char *texts[KMT_TEXT_NR];
+	struct kmt_symbols *symbols;	/* from the saved kallsyms, or NULL */
 	void *priv;
 };
 
@@ -27,6 +31,9 @@ struct kmt_reader *kmt_reader_alloc(const char *path, const struct kmt_reader_op
 
 /* Size the per-CPU stats array to @ncpus. Returns 0 or -1. */
 int kmt_reader_set_cpus(struct kmt_reader *r, int ncpus);
+
+/* Build @r's symbols from kallsyms @text and make its tep use them. 0 or -1. */
+int kmt_reader_set_symbols(struct kmt_reader *r, const char *text, size_t len);
 
 /* Free the common parts (ops->close frees the backend's own first). */
 void kmt_reader_free_common(struct kmt_reader *r);

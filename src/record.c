@@ -7,6 +7,7 @@
  * the readers (they drain what is left), read the stats, close every
  * reader and its pipes, and only then remove the instance.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -55,6 +56,7 @@ struct recorder {
 	int child_status;
 	int stop_signal;
 	char *vmstat[2];
+	char *cpu_nodes;
 	char *trace_clock;
 };
 
@@ -420,6 +422,44 @@ static int setup_and_run(struct recorder *r, const sigset_t *sigs, const sigset_
 	return 0;
 }
 
+/* NUMA node of a CPU: the nodeN entry of its sysfs directory; 0 without NUMA. */
+static int cpu_node(int cpu)
+{
+	char path[64];
+	struct dirent *d;
+	int node = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", cpu);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir)))
+		if (sscanf(d->d_name, "node%d", &node) == 1)
+			break;
+	closedir(dir);
+	return node;
+}
+
+/* "CPU NODE" lines for every CPU, or NULL. */
+static char *cpu_nodes_text(int ncpus)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	int cpu;
+
+	if (!fp)
+		return NULL;
+	for (cpu = 0; cpu < ncpus; cpu++)
+		fprintf(fp, "%d %d\n", cpu, cpu_node(cpu));
+	if (fclose(fp)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
 /* Header texts, formats and options of the recording, all read before writing. */
 struct meta_texts {
 	char *header_page, *header_event, *kallsyms, *printk, *cmdlines;
@@ -453,6 +493,7 @@ static int gather_meta(struct recorder *r, struct meta_texts *m, struct kmt_trac
 	if (!r->o->no_kallsyms)
 		m->kallsyms = slurp("/proc/kallsyms", &m->kallsyms_len);
 	m->printk = tracefs_instance_file_read(NULL, "printk_formats", NULL);
+	r->cpu_nodes = cpu_nodes_text(r->ncpus);
 	m->cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
 	m->formats = calloc(r->events.n + 1, sizeof(*m->formats));
 	m->options = calloc(r->ncpus + 8, sizeof(*m->options));
@@ -475,6 +516,7 @@ static int gather_meta(struct recorder *r, struct meta_texts *m, struct kmt_trac
 	add_option(m, KMT_TD_OPT_TRACECLOCK, r->trace_clock);
 	add_option(m, KMT_TD_OPT_KMT_VMSTAT_START, r->vmstat[0]);
 	add_option(m, KMT_TD_OPT_KMT_VMSTAT_STOP, r->vmstat[1]);
+	add_option(m, KMT_TD_OPT_KMT_CPU_NODES, r->cpu_nodes);
 	for (i = 0; i < r->ncpus; i++) {
 		if (!r->cpus[i].stats || asprintf(&m->cpustats[i], "CPU: %d\n%s", i,
 						   r->cpus[i].stats) < 0) {
@@ -626,6 +668,7 @@ static void free_recorder(struct recorder *r)
 	free(r->cpus);
 	free(r->vmstat[0]);
 	free(r->vmstat[1]);
+	free(r->cpu_nodes);
 	free(r->trace_clock);
 	kmt_event_list_free(&r->events);
 }

@@ -172,14 +172,20 @@ static bool parse_systems(struct cursor *c, struct tep_handle *tep)
 	return true;
 }
 
-/* kallsyms, printk formats, cmdlines: parsed into @tep. */
-static bool parse_symbols(struct cursor *c, struct tep_handle *tep)
+/* kallsyms into @r's symbol table; printk formats and cmdlines into its tep. */
+static bool parse_symbols(struct cursor *c, struct kmt_reader *r)
 {
+	struct tep_handle *tep = r->tep;
+	size_t len;
 	char *text;
 
-	if (!(text = get_blob(c, 4, NULL, "kallsyms")))
+	if (!(text = get_blob(c, 4, &len, "kallsyms")))
 		return false;
-	tep_parse_kallsyms(tep, text);
+	if (len && kmt_reader_set_symbols(r, text, len)) {
+		kmt_error_set(c->err, c->path, -1, "out of memory");
+		free(text);
+		return false;
+	}
 	free(text);
 	if (!(text = get_blob(c, 4, NULL, "printk formats")))
 		return false;
@@ -260,6 +266,9 @@ static bool parse_options(struct cursor *c, struct kmt_reader *r)
 		case KMT_TD_OPT_KMT_VMSTAT_STOP:
 			set_text(r, KMT_TEXT_VMSTAT_STOP, data, size);
 			break;
+		case KMT_TD_OPT_KMT_CPU_NODES:
+			set_text(r, KMT_TEXT_CPU_NODES, data, size);
+			break;
 		default:
 			break;
 		}
@@ -329,7 +338,7 @@ static bool parse_file(struct cursor *c, struct kmt_reader *r, struct tracedat *
 	}
 	tep_set_page_size(r->tep, page_size);
 	if (!parse_headers(c, r, td) || !parse_systems(c, r->tep) ||
-	    !parse_symbols(c, r->tep) || !get_uint(c, 4, &ncpus, "CPU count"))
+	    !parse_symbols(c, r) || !get_uint(c, 4, &ncpus, "CPU count"))
 		return false;
 	if (ncpus > 8192) {
 		kmt_error_set(c->err, c->path, c->pos - 4, "corrupt: %llu CPUs", ncpus);

@@ -25,12 +25,26 @@ struct kmt_session {
 /* Every event, the unknown ones included. */
 #define KMT_EVMASK_ALL		(~0ull)
 
+struct option;
+
+/*
+ * An analysis. Options follow its name on the command line and are parsed
+ * with getopt_long() from @shortopts and @longopts; the keys 'i', 'H', 'h'
+ * and 'F' belong to `kmtrace report` itself.
+ */
 struct kmt_analysis {
 	const char *name;
 	const char *help;		/* one line */
+	const char *usage;		/* its options, for --help; NULL if none */
+	const char *shortopts;		/* NULL if none */
+	const struct option *longopts;	/* NULL-terminated; NULL if none */
 	uint64_t events;		/* KMT_EVMASK() of the events it wants */
-	/* Allocate private state; NULL with errno on failure. */
-	void *(*init)(const struct kmt_session *s);
+	/* Allocate private state with default options; NULL with errno on failure. */
+	void *(*init)(void);
+	/* Take option @key with argument @arg (or NULL); 0, or -1 with @msg filled. */
+	int (*option)(void *priv, int key, const char *arg, char *msg, int msglen);
+	/* Get ready to take the events of @s (may be NULL); 0 or -1 with errno. */
+	int (*start)(void *priv, const struct kmt_session *s);
 	/* Take one event, in time order. */
 	void (*event)(void *priv, const struct kmt_event *ev);
 	/* Describe the results to @out; 0 or -1. */

@@ -22,7 +22,14 @@ enum kmt_kind {
 	KMT_KIND_PERCENT,	/* double */
 	KMT_KIND_ADDRESS,	/* unsigned integer, hex in text and CSV */
 	KMT_KIND_STRING,	/* text */
+	KMT_KIND_SYMBOL,	/* text: a resolved code address, "func+0xOFF [mod]" */
 };
+
+/* Kinds whose cells hold .s (copied when added). */
+static inline int kmt_kind_is_text(enum kmt_kind kind)
+{
+	return kind == KMT_KIND_STRING || kind == KMT_KIND_SYMBOL;
+}
 
 /* A column of a table: JSON key, text header and kind. */
 struct kmt_column {
@@ -31,7 +38,7 @@ struct kmt_column {
 	enum kmt_kind kind;
 };
 
-/* One cell: .u for integer kinds, .d for percent, .s for strings. */
+/* One cell: .u for integer kinds, .d for percent, .s for text kinds. */
 union kmt_cell {
 	unsigned long long u;
 	double d;
@@ -58,7 +65,7 @@ int kmt_output_value(struct kmt_output *out, const char *key, const char *label,
 int kmt_output_map(struct kmt_output *out, const char *map, const char *key,
 		   unsigned long long count);
 
-/* Start table @name with @ncols columns described by @cols (kept, not copied). */
+/* Start table @name with @ncols columns described by @cols (copied; their strings are not). */
 struct kmt_table *kmt_output_table(struct kmt_output *out, const char *name,
 				   const char *title, int ncols,
 				   const struct kmt_column *cols);

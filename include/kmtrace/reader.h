@@ -50,6 +50,7 @@ enum kmt_reader_text {
 	KMT_TEXT_VMSTAT_START,
 	KMT_TEXT_VMSTAT_STOP,
 	KMT_TEXT_TRACE_CLOCK,
+	KMT_TEXT_CPU_NODES,	/* "CPU NODE" per line */
 	KMT_TEXT_NR
 };
 
@@ -87,6 +88,16 @@ const struct kmt_cpu_stats *kmt_reader_cpu_stats(struct kmt_reader *r, int cpu);
 
 /* A text the recording carries, or NULL. */
 const char *kmt_reader_text(struct kmt_reader *r, enum kmt_reader_text what);
+
+/* NUMA node of @cpu as the recording saved it, or -1 when it did not. */
+int kmt_reader_cpu_node(struct kmt_reader *r, int cpu);
+
+/*
+ * Write @addr as "function+0xOFF" or "function+0xOFF [module]" into @buf
+ * through the kallsyms the recording carries. Returns 1 when resolved,
+ * 0 when not (then @buf holds "0xADDR").
+ */
+int kmt_reader_symbol(struct kmt_reader *r, unsigned long long addr, char *buf, size_t len);
 
 /* Events a CPU lost: sub-buffer marks or the kernel's overrun, plus drops. */
 unsigned long long kmt_cpu_stats_lost(const struct kmt_cpu_stats *st);

@@ -5,9 +5,11 @@
 #include <kmtrace/analysis.h>
 
 extern const struct kmt_analysis kmt_analysis_stat;
+extern const struct kmt_analysis kmt_analysis_slab;
 
 const struct kmt_analysis *const kmt_analyses[] = {
 	&kmt_analysis_stat,
+	&kmt_analysis_slab,
 	NULL
 };
 

@@ -20,22 +20,24 @@ struct stat_state {
 	unsigned long long first_ts, last_ts;
 };
 
-static void *stat_init(const struct kmt_session *s)
+static void *stat_init(void)
 {
 	struct stat_state *st = calloc(1, sizeof(*st));
 
-	if (!st)
-		return NULL;
-	st->ncpus = kmt_reader_cpus(s->reader);
-	st->by_id = calloc(MAX_ID, sizeof(*st->by_id));
-	st->by_cpu = calloc(st->ncpus ? st->ncpus : 1, sizeof(*st->by_cpu));
-	if (!st->by_id || !st->by_cpu) {
-		free(st->by_id);
-		free(st->by_cpu);
+	if (st && !(st->by_id = calloc(MAX_ID, sizeof(*st->by_id)))) {
 		free(st);
 		return NULL;
 	}
 	return st;
+}
+
+static int stat_start(void *priv, const struct kmt_session *s)
+{
+	struct stat_state *st = priv;
+
+	st->ncpus = kmt_reader_cpus(s->reader);
+	st->by_cpu = calloc(st->ncpus ? st->ncpus : 1, sizeof(*st->by_cpu));
+	return st->by_cpu ? 0 : -1;
 }
 
 static void stat_event(void *priv, const struct kmt_event *ev)
@@ -180,6 +182,7 @@ const struct kmt_analysis kmt_analysis_stat = {
 	.help = "events per type and per CPU, time span, lost events",
 	.events = KMT_EVMASK_ALL,
 	.init = stat_init,
+	.start = stat_start,
 	.event = stat_event,
 	.report = stat_report,
 	.free = stat_free,

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1
-/* kmtrace report: open the input, replay it through the analyses, render. */
+/*
+ * kmtrace report: parse the common options and each analysis with its own
+ * options, open the input, replay it through the analyses, render.
+ */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <kmtrace/analysis.h>
 #include <kmtrace/output.h>
@@ -10,115 +14,263 @@
 #include "cmd.h"
 
 #define MAX_ANALYSES	32
+#define MAX_OPTIONS	64
+
+/* What the command line asks for. */
+struct report_args {
+	struct kmt_session s;
+	int format;
+	int human;
+	const struct kmt_analysis *an[MAX_ANALYSES];
+	void *priv[MAX_ANALYSES];
+	int n;
+};
+
+static const struct option common_longopts[] = {
+	{ "input", required_argument, NULL, 'i' },
+	{ "format", required_argument, NULL, 'F' },
+	{ "human", no_argument, NULL, 'H' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+#define COMMON_SHORTOPTS	"i:Hh"
 
 static void usage(FILE *fp)
 {
+	int i;
+
 	fprintf(fp,
-		"usage: kmtrace report [-i FILE] [--format text|json|csv] [-H] [ANALYSIS...]\n\n"
-		"  -i, --input   recording to read (default kmtrace.dat): a trace.dat of\n"
-		"                kmtrace or trace-cmd\n"
-		"      --format  text (default), csv or json\n"
-		"  -H, --human   sizes as KiB/MiB in text\n\n"
+		"usage: kmtrace report [-i FILE] [--format text|csv|json] [-H]\n"
+		"                      [ANALYSIS [ANALYSIS-OPTIONS]]...\n\n"
+		"  -i, --input FILE  recording to read (default kmtrace.dat): a trace.dat of\n"
+		"                    kmtrace or trace-cmd\n"
+		"      --format FMT  text (default), csv or json\n"
+		"  -H, --human       sizes as KiB/MiB in text\n\n"
 		"analyses (default stat):\n");
 	kmt_cmd_list_analyses(fp, "  ");
+	for (i = 0; kmt_analyses[i]; i++)
+		if (kmt_analyses[i]->usage)
+			fprintf(fp, "\n%s options:\n%s", kmt_analyses[i]->name,
+				kmt_analyses[i]->usage);
 }
 
-static int run(struct kmt_session *s, const struct kmt_analysis **an, int n,
-	       struct kmt_output *out, struct kmt_error *err)
+/* Take a common option; returns -1 to stop with *@status. */
+static int common_option(struct report_args *a, int c, int *status)
 {
-	void *priv[MAX_ANALYSES] = { 0 };
-	int i, ret = KMT_EXIT_FAIL;
+	switch (c) {
+	case 'i':
+		a->s.input = optarg;
+		return 0;
+	case 'F':
+		a->format = kmt_format_parse(optarg);
+		if (a->format >= 0)
+			return 0;
+		fprintf(stderr, "kmtrace report: unknown format '%s'\n", optarg);
+		*status = KMT_EXIT_INPUT;
+		return -1;
+	case 'H':
+		a->human = 1;
+		return 0;
+	case 'h':
+		usage(stdout);
+		*status = 0;
+		return -1;
+	default:
+		*status = KMT_EXIT_INPUT;
+		return -1;
+	}
+}
 
-	for (i = 0; i < n; i++) {
-		priv[i] = an[i]->init(s);
-		if (!priv[i]) {
-			fprintf(stderr, "kmtrace: %s: out of memory\n", an[i]->name);
-			goto out;
+static bool is_common(int c)
+{
+	return c == 'i' || c == 'F' || c == 'H' || c == 'h';
+}
+
+/* The option getopt just refused, for the message. */
+static const char *bad_option(char **argv, char *buf, size_t len)
+{
+	if (optopt && optopt != '?')
+		snprintf(buf, len, "-%c", optopt);
+	else
+		snprintf(buf, len, "%s", argv[optind - 1]);
+	return buf;
+}
+
+/* Join @an's options with the common ones, for getopt_long(). */
+static int merge_options(const struct kmt_analysis *an, struct option *longopts,
+			 char *shortopts, size_t len)
+{
+	int n = 0, i;
+
+	for (i = 0; an->longopts && an->longopts[i].name; i++) {
+		if (n == MAX_OPTIONS - 5)
+			return -1;
+		longopts[n++] = an->longopts[i];
+	}
+	for (i = 0; common_longopts[i].name; i++)
+		longopts[n++] = common_longopts[i];
+	longopts[n] = common_longopts[i];
+	snprintf(shortopts, len, "+:%s%s", an->shortopts ? an->shortopts : "", COMMON_SHORTOPTS);
+	return 0;
+}
+
+/*
+ * Parse the options of analysis argv[0] into its state @priv; common
+ * options may be mixed in. Returns the number of arguments used, or -1
+ * to stop with *@status.
+ */
+static int parse_analysis(struct report_args *a, const struct kmt_analysis *an, void *priv,
+			  int argc, char **argv, int *status)
+{
+	struct option longopts[MAX_OPTIONS];
+	char shortopts[128], msg[256], buf[64];
+	int c;
+
+	if (merge_options(an, longopts, shortopts, sizeof(shortopts)))
+		return -1;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (c == '?' || c == ':') {
+			fprintf(stderr, "kmtrace report %s: %s option '%s' (see kmtrace report -h)\n",
+				an->name, c == '?' ? "unknown" : "missing argument for",
+				bad_option(argv, buf, sizeof(buf)));
+			*status = KMT_EXIT_INPUT;
+			return -1;
+		}
+		if (is_common(c)) {
+			if (common_option(a, c, status))
+				return -1;
+			continue;
+		}
+		if (an->option(priv, c, optarg, msg, sizeof(msg))) {
+			fprintf(stderr, "kmtrace report %s: %s\n", an->name, msg);
+			*status = KMT_EXIT_INPUT;
+			return -1;
 		}
 	}
-	if (kmt_replay(s, (const struct kmt_analysis *const *)an, priv, n, err)) {
-		kmt_error_print(err);
-		ret = KMT_EXIT_INPUT;
-		goto out;
+	return optind;
+}
+
+/* Add analysis argv[0] and its options. Returns arguments used or -1. */
+static int add_analysis(struct report_args *a, int argc, char **argv, int *status)
+{
+	const struct kmt_analysis *an = kmt_analysis_find(argv[0]);
+	void *priv;
+
+	*status = KMT_EXIT_INPUT;
+	if (!an) {
+		fprintf(stderr, "kmtrace report: unknown analysis '%s' (see kmtrace list)\n",
+			argv[0]);
+		return -1;
 	}
-	for (i = 0; i < n; i++) {
-		if (kmt_output_begin(out, an[i]->name) || an[i]->report(priv[i], s, out)) {
-			fprintf(stderr, "kmtrace: %s: cannot build the report\n", an[i]->name);
-			goto out;
+	if (a->n == MAX_ANALYSES) {
+		fprintf(stderr, "kmtrace report: more than %d analyses\n", MAX_ANALYSES);
+		return -1;
+	}
+	priv = an->init();
+	if (!priv) {
+		fprintf(stderr, "kmtrace report: %s: out of memory\n", an->name);
+		*status = KMT_EXIT_FAIL;
+		return -1;
+	}
+	a->an[a->n] = an;
+	a->priv[a->n++] = priv;
+	return parse_analysis(a, an, priv, argc, argv, status);
+}
+
+static int parse_args(struct report_args *a, int argc, char **argv, int *status)
+{
+	int c, used;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:" COMMON_SHORTOPTS, common_longopts, NULL)) != -1) {
+		if (c == '?' || c == ':') {
+			char buf[64];
+
+			fprintf(stderr, "kmtrace report: %s option '%s'\n",
+				c == '?' ? "unknown" : "missing argument for",
+				bad_option(argv, buf, sizeof(buf)));
+			usage(stderr);
+			*status = KMT_EXIT_INPUT;
+			return -1;
+		}
+		if (common_option(a, c, status))
+			return -1;
+	}
+	argc -= optind;
+	argv += optind;
+	while (argc > 0) {
+		used = add_analysis(a, argc, argv, status);
+		if (used < 0)
+			return -1;
+		argc -= used;
+		argv += used;
+	}
+	return a->n ? 0 : add_analysis(a, 1, (char *[]){ "stat", NULL }, status) < 0 ? -1 : 0;
+}
+
+static int run(struct report_args *a, struct kmt_output *out)
+{
+	struct kmt_error err;
+	int i;
+
+	for (i = 0; i < a->n; i++) {
+		if (a->an[i]->start && a->an[i]->start(a->priv[i], &a->s)) {
+			fprintf(stderr, "kmtrace: %s: out of memory\n", a->an[i]->name);
+			return KMT_EXIT_FAIL;
 		}
 	}
-	ret = 0;
-out:
-	for (i = 0; i < n; i++)
-		if (priv[i])
-			an[i]->free(priv[i]);
+	if (kmt_replay(&a->s, a->an, a->priv, a->n, &err)) {
+		kmt_error_print(&err);
+		return KMT_EXIT_INPUT;
+	}
+	for (i = 0; i < a->n; i++) {
+		if (kmt_output_begin(out, a->an[i]->name) ||
+		    a->an[i]->report(a->priv[i], &a->s, out)) {
+			fprintf(stderr, "kmtrace: %s: cannot build the report\n", a->an[i]->name);
+			return KMT_EXIT_FAIL;
+		}
+	}
+	return 0;
+}
+
+static int open_and_run(struct report_args *a)
+{
+	struct kmt_output *out;
+	struct kmt_error err;
+	int ret;
+
+	a->s.reader = kmt_reader_open(a->s.input, &err);
+	if (!a->s.reader) {
+		kmt_error_print(&err);
+		return KMT_EXIT_INPUT;
+	}
+	a->s.tep = kmt_reader_tep(a->s.reader);
+	out = kmt_output_new(a->format, stdout, a->human);
+	if (!out) {
+		kmt_reader_close(a->s.reader);
+		return KMT_EXIT_FAIL;
+	}
+	ret = run(a, out);
+	if (ret)
+		kmt_output_discard(out);
+	else if (kmt_output_finish(out))
+		ret = KMT_EXIT_FAIL;
+	kmt_reader_close(a->s.reader);
 	return ret;
 }
 
 int kmt_cmd_report(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "human", no_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const struct kmt_analysis *an[MAX_ANALYSES];
-	struct kmt_session s = { .input = "kmtrace.dat" };
-	struct kmt_output *out;
-	struct kmt_error err;
-	int format = KMT_FORMAT_TEXT, human = 0, n = 0, c, ret;
+	struct report_args a = { .s.input = "kmtrace.dat", .format = KMT_FORMAT_TEXT };
+	int ret, i;
 
-	while ((c = getopt_long(argc, argv, "i:Hh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			s.input = optarg;
-			break;
-		case 'F':
-			format = kmt_format_parse(optarg);
-			if (format < 0) {
-				fprintf(stderr, "kmtrace report: unknown format '%s'\n", optarg);
-				return KMT_EXIT_INPUT;
-			}
-			break;
-		case 'H':
-			human = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return KMT_EXIT_INPUT;
-		}
-	}
-	for (; optind < argc; optind++) {
-		if (n == MAX_ANALYSES || !(an[n] = kmt_analysis_find(argv[optind]))) {
-			fprintf(stderr, "kmtrace report: unknown analysis '%s' (see kmtrace list)\n",
-				argv[optind]);
-			return KMT_EXIT_INPUT;
-		}
-		n++;
-	}
-	if (!n)
-		an[n++] = kmt_analysis_find("stat");
-	s.reader = kmt_reader_open(s.input, &err);
-	if (!s.reader) {
-		kmt_error_print(&err);
-		return KMT_EXIT_INPUT;
-	}
-	s.tep = kmt_reader_tep(s.reader);
-	out = kmt_output_new(format, stdout, human);
-	if (!out) {
-		kmt_reader_close(s.reader);
-		return KMT_EXIT_FAIL;
-	}
-	ret = run(&s, an, n, out, &err);
-	if (ret)
-		kmt_output_discard(out);
-	else if (kmt_output_finish(out))
-		ret = KMT_EXIT_FAIL;
-	kmt_reader_close(s.reader);
+	if (parse_args(&a, argc, argv, &ret))
+		goto out;
+	ret = open_and_run(&a);
+out:
+	for (i = 0; i < a.n; i++)
+		a.an[i]->free(a.priv[i]);
 	return ret;
 }

@@ -1,0 +1,560 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * slab: pairs kmalloc/kmem_cache_alloc with kfree/kmem_cache_free by
+ * pointer; totals, waste and live memory per call site, cache, process and
+ * pointer. Memory follows live objects and distinct keys, not events.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "slab.h"
+
+enum {
+	OPT_CALLER = 0x100, OPT_ALLOC, OPT_CACHE, OPT_PID, OPT_RAW_IP, OPT_KMALLOC_ONLY,
+	OPT_CACHE_ONLY, OPT_TIME, OPT_PID_FILTER, OPT_COMM,
+};
+
+static const struct option slab_longopts[] = {
+	{ "caller", no_argument, NULL, OPT_CALLER },
+	{ "alloc", no_argument, NULL, OPT_ALLOC },
+	{ "cache", no_argument, NULL, OPT_CACHE },
+	{ "pid", no_argument, NULL, OPT_PID },
+	{ "raw-ip", no_argument, NULL, OPT_RAW_IP },
+	{ "sort", required_argument, NULL, 's' },
+	{ "lines", required_argument, NULL, 'l' },
+	{ "kmalloc-only", no_argument, NULL, OPT_KMALLOC_ONLY },
+	{ "cache-only", no_argument, NULL, OPT_CACHE_ONLY },
+	{ "time", required_argument, NULL, OPT_TIME },
+	{ "pid-filter", required_argument, NULL, OPT_PID_FILTER },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* Parse "SEC[.FRACTION]" exactly into nanoseconds. */
+static int parse_seconds(const char *s, const char *end, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0, scale = 1000000000ull;
+
+	if (s == end)
+		return -1;
+	for (; s < end && *s >= '0' && *s <= '9'; s++) {
+		if (sec > UINT64_MAX / 10 / scale)
+			return -1;
+		sec = sec * 10 + (*s - '0');
+	}
+	if (s < end && *s == '.')
+		for (s++; s < end && *s >= '0' && *s <= '9'; s++)
+			if (scale > 1) {
+				scale /= 10;
+				frac += (*s - '0') * scale;
+			}
+	if (s != end)
+		return -1;
+	*ns = sec * 1000000000ull + frac;
+	return 0;
+}
+
+/* "START,END" in seconds; either side may be empty. */
+static int parse_time(struct slab_opts *o, const char *arg, char *msg, int msglen)
+{
+	const char *comma = strchr(arg, ',');
+	const char *end = arg + strlen(arg);
+
+	o->start_ns = 0;
+	o->end_ns = UINT64_MAX;
+	if (!comma || (comma > arg && parse_seconds(arg, comma, &o->start_ns)) ||
+	    (comma + 1 < end && parse_seconds(comma + 1, end, &o->end_ns)) ||
+	    o->start_ns > o->end_ns) {
+		snprintf(msg, msglen, "bad --time '%s': want START,END in seconds "
+			 "(e.g. 612.4,613 or 612.4,)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_pids(struct slab_opts *o, const char *arg, char *msg, int msglen)
+{
+	const char *p = arg;
+	char *end;
+
+	for (;;) {
+		long pid = strtol(p, &end, 10);
+		int *n;
+
+		if (end == p || pid < 0 || pid > INT_MAX || (*end && *end != ',')) {
+			snprintf(msg, msglen, "bad --pid-filter '%s': want PID[,PID...]", arg);
+			return -1;
+		}
+		n = realloc(o->pids, (o->npids + 1) * sizeof(*n));
+		if (!n) {
+			snprintf(msg, msglen, "out of memory");
+			return -1;
+		}
+		o->pids = n;
+		o->pids[o->npids++] = pid;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+static int parse_lines(struct slab_opts *o, const char *arg, char *msg, int msglen)
+{
+	char *end;
+
+	errno = 0;
+	o->lines = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end || o->lines < 0) {
+		snprintf(msg, msglen, "bad --lines '%s': want a number of rows", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int slab_option(void *priv, int key, const char *arg, char *msg, int msglen)
+{
+	struct slab_opts *o = &((struct slab_state *)priv)->o;
+
+	switch (key) {
+	case OPT_CALLER:
+		o->tables |= SLAB_TABLE_CALLER;
+		return 0;
+	case OPT_ALLOC:
+		o->tables |= SLAB_TABLE_ALLOC;
+		return 0;
+	case OPT_CACHE:
+		o->tables |= SLAB_TABLE_CACHE;
+		return 0;
+	case OPT_PID:
+		o->tables |= SLAB_TABLE_PID;
+		return 0;
+	case OPT_RAW_IP:
+		o->raw_ip = true;
+		return 0;
+	case OPT_KMALLOC_ONLY:
+		o->kmalloc_only = true;
+		return 0;
+	case OPT_CACHE_ONLY:
+		o->cache_only = true;
+		return 0;
+	case OPT_COMM:
+		o->comm = arg;
+		return 0;
+	case 's':
+		return slab_parse_sort(o, arg, msg, msglen);
+	case 'l':
+		return parse_lines(o, arg, msg, msglen);
+	case OPT_TIME:
+		return parse_time(o, arg, msg, msglen);
+	case OPT_PID_FILTER:
+		return parse_pids(o, arg, msg, msglen);
+	}
+	snprintf(msg, msglen, "unhandled option");
+	return -1;
+}
+
+static void group_free(struct slab_group *g)
+{
+	uint32_t i;
+
+	for (i = 0; i < g->n; i++)
+		free(g->rows[i].name);
+	free(g->rows);
+	kmt_hashmap_free(&g->index);
+}
+
+static void slab_free(void *priv)
+{
+	struct slab_state *st = priv;
+
+	group_free(&st->callers);
+	group_free(&st->caches);
+	group_free(&st->pids);
+	group_free(&st->ptrs);
+	kmt_hashmap_free(&st->kmalloc_caches);
+	kmt_hashmap_free(&st->unnamed_caches);
+	kmt_hashmap_free(&st->comm_match);
+	kmt_hashmap_free(&st->live);
+	free(st->objs);
+	free(st->o.pids);
+	free(st);
+}
+
+static void *slab_init(void)
+{
+	struct slab_state *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	st->o.lines = -1;
+	st->o.end_ns = UINT64_MAX;
+	st->free_obj = SLAB_NO_ROW;
+	if (kmt_hashmap_init(&st->callers.index) || kmt_hashmap_init(&st->caches.index) ||
+	    kmt_hashmap_init(&st->pids.index) || kmt_hashmap_init(&st->ptrs.index) ||
+	    kmt_hashmap_init(&st->kmalloc_caches) || kmt_hashmap_init(&st->unnamed_caches) ||
+	    kmt_hashmap_init(&st->comm_match) || kmt_hashmap_init(&st->live)) {
+		slab_free(st);
+		return NULL;
+	}
+	return st;
+}
+
+static int slab_start(void *priv, const struct kmt_session *s)
+{
+	struct slab_state *st = priv;
+
+	if (!st->o.tables)
+		st->o.tables = SLAB_TABLE_CALLER;
+	if (!st->o.nsort)
+		st->o.sort[st->o.nsort++] = SORT_BYTES;
+	st->tep = s->tep;
+	st->reader = s->reader;
+	st->have_node_map = kmt_reader_cpu_node(s->reader, 0) >= 0;
+	return 0;
+}
+
+/* The row of @key in @g, made if new; SLAB_NO_ROW when out of memory. */
+static uint32_t group_row(struct slab_group *g, uint64_t key, bool *made)
+{
+	uint64_t row;
+
+	*made = false;
+	if (kmt_hashmap_get(&g->index, key, &row))
+		return row;
+	if (g->n == g->cap) {
+		uint32_t cap = g->cap ? g->cap * 2 : 64;
+		struct slab_row *rows = realloc(g->rows, cap * sizeof(*rows));
+
+		if (!rows)
+			return SLAB_NO_ROW;
+		g->rows = rows;
+		g->cap = cap;
+	}
+	if (kmt_hashmap_put(&g->index, key, g->n))
+		return SLAB_NO_ROW;
+	memset(&g->rows[g->n], 0, sizeof(g->rows[g->n]));
+	g->rows[g->n].key = key;
+	*made = true;
+	return g->n++;
+}
+
+/* FNV-1a of a cache name. */
+static uint64_t name_hash(const char *s, int len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (len--) {
+		h ^= (unsigned char)*s++;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* Row of the cache named @name (@len bytes); hash collisions probe on. */
+static uint32_t named_cache_row(struct slab_state *st, const char *name, int len)
+{
+	uint64_t h = name_hash(name, len);
+	bool made;
+
+	for (;; h++) {
+		uint32_t row = group_row(&st->caches, h, &made);
+		char *n;
+
+		if (row == SLAB_NO_ROW)
+			return row;
+		n = st->caches.rows[row].name;
+		if (made) {
+			if (!(n = strndup(name, len)))
+				return SLAB_NO_ROW;	/* row stays, unnamed */
+			st->caches.rows[row].name = n;
+			return row;
+		}
+		if (n && (int)strlen(n) == len && !memcmp(n, name, len))
+			return row;
+	}
+}
+
+/* Row of "PREFIX-BYTES" caches, through @by_size. */
+static uint32_t sized_cache_row(struct slab_state *st, struct kmt_hashmap *by_size,
+				const char *prefix, uint64_t bytes)
+{
+	char name[64];
+	uint64_t row;
+	int len;
+
+	if (kmt_hashmap_get(by_size, bytes, &row))
+		return row;
+	len = snprintf(name, sizeof(name), "%s-%llu", prefix, (unsigned long long)bytes);
+	row = named_cache_row(st, name, len);
+	if (row != SLAB_NO_ROW && kmt_hashmap_put(by_size, bytes, row))
+		return SLAB_NO_ROW;
+	return row;
+}
+
+static bool is_kmalloc(const struct kmt_event *ev)
+{
+	return ev->type == KMT_EV_KMALLOC || ev->type == KMT_EV_KMALLOC_NODE ||
+	       ev->type == KMT_EV_KFREE;
+}
+
+static uint32_t cache_row(struct slab_state *st, const struct kmt_event *ev)
+{
+	if (is_kmalloc(ev))
+		return sized_cache_row(st, &st->kmalloc_caches, "kmalloc", ev->bytes_alloc);
+	if (ev->str_len)
+		return named_cache_row(st, ev->str, ev->str_len);
+	return sized_cache_row(st, &st->unnamed_caches, "cache", ev->bytes_alloc);
+}
+
+static bool comm_matches(struct slab_state *st, int pid)
+{
+	const char *comm;
+	uint64_t match;
+
+	if (!kmt_hashmap_get(&st->comm_match, pid, &match)) {
+		comm = tep_data_comm_from_pid(st->tep, pid);
+		match = comm && !strcmp(comm, st->o.comm) ? 1 : 2;
+		if (kmt_hashmap_put(&st->comm_match, pid, match))
+			st->failed = true;
+	}
+	return match == 1;
+}
+
+/* Does @ev pass the kind, time, pid and comm filters? */
+static bool selected(struct slab_state *st, const struct kmt_event *ev)
+{
+	int i;
+
+	if ((st->o.kmalloc_only && !is_kmalloc(ev)) || (st->o.cache_only && is_kmalloc(ev)))
+		return false;
+	if (ev->ts < st->o.start_ns)
+		return false;
+	if (st->o.npids) {
+		for (i = 0; i < st->o.npids && st->o.pids[i] != ev->pid; i++)
+			;
+		if (i == st->o.npids)
+			return false;
+	}
+	return !st->o.comm || comm_matches(st, ev->pid);
+}
+
+static void stat_add(struct slab_stat *s, const struct slab_obj *o)
+{
+	s->alloc += o->bytes_alloc;
+	s->req += o->bytes_req;
+	s->hits++;
+	s->live_bytes += o->bytes_alloc;
+	s->live_req += o->bytes_req;
+	s->live_objs++;
+	if (s->live_bytes > s->max_live)
+		s->max_live = s->live_bytes;
+}
+
+static void stat_release(struct slab_stat *s, const struct slab_obj *o)
+{
+	s->live_bytes -= o->bytes_alloc;
+	s->live_req -= o->bytes_req;
+	s->live_objs--;
+}
+
+static void stat_free_obj(struct slab_stat *s, const struct slab_obj *o, bool pingpong)
+{
+	stat_release(s, o);
+	s->frees++;
+	s->pingpong += pingpong;
+}
+
+/* Apply @fn to the totals and every row @o belongs to. */
+static void for_obj_stats(struct slab_state *st, const struct slab_obj *o,
+			  void (*fn)(struct slab_stat *, const struct slab_obj *, bool), bool arg)
+{
+	fn(&st->total, o, arg);
+	fn(&st->callers.rows[o->caller].st, o, arg);
+	fn(&st->caches.rows[o->cache].st, o, arg);
+	fn(&st->pids.rows[o->pid].st, o, arg);
+	if (o->ptr != SLAB_NO_ROW)
+		fn(&st->ptrs.rows[o->ptr].st, o, arg);
+}
+
+static void add_fn(struct slab_stat *s, const struct slab_obj *o, bool unused)
+{
+	(void)unused;
+	stat_add(s, o);
+}
+
+static void release_fn(struct slab_stat *s, const struct slab_obj *o, bool unused)
+{
+	(void)unused;
+	stat_release(s, o);
+}
+
+/* Take the object at @ptr out of the live set; false if there is none. */
+static bool take_live(struct slab_state *st, uint64_t ptr, struct slab_obj *out)
+{
+	uint64_t idx;
+
+	if (!kmt_hashmap_del(&st->live, ptr, &idx))
+		return false;
+	*out = st->objs[idx];
+	st->objs[idx].next_free = st->free_obj;
+	st->free_obj = idx;
+	return true;
+}
+
+static int put_live(struct slab_state *st, uint64_t ptr, const struct slab_obj *o)
+{
+	uint32_t idx = st->free_obj;
+
+	if (idx != SLAB_NO_ROW) {
+		st->free_obj = st->objs[idx].next_free;
+	} else {
+		if (st->nobjs == st->cap_objs) {
+			uint32_t cap = st->cap_objs ? st->cap_objs * 2 : 1024;
+			struct slab_obj *objs = realloc(st->objs, cap * sizeof(*objs));
+
+			if (!objs)
+				return -1;
+			st->objs = objs;
+			st->cap_objs = cap;
+		}
+		idx = st->nobjs++;
+	}
+	st->objs[idx] = *o;
+	return kmt_hashmap_put(&st->live, ptr, idx);
+}
+
+static void note_node(struct slab_state *st, const struct kmt_event *ev)
+{
+	int cpu_node;
+
+	if (!(ev->flags & KMT_EVF_HAS_NODE))
+		return;
+	st->node_allocs++;
+	cpu_node = st->have_node_map ? kmt_reader_cpu_node(st->reader, ev->cpu) : 0;
+	if (ev->node >= 0 && ev->node != cpu_node)
+		st->cross_node++;
+}
+
+/* Find or make the rows of a selected allocation; false when out of memory. */
+static bool obj_rows(struct slab_state *st, const struct kmt_event *ev, struct slab_obj *o)
+{
+	bool made;
+
+	o->caller = group_row(&st->callers, ev->call_site, &made);
+	o->cache = cache_row(st, ev);
+	o->pid = group_row(&st->pids, (uint32_t)ev->pid, &made);
+	if (made && o->pid != SLAB_NO_ROW) {
+		const char *comm = tep_data_comm_from_pid(st->tep, ev->pid);
+
+		st->pids.rows[o->pid].name = strdup(comm ? comm : "<...>");
+	}
+	o->ptr = SLAB_NO_ROW;
+	if (st->o.tables & SLAB_TABLE_ALLOC) {
+		o->ptr = group_row(&st->ptrs, ev->ptr, &made);
+		if (o->ptr == SLAB_NO_ROW)
+			return false;
+		st->ptrs.rows[o->ptr].callsite = ev->call_site;
+	}
+	return o->caller != SLAB_NO_ROW && o->cache != SLAB_NO_ROW && o->pid != SLAB_NO_ROW;
+}
+
+static void on_alloc(struct slab_state *st, const struct kmt_event *ev)
+{
+	struct slab_obj o = { .bytes_alloc = ev->bytes_alloc, .bytes_req = ev->bytes_req,
+			      .cpu = ev->cpu };
+	struct slab_obj old;
+
+	o.selected = selected(st, ev);
+	if (!ev->ptr) {
+		st->allocs_failed += o.selected;
+		return;
+	}
+	if (take_live(st, ev->ptr, &old) && old.selected) {
+		/* Its free was not seen (lost, or a bulk free that is not traced). */
+		for_obj_stats(st, &old, release_fn, false);
+		st->replaced++;
+		st->replaced_bytes += old.bytes_alloc;
+	}
+	if (o.selected) {
+		if (!obj_rows(st, ev, &o)) {
+			st->failed = true;
+			return;
+		}
+		for_obj_stats(st, &o, add_fn, false);
+		note_node(st, ev);
+		if (st->total.live_bytes > st->peak_live) {
+			st->peak_live = st->total.live_bytes;
+			st->peak_ts = ev->ts;
+		}
+	}
+	if (put_live(st, ev->ptr, &o))
+		st->failed = true;
+}
+
+/* kfree(NULL) and kfree(ZERO_SIZE_PTR) are traced too. */
+#define ZERO_OR_NULL(p)	((p) <= 16)
+
+static void on_free(struct slab_state *st, const struct kmt_event *ev)
+{
+	struct slab_obj o;
+
+	if (ZERO_OR_NULL(ev->ptr)) {
+		st->frees_null += selected(st, ev);
+		return;
+	}
+	if (!take_live(st, ev->ptr, &o)) {
+		st->frees_unmatched += selected(st, ev);
+		return;
+	}
+	if (!o.selected)
+		return;
+	for_obj_stats(st, &o, stat_free_obj, o.cpu != ev->cpu);
+	st->freed_bytes += o.bytes_alloc;
+}
+
+static void slab_event(void *priv, const struct kmt_event *ev)
+{
+	struct slab_state *st = priv;
+
+	if (ev->ts > st->o.end_ns || st->failed)
+		return;
+	if (ev->type == KMT_EV_KFREE || ev->type == KMT_EV_CACHE_FREE)
+		on_free(st, ev);
+	else
+		on_alloc(st, ev);
+}
+
+const struct kmt_analysis kmt_analysis_slab = {
+	.name = "slab",
+	.help = "slab allocations: waste and live memory per call site, cache, pid, pointer",
+	.usage =
+	"  --caller            table per call site (the default table)\n"
+	"  --alloc             table per pointer\n"
+	"  --cache             table per slab cache\n"
+	"  --pid               table per process\n"
+	"  --raw-ip            call sites as addresses, not func+0xOFF [module]\n"
+	"  -s, --sort KEY,...  bytes (default), req, hit, frag, pingpong, live, waste,\n"
+	"                      maxlive, callsite, ptr, cache, pid\n"
+	"  -l, --lines N       at most N rows per table\n"
+	"  --kmalloc-only      only kmalloc/kfree\n"
+	"  --cache-only        only kmem_cache_alloc/kmem_cache_free\n"
+	"  --time START,END    allocations in this window (seconds, as timestamps show)\n"
+	"  --pid-filter PID,.. allocations by these pids\n"
+	"  --comm NAME         allocations by processes named NAME\n",
+	.shortopts = "s:l:",
+	.longopts = slab_longopts,
+	.events = KMT_EVMASK(KMT_EV_KMALLOC) | KMT_EVMASK(KMT_EV_KMALLOC_NODE) |
+		  KMT_EVMASK(KMT_EV_KFREE) | KMT_EVMASK(KMT_EV_CACHE_ALLOC) |
+		  KMT_EVMASK(KMT_EV_CACHE_ALLOC_NODE) | KMT_EVMASK(KMT_EV_CACHE_FREE),
+	.init = slab_init,
+	.option = slab_option,
+	.start = slab_start,
+	.event = slab_event,
+	.report = slab_report,
+	.free = slab_free,
+};

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/* The slab analysis: state shared by its event side and its report side. */
+#ifndef KMT_SLAB_H
+#define KMT_SLAB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <kmtrace/analysis.h>
+#include "hashmap.h"
+
+#define SLAB_NO_ROW	UINT32_MAX
+#define SLAB_MAX_SORT	8
+
+/* Figures kept for the whole run and for every call site, cache, pid, pointer. */
+struct slab_stat {
+	uint64_t alloc;		/* bytes allocated */
+	uint64_t req;		/* bytes requested */
+	uint64_t hits;		/* allocations */
+	uint64_t frees;		/* matched frees */
+	uint64_t live_bytes;
+	uint64_t live_req;
+	uint64_t live_objs;
+	uint64_t max_live;	/* high-water mark of live_bytes */
+	uint64_t pingpong;	/* matched frees on another CPU than the allocation */
+};
+
+struct slab_row {
+	uint64_t key;		/* call site, pid, pointer, or hash of the cache name */
+	uint64_t callsite;	/* pointers: call site of the latest allocation */
+	char *name;		/* caches: name; pids: command */
+	struct slab_stat st;
+};
+
+/* Rows grouped by one key. */
+struct slab_group {
+	struct kmt_hashmap index;	/* key -> row number */
+	struct slab_row *rows;
+	uint32_t n, cap;
+};
+
+/* An allocation not freed yet. */
+struct slab_obj {
+	uint64_t bytes_alloc, bytes_req;
+	uint32_t caller, cache, pid, ptr;	/* rows, SLAB_NO_ROW when not kept */
+	int cpu;
+	bool selected;		/* passed the filters: counted */
+	uint32_t next_free;	/* pool free list */
+};
+
+enum slab_sort_key {
+	SORT_BYTES, SORT_REQ, SORT_HIT, SORT_FRAG, SORT_PINGPONG, SORT_LIVE, SORT_WASTE,
+	SORT_MAXLIVE, SORT_CALLSITE, SORT_PTR, SORT_CACHE, SORT_PID,
+};
+
+#define SLAB_TABLE_CALLER	(1u << 0)
+#define SLAB_TABLE_ALLOC	(1u << 1)
+#define SLAB_TABLE_CACHE	(1u << 2)
+#define SLAB_TABLE_PID		(1u << 3)
+
+struct slab_opts {
+	unsigned int tables;	/* SLAB_TABLE_* */
+	bool raw_ip;
+	enum slab_sort_key sort[SLAB_MAX_SORT];
+	int nsort;
+	long long lines;	/* rows per table, -1: all */
+	bool kmalloc_only, cache_only;
+	uint64_t start_ns, end_ns;
+	int *pids;
+	int npids;
+	const char *comm;
+};
+
+struct slab_state {
+	struct slab_opts o;
+	struct tep_handle *tep;
+	struct kmt_reader *reader;
+	bool failed;		/* out of memory while taking events */
+
+	struct slab_stat total;
+	uint64_t allocs_failed, frees_unmatched, frees_null;
+	uint64_t replaced, replaced_bytes, freed_bytes;
+	uint64_t peak_live, peak_ts;
+	uint64_t node_allocs, cross_node;
+	bool have_node_map;
+
+	struct slab_group callers, caches, pids, ptrs;
+	struct kmt_hashmap kmalloc_caches;	/* bytes_alloc -> cache row */
+	struct kmt_hashmap unnamed_caches;	/* bytes_alloc -> cache row */
+	struct kmt_hashmap comm_match;		/* pid -> 1 matches --comm, 2 not */
+
+	struct kmt_hashmap live;		/* pointer -> object */
+	struct slab_obj *objs;
+	uint32_t nobjs, cap_objs, free_obj;
+};
+
+/* Describe the summary and the chosen tables of @st to @out. */
+int slab_report(void *priv, const struct kmt_session *s, struct kmt_output *out);
+
+/* Parse "-s" keys "bytes,hit,..." into @o; 0, or -1 with @msg filled. */
+int slab_parse_sort(struct slab_opts *o, const char *arg, char *msg, int msglen);
+
+#endif /* KMT_SLAB_H */

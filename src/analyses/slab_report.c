@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: LGPL-2.1
+/* slab: the summary and the sorted call site, pointer, cache and pid tables. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slab.h"
+
+static const char *const sort_names[] = {
+	[SORT_BYTES] = "bytes", [SORT_REQ] = "req", [SORT_HIT] = "hit",
+	[SORT_FRAG] = "frag", [SORT_PINGPONG] = "pingpong", [SORT_LIVE] = "live",
+	[SORT_WASTE] = "waste", [SORT_MAXLIVE] = "maxlive", [SORT_CALLSITE] = "callsite",
+	[SORT_PTR] = "ptr", [SORT_CACHE] = "cache", [SORT_PID] = "pid",
+};
+#define NSORT	(int)(sizeof(sort_names) / sizeof(sort_names[0]))
+
+int slab_parse_sort(struct slab_opts *o, const char *arg, char *msg, int msglen)
+{
+	const char *p = arg;
+
+	o->nsort = 0;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		int k;
+
+		for (k = 0; k < NSORT; k++)
+			if (strlen(sort_names[k]) == len && !strncmp(p, sort_names[k], len))
+				break;
+		if (k == NSORT || o->nsort == SLAB_MAX_SORT) {
+			snprintf(msg, msglen, "bad sort key '%.*s' (keys: bytes, req, hit, frag, "
+				 "pingpong, live, waste, maxlive, callsite, ptr, cache, pid)",
+				 (int)len, p);
+			return -1;
+		}
+		o->sort[o->nsort++] = k;
+		p += len + (p[len] == ',');
+	}
+	if (!o->nsort) {
+		snprintf(msg, msglen, "empty sort key list");
+		return -1;
+	}
+	return 0;
+}
+
+/* Fragmentation: share of allocated bytes not requested, in percent. */
+static double frag(uint64_t alloc, uint64_t req)
+{
+	return alloc ? 100.0 * (double)(alloc - req) / (double)alloc : 0.0;
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* The table being sorted: qsort() has no context argument. */
+static const struct slab_opts *sort_opts;
+static const struct slab_row *sort_rows;
+
+/* Compare rows on one key; numbers sort biggest first, names and keys ascending. */
+static int cmp_key(enum slab_sort_key k, const struct slab_row *x, const struct slab_row *y)
+{
+	const struct slab_stat *a = &x->st, *b = &y->st;
+	double fa, fb;
+
+	switch (k) {
+	case SORT_BYTES: return cmp_u64(b->alloc, a->alloc);
+	case SORT_REQ: return cmp_u64(b->req, a->req);
+	case SORT_HIT: return cmp_u64(b->hits, a->hits);
+	case SORT_PINGPONG: return cmp_u64(b->pingpong, a->pingpong);
+	case SORT_LIVE: return cmp_u64(b->live_bytes, a->live_bytes);
+	case SORT_WASTE: return cmp_u64(b->live_bytes - b->live_req, a->live_bytes - a->live_req);
+	case SORT_MAXLIVE: return cmp_u64(b->max_live, a->max_live);
+	case SORT_FRAG:
+		fa = frag(a->alloc, a->req);
+		fb = frag(b->alloc, b->req);
+		return fa < fb ? 1 : fa > fb ? -1 : 0;
+	case SORT_CALLSITE: return cmp_u64(x->callsite, y->callsite);
+	case SORT_CACHE: return strcmp(x->name ? x->name : "", y->name ? y->name : "");
+	case SORT_PTR:
+	case SORT_PID: return cmp_u64(x->key, y->key);
+	}
+	return 0;
+}
+
+/* Is sort key @k about this kind of table? (e.g. "ptr" is not, for call sites) */
+static bool key_applies(enum slab_sort_key k, unsigned int table)
+{
+	switch (k) {
+	case SORT_CALLSITE: return table == SLAB_TABLE_CALLER || table == SLAB_TABLE_ALLOC;
+	case SORT_PTR: return table == SLAB_TABLE_ALLOC;
+	case SORT_CACHE: return table == SLAB_TABLE_CACHE;
+	case SORT_PID: return table == SLAB_TABLE_PID;
+	default: return true;
+	}
+}
+
+static unsigned int sort_table;
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct slab_row *x = &sort_rows[*(const uint32_t *)pa];
+	const struct slab_row *y = &sort_rows[*(const uint32_t *)pb];
+	int i, r;
+
+	for (i = 0; i < sort_opts->nsort; i++) {
+		if (!key_applies(sort_opts->sort[i], sort_table))
+			continue;
+		r = cmp_key(sort_opts->sort[i], x, y);
+		if (r)
+			return r;
+	}
+	return cmp_u64(x->key, y->key);		/* stable across runs */
+}
+
+static uint32_t *sorted_rows(const struct slab_state *st, const struct slab_group *g,
+			     unsigned int table)
+{
+	uint32_t *idx = malloc((g->n ? g->n : 1) * sizeof(*idx));
+	uint32_t i;
+
+	if (!idx)
+		return NULL;
+	for (i = 0; i < g->n; i++)
+		idx[i] = i;
+	sort_opts = &st->o;
+	sort_rows = g->rows;
+	sort_table = table;
+	qsort(idx, g->n, sizeof(*idx), cmp_rows);
+	return idx;
+}
+
+#define STAT_COLUMNS \
+	{ "bytes_alloc", "TOTAL_ALLOC", KMT_KIND_BYTES }, \
+	{ "alloc_per_hit", "/HIT", KMT_KIND_BYTES }, \
+	{ "bytes_req", "TOTAL_REQ", KMT_KIND_BYTES }, \
+	{ "req_per_hit", "/HIT", KMT_KIND_BYTES }, \
+	{ "hits", "HITS", KMT_KIND_COUNT }, \
+	{ "frees", "FREES", KMT_KIND_COUNT }, \
+	{ "live_bytes", "LIVE", KMT_KIND_BYTES }, \
+	{ "live_objects", "LIVE_OBJS", KMT_KIND_COUNT }, \
+	{ "max_live_bytes", "MAX_LIVE", KMT_KIND_BYTES }, \
+	{ "live_waste", "LIVE_WASTE", KMT_KIND_BYTES }, \
+	{ "frag_percent", "FRAG", KMT_KIND_PERCENT }, \
+	{ "pingpong", "PING-PONG", KMT_KIND_COUNT }
+#define NSTAT_COLUMNS	12
+#define MAX_COLUMNS	(NSTAT_COLUMNS + 3)
+
+static void stat_cells(const struct slab_stat *s, union kmt_cell *c)
+{
+	c[0].u = s->alloc;
+	c[1].u = s->hits ? s->alloc / s->hits : 0;
+	c[2].u = s->req;
+	c[3].u = s->hits ? s->req / s->hits : 0;
+	c[4].u = s->hits;
+	c[5].u = s->frees;
+	c[6].u = s->live_bytes;
+	c[7].u = s->live_objs;
+	c[8].u = s->max_live;
+	c[9].u = s->live_bytes - s->live_req;
+	c[10].d = frag(s->alloc, s->req);
+	c[11].u = s->pingpong;
+}
+
+/* How one table names its rows: key columns and how to fill them. */
+struct table_kind {
+	unsigned int flag;
+	const char *name, *title;
+	int nkeys;
+	struct kmt_column cols[MAX_COLUMNS];
+};
+
+static const struct table_kind tables[] = {
+	{ SLAB_TABLE_CALLER, "callers", "Per call site", 1,
+	  { { "callsite", "CALLSITE", KMT_KIND_SYMBOL }, STAT_COLUMNS } },
+	{ SLAB_TABLE_ALLOC, "pointers", "Per pointer", 2,
+	  { { "ptr", "PTR", KMT_KIND_ADDRESS }, { "callsite", "LAST_CALLSITE", KMT_KIND_SYMBOL },
+	    STAT_COLUMNS } },
+	{ SLAB_TABLE_CACHE, "caches", "Per slab cache", 1,
+	  { { "cache", "CACHE", KMT_KIND_STRING }, STAT_COLUMNS } },
+	{ SLAB_TABLE_PID, "pids", "Per process", 2,
+	  { { "pid", "PID", KMT_KIND_COUNT }, { "comm", "COMM", KMT_KIND_STRING },
+	    STAT_COLUMNS } },
+};
+
+/* A call-site cell: "func+0xOFF [mod]" in @buf, or the address with --raw-ip. */
+static void callsite_cell(const struct slab_state *st, uint64_t addr, union kmt_cell *c,
+			  char *buf, size_t len)
+{
+	if (st->o.raw_ip) {
+		c->u = addr;
+		return;
+	}
+	kmt_reader_symbol(st->reader, addr, buf, len);
+	c->s = buf;
+}
+
+static void key_cells(const struct slab_state *st, unsigned int flag,
+		      const struct slab_row *row, union kmt_cell *c, char *buf, size_t len)
+{
+	switch (flag) {
+	case SLAB_TABLE_CALLER:
+		callsite_cell(st, row->key, &c[0], buf, len);
+		break;
+	case SLAB_TABLE_ALLOC:
+		c[0].u = row->key;
+		callsite_cell(st, row->callsite, &c[1], buf, len);
+		break;
+	case SLAB_TABLE_CACHE:
+		c[0].s = row->name ? row->name : "";
+		break;
+	case SLAB_TABLE_PID:
+		c[0].u = row->key;
+		c[1].s = row->name ? row->name : "<...>";
+		break;
+	}
+}
+
+static const struct slab_group *group_of(const struct slab_state *st, unsigned int flag)
+{
+	switch (flag) {
+	case SLAB_TABLE_CALLER: return &st->callers;
+	case SLAB_TABLE_ALLOC: return &st->ptrs;
+	case SLAB_TABLE_CACHE: return &st->caches;
+	default: return &st->pids;
+	}
+}
+
+static int report_table(const struct slab_state *st, const struct table_kind *tk,
+			struct kmt_output *out)
+{
+	const struct slab_group *g = group_of(st, tk->flag);
+	struct kmt_column cols[MAX_COLUMNS];
+	union kmt_cell cells[MAX_COLUMNS];
+	int ncols = tk->nkeys + NSTAT_COLUMNS, ret = 0, i;
+	struct kmt_table *t;
+	uint32_t *idx, r;
+	char sym[512];
+
+	memcpy(cols, tk->cols, sizeof(cols));
+	for (i = 0; i < tk->nkeys; i++)
+		if (st->o.raw_ip && cols[i].kind == KMT_KIND_SYMBOL)
+			cols[i].kind = KMT_KIND_ADDRESS;
+	t = kmt_output_table(out, tk->name, tk->title, ncols, cols);
+	if (!t || !(idx = sorted_rows(st, g, tk->flag)))
+		return -1;
+	for (r = 0; !ret && r < g->n && (st->o.lines < 0 || r < st->o.lines); r++) {
+		const struct slab_row *row = &g->rows[idx[r]];
+
+		key_cells(st, tk->flag, row, cells, sym, sizeof(sym));
+		stat_cells(&row->st, cells + tk->nkeys);
+		ret = kmt_table_row(t, cells);
+	}
+	free(idx);
+	return ret;
+}
+
+static int put_u(struct kmt_output *out, const char *key, const char *label,
+		 enum kmt_kind kind, uint64_t v)
+{
+	return kmt_output_value(out, key, label, kind, (union kmt_cell){ .u = v });
+}
+
+static int report_summary(const struct slab_state *st, struct kmt_output *out)
+{
+	const struct slab_stat *t = &st->total;
+
+	return put_u(out, "allocations", "Allocations", KMT_KIND_COUNT, t->hits) ||
+	       put_u(out, "frees", "Frees (matched by pointer)", KMT_KIND_COUNT, t->frees) ||
+	       put_u(out, "unmatched_frees", "Frees of unseen allocations", KMT_KIND_COUNT,
+		     st->frees_unmatched) ||
+	       put_u(out, "null_frees", "Frees of NULL / ZERO_SIZE_PTR", KMT_KIND_COUNT,
+		     st->frees_null) ||
+	       put_u(out, "failed_allocations", "Failed (NULL) allocations", KMT_KIND_COUNT,
+		     st->allocs_failed) ||
+	       put_u(out, "bytes_requested", "Bytes requested", KMT_KIND_BYTES, t->req) ||
+	       put_u(out, "bytes_allocated", "Bytes allocated", KMT_KIND_BYTES, t->alloc) ||
+	       put_u(out, "bytes_freed", "Bytes freed", KMT_KIND_BYTES, st->freed_bytes) ||
+	       put_u(out, "net_bytes", "Net bytes (allocated - freed)", KMT_KIND_BYTES,
+		     t->alloc - st->freed_bytes) ||
+	       put_u(out, "bytes_wasted", "Bytes wasted (allocated - requested)",
+		     KMT_KIND_BYTES, t->alloc - t->req) ||
+	       kmt_output_value(out, "waste_percent", "Internal fragmentation",
+				KMT_KIND_PERCENT,
+				(union kmt_cell){ .d = frag(t->alloc, t->req) }) ||
+	       put_u(out, "live_objects", "Live objects at end", KMT_KIND_COUNT, t->live_objs) ||
+	       put_u(out, "live_bytes", "Live bytes at end", KMT_KIND_BYTES, t->live_bytes) ||
+	       put_u(out, "live_waste", "Live waste (allocated - requested)", KMT_KIND_BYTES,
+		     t->live_bytes - t->live_req) ||
+	       put_u(out, "peak_live_bytes", "Peak live bytes", KMT_KIND_BYTES, st->peak_live) ||
+	       put_u(out, "peak_live_ts", "Peak live at (s)", KMT_KIND_NS, st->peak_ts) ||
+	       put_u(out, "replaced_allocations", "Allocations over a live pointer",
+		     KMT_KIND_COUNT, st->replaced) ||
+	       put_u(out, "replaced_bytes", "Bytes of those earlier objects", KMT_KIND_BYTES,
+		     st->replaced_bytes) ||
+	       put_u(out, "pingpong_frees", "Ping-pong frees (other CPU)", KMT_KIND_COUNT,
+		     t->pingpong) ||
+	       put_u(out, "cross_node_allocations", "Cross-node allocations", KMT_KIND_COUNT,
+		     st->cross_node) ||
+	       put_u(out, "node_allocations", "Allocations with a node field", KMT_KIND_COUNT,
+		     st->node_allocs) ||
+	       kmt_output_value(out, "cpu_nodes", "CPU nodes", KMT_KIND_STRING,
+				(union kmt_cell){ .s = st->have_node_map ? "recorded" :
+						  "not recorded: all CPUs taken as node 0" });
+}
+
+int slab_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
+{
+	const struct slab_state *st = priv;
+	size_t i;
+
+	(void)s;
+	if (st->failed)
+		return -1;
+	if (report_summary(st, out))
+		return -1;
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		if ((st->o.tables & tables[i].flag) && report_table(st, &tables[i], out))
+			return -1;
+	return 0;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * A map from 64-bit keys to 64-bit values: open addressing, linear
+ * probing, deletion by backward shift (no tombstones), so memory follows
+ * the number of keys present, not the number ever inserted.
+ */
+#ifndef KMT_HASHMAP_H
+#define KMT_HASHMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct kmt_hash_slot {
+	uint64_t key;
+	uint64_t val;
+};
+
+struct kmt_hashmap {
+	struct kmt_hash_slot *slots;
+	unsigned char *used;
+	size_t mask;		/* capacity - 1; capacity is a power of two */
+	size_t count;
+};
+
+/* Make an empty map. Returns 0, or -1 with errno on allocation failure. */
+int kmt_hashmap_init(struct kmt_hashmap *m);
+
+/* Free what @m holds; @m may then be initialized again. */
+void kmt_hashmap_free(struct kmt_hashmap *m);
+
+/* The value of @key in @val; false if @key is not in @m. */
+bool kmt_hashmap_get(const struct kmt_hashmap *m, uint64_t key, uint64_t *val);
+
+/* Set @key to @val, adding it if needed. Returns 0, or -1 on allocation failure. */
+int kmt_hashmap_put(struct kmt_hashmap *m, uint64_t key, uint64_t val);
+
+/* Remove @key; returns true if it was there and fills @val (may be NULL). */
+bool kmt_hashmap_del(struct kmt_hashmap *m, uint64_t key, uint64_t *val);
+
+/* Number of keys in @m. */
+static inline size_t kmt_hashmap_count(const struct kmt_hashmap *m)
+{
+	return m->count;
+}
+
+#endif /* KMT_HASHMAP_H */

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Symbols: one sorted array over one copy of the kallsyms text, names and
+ * modules pointing into it. Serves kmtrace's own call-site columns and,
+ * as libtraceevent's function resolver, %pS in printed events.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "symbols.h"
+
+struct symbol {
+	unsigned long long addr;
+	const char *name;
+	const char *mod;
+	size_t line;		/* position in the text: the tie-breaker */
+};
+
+struct kmt_symbols {
+	char *text;
+	struct symbol *syms;
+	size_t n;
+};
+
+/* Parse one NUL-terminated line in place into @s; false if it is not a symbol. */
+static bool parse_line(char *line, struct symbol *s)
+{
+	char *p, *name, *tab;
+	char type;
+
+	s->addr = strtoull(line, &p, 16);
+	if (p == line || *p != ' ' || !p[1] || p[2] != ' ')
+		return false;
+	type = p[1];
+	name = p + 3;
+	if (type == 'A' || type == 'a' || name[0] == '$' || !name[0])
+		return false;
+	s->name = name;
+	s->mod = NULL;
+	tab = strchr(name, '\t');
+	if (tab) {
+		char *close;
+
+		*tab = '\0';
+		if (tab[1] == '[' && (close = strchr(tab + 2, ']'))) {
+			*close = '\0';
+			s->mod = tab + 2;
+		}
+	}
+	return true;
+}
+
+static int by_addr_then_line(const void *a, const void *b)
+{
+	const struct symbol *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Sort and keep the first listed symbol of each address. */
+static void sort_unique(struct kmt_symbols *t)
+{
+	size_t i, out = 0;
+
+	qsort(t->syms, t->n, sizeof(*t->syms), by_addr_then_line);
+	for (i = 0; i < t->n; i++)
+		if (!out || t->syms[out - 1].addr != t->syms[i].addr)
+			t->syms[out++] = t->syms[i];
+	t->n = out;
+}
+
+static size_t count_lines(const char *text)
+{
+	size_t n = 1;
+
+	for (; *text; text++)
+		n += *text == '\n';
+	return n;
+}
+
+struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len)
+{
+	struct kmt_symbols *t = calloc(1, sizeof(*t));
+	char *line, *next;
+
+	if (!t || !(t->text = malloc(len + 1)))
+		goto fail;
+	memcpy(t->text, text, len);
+	t->text[len] = '\0';
+	t->syms = malloc(count_lines(t->text) * sizeof(*t->syms));
+	if (!t->syms)
+		goto fail;
+	for (line = t->text; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		t->syms[t->n].line = t->n;
+		if (parse_line(line, &t->syms[t->n]))
+			t->n++;
+	}
+	sort_unique(t);
+	return t;
+fail:
+	kmt_symbols_free(t);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void kmt_symbols_free(struct kmt_symbols *t)
+{
+	if (!t)
+		return;
+	free(t->syms);
+	free(t->text);
+	free(t);
+}
+
+size_t kmt_symbols_count(const struct kmt_symbols *t)
+{
+	return t->n;
+}
+
+const char *kmt_symbols_find(const struct kmt_symbols *t, unsigned long long addr,
+			     unsigned long long *start, const char **mod)
+{
+	size_t lo = 0, hi = t->n;
+
+	if (!t->n || addr < t->syms[0].addr || addr > t->syms[t->n - 1].addr)
+		return NULL;
+	while (hi - lo > 1) {	/* invariant: syms[lo].addr <= addr < syms[hi].addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (start)
+		*start = t->syms[lo].addr;
+	if (mod)
+		*mod = t->syms[lo].mod;
+	return t->syms[lo].name;
+}
+
+static char *resolve(void *priv, unsigned long long *addrp, char **modp)
+{
+	const char *mod = NULL;
+	const char *name = kmt_symbols_find(priv, *addrp, addrp, &mod);
+
+	*modp = (char *)mod;
+	return (char *)name;
+}
+
+int kmt_symbols_attach(struct kmt_symbols *t, struct tep_handle *tep)
+{
+	return tep_set_function_resolver(tep, resolve, t);
+}
