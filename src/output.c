@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * Output: keep what analyses describe (summary values, maps, tables) and
+ * Output: keep what analyses describe (summary values, tables) and
  * render it at the end as aligned text, CSV or one JSON document.
  */
 #include <inttypes.h>
@@ -17,17 +17,6 @@ struct value {
 	union kmt_cell cell;
 };
 
-struct map_entry {
-	char *key;
-	unsigned long long count;
-};
-
-struct map {
-	char *name;
-	struct map_entry *entries;
-	int n, cap;
-};
-
 struct kmt_table {
 	char *name;
 	const char *title;
@@ -41,8 +30,6 @@ struct section {
 	char *name;
 	struct value *values;
 	int nvalues, cap_values;
-	struct map *maps;
-	int nmaps;
 	struct kmt_table **tables;
 	int ntables;
 };
@@ -134,42 +121,6 @@ int kmt_output_value(struct kmt_output *out, const char *key, const char *label,
 	if (!v->key || (kmt_kind_is_text(kind) && !(v->cell.s = strdup(value.s ? value.s : ""))))
 		return -1;
 	s->nvalues++;
-	return 0;
-}
-
-static struct map *find_map(struct section *s, const char *name)
-{
-	struct map *m;
-	int i;
-
-	for (i = 0; i < s->nmaps; i++)
-		if (!strcmp(s->maps[i].name, name))
-			return &s->maps[i];
-	m = realloc(s->maps, (s->nmaps + 1) * sizeof(*m));
-	if (!m)
-		return NULL;
-	s->maps = m;
-	m = &s->maps[s->nmaps];
-	memset(m, 0, sizeof(*m));
-	m->name = strdup(name);
-	if (!m->name)
-		return NULL;
-	s->nmaps++;
-	return m;
-}
-
-int kmt_output_map(struct kmt_output *out, const char *map, const char *key,
-		   unsigned long long count)
-{
-	struct section *s = current(out);
-	struct map *m = s ? find_map(s, map) : NULL;
-
-	if (!m || grow(&m->entries, &m->cap, m->n, sizeof(*m->entries)))
-		return -1;
-	m->entries[m->n].key = strdup(key);
-	if (!m->entries[m->n].key)
-		return -1;
-	m->entries[m->n++].count = count;
 	return 0;
 }
 
@@ -296,18 +247,6 @@ static void text_table(struct kmt_output *out, const struct kmt_table *t)
 	free(width);
 }
 
-static void text_map(struct kmt_output *out, const struct map *m)
-{
-	int i, w = 0;
-
-	for (i = 0; i < m->n; i++)
-		if ((int)strlen(m->entries[i].key) > w)
-			w = strlen(m->entries[i].key);
-	fprintf(out->fp, "\n%s\n", m->name);
-	for (i = 0; i < m->n; i++)
-		fprintf(out->fp, "  %-*s  %12llu\n", w, m->entries[i].key, m->entries[i].count);
-}
-
 static const char *value_label(const struct value *v)
 {
 	return v->label ? v->label : v->key;
@@ -333,8 +272,6 @@ static void render_text(struct kmt_output *out)
 			format_cell(buf, sizeof(buf), v->kind, v->cell, out->human, false);
 			fprintf(out->fp, "  %-*s  %s\n", w, value_label(v), buf);
 		}
-		for (i = 0; i < sec->nmaps; i++)
-			text_map(out, &sec->maps[i]);
 		for (i = 0; i < sec->ntables; i++)
 			text_table(out, sec->tables[i]);
 	}
@@ -383,17 +320,6 @@ static void render_csv(struct kmt_output *out)
 				fputc(',', out->fp);
 				csv_field(out->fp, buf);
 				fputc('\n', out->fp);
-			}
-		}
-		for (i = 0; i < sec->nmaps; i++) {
-			const struct map *m = &sec->maps[i];
-
-			csv_block_start(out, &first);
-			fprintf(out->fp, "table,key,count\n");
-			for (r = 0; r < m->n; r++) {
-				fprintf(out->fp, "%s.%s,", sec->name, m->name);
-				csv_field(out->fp, m->entries[r].key);
-				fprintf(out->fp, ",%llu\n", m->entries[r].count);
 			}
 		}
 		for (i = 0; i < sec->ntables; i++) {
@@ -466,7 +392,7 @@ static void json_table(FILE *fp, const struct kmt_table *t)
 
 static void json_section(FILE *fp, const struct section *sec)
 {
-	int i, r;
+	int i;
 
 	json_string(fp, sec->name);
 	fputs(": {\n    \"summary\": {", fp);
@@ -476,19 +402,7 @@ static void json_section(FILE *fp, const struct section *sec)
 		fputs(": ", fp);
 		json_cell(fp, sec->values[i].kind, sec->values[i].cell);
 	}
-	fputc('}', fp);
-	for (i = 0; i < sec->nmaps; i++) {
-		fputs(",\n    ", fp);
-		json_string(fp, sec->maps[i].name);
-		fputs(": {", fp);
-		for (r = 0; r < sec->maps[i].n; r++) {
-			fputs(r ? ", " : "", fp);
-			json_string(fp, sec->maps[i].entries[r].key);
-			fprintf(fp, ": %llu", sec->maps[i].entries[r].count);
-		}
-		fputc('}', fp);
-	}
-	fputs(",\n    \"tables\": {", fp);
+	fputs("},\n    \"tables\": {", fp);
 	for (i = 0; i < sec->ntables; i++) {
 		fputs(i ? ",\n      " : "\n      ", fp);
 		json_table(fp, sec->tables[i]);
@@ -517,12 +431,6 @@ static void free_section(struct section *s)
 		if (kmt_kind_is_text(s->values[i].kind))
 			free((char *)s->values[i].cell.s);
 	}
-	for (i = 0; i < s->nmaps; i++) {
-		for (j = 0; j < s->maps[i].n; j++)
-			free(s->maps[i].entries[j].key);
-		free(s->maps[i].entries);
-		free(s->maps[i].name);
-	}
 	for (i = 0; i < s->ntables; i++) {
 		struct kmt_table *t = s->tables[i];
 
@@ -535,7 +443,6 @@ static void free_section(struct section *s)
 		free(t);
 	}
 	free(s->values);
-	free(s->maps);
 	free(s->tables);
 	free(s->name);
 }

@@ -42,7 +42,7 @@ json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(
 kmt_counts() {
 	"$KMTRACE" report -i "$1" --format json >"$WORK/c.json" || return 1
 	json_get "$WORK/c.json" \
-		"'\n'.join('%s %d' % (k.split(':')[1], v) for k, v in d['analyses']['stat']['events'].items())" |
+		"'\n'.join('%s %d' % (r['event'].split(':')[1], r['count']) for r in d['analyses']['stat']['tables']['events'])" |
 		LC_ALL=C sort
 }
 tc_counts() {
@@ -61,7 +61,7 @@ check "report on traces/small.dat (text)" test_report_small
 
 test_json_fields() {
 	"$KMTRACE" report -i "$TRACES/small.dat" --format json >"$WORK/j.json" || return 1
-	json_get "$WORK/j.json" "all(k in d['analyses']['stat']['summary'] for k in ('total_events','lost_events','cpus','duration_ns')) and d['analyses']['stat']['summary']['total_events'] == sum(d['analyses']['stat']['events'].values()) > 0" | grep -q True
+	json_get "$WORK/j.json" "all(k in d['analyses']['stat']['summary'] for k in ('total_events','lost_events','cpus','duration_ns')) and d['analyses']['stat']['summary']['total_events'] == sum(r['count'] for r in d['analyses']['stat']['tables']['events']) > 0" | grep -q True
 }
 check "report --format json has events, total_events, lost_events, cpus, duration_ns" test_json_fields
 
@@ -80,7 +80,7 @@ check "traces/small.dat: per-event counts equal trace-cmd report's" test_small_v
 
 test_csv() {
 	"$KMTRACE" report -i "$TRACES/small.dat" --format csv >"$WORK/r.csv" &&
-	grep -q '^table,key,count$' "$WORK/r.csv" && grep -q '^stat.events,kmem:kmalloc,[0-9]' "$WORK/r.csv" &&
+	grep -q '^table,event,count$' "$WORK/r.csv" && grep -q '^stat.events,kmem:kmalloc,[0-9]' "$WORK/r.csv" &&
 	grep -q '^table,cpu,events,lost,overrun,dropped,missed_marked$' "$WORK/r.csv"
 }
 check "report --format csv" test_csv

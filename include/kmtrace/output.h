@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
- * kmtrace: analyses describe summaries, maps and tables once; this layer
+ * kmtrace: analyses describe summaries and tables once; this layer
  * renders them as text, CSV or JSON.
  */
 #ifndef KMTRACE_OUTPUT_H
@@ -60,10 +60,6 @@ int kmt_output_begin(struct kmt_output *out, const char *name);
 /* Add a summary value @key (shown as @label in text) of kind @kind. */
 int kmt_output_value(struct kmt_output *out, const char *key, const char *label,
 		     enum kmt_kind kind, union kmt_cell value);
-
-/* Add a value @count under @key to map @map (made at first use). */
-int kmt_output_map(struct kmt_output *out, const char *map, const char *key,
-		   unsigned long long count);
 
 /* Start table @name with @ncols columns described by @cols (copied; their strings are not). */
 struct kmt_table *kmt_output_table(struct kmt_output *out, const char *name,

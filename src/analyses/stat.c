@@ -78,12 +78,18 @@ static int *ids_by_count(const struct stat_state *st, int *n)
 	return ids;
 }
 
+static const struct kmt_column event_columns[] = {
+	{ "event", "EVENT", KMT_KIND_STRING },
+	{ "count", "COUNT", KMT_KIND_COUNT },
+};
+
 static int report_events(const struct stat_state *st, const struct kmt_session *s,
 			 struct kmt_output *out)
 {
+	struct kmt_table *t = kmt_output_table(out, "events", "Events", 2, event_columns);
 	int *ids, n, i, ret = 0;
 
-	ids = ids_by_count(st, &n);
+	ids = t ? ids_by_count(st, &n) : NULL;
 	if (!ids)
 		return -1;
 	for (i = 0; i < n && !ret; i++) {
@@ -94,7 +100,8 @@ static int report_events(const struct stat_state *st, const struct kmt_session *
 			snprintf(name, sizeof(name), "%s:%s", e->system, e->name);
 		else
 			snprintf(name, sizeof(name), "id:%d", ids[i]);
-		ret = kmt_output_map(out, "events", name, st->by_id[ids[i]]);
+		ret = kmt_table_row(t, (union kmt_cell[]){ { .s = name },
+							  { .u = st->by_id[ids[i]] } });
 	}
 	free(ids);
 	return ret;

@@ -12,6 +12,8 @@ int main(void)
 
 	srunner_add_suite(sr, tracedat_suite());
 	srunner_add_suite(sr, output_suite());
+	srunner_add_suite(sr, slab_suite());
+	srunner_add_suite(sr, support_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -7,5 +7,7 @@
 Suite *decode_suite(void);
 Suite *tracedat_suite(void);
 Suite *output_suite(void);
+Suite *slab_suite(void);
+Suite *support_suite(void);
 
 #endif

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: LGPL-2.1
+/* slab analysis: pairing, filters, peaks and options on hand-made events. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <getopt.h>
+#include <check.h>
+
+#include <kmtrace/analysis.h>
+#include "analyses/slab.h"
+#include "fixtures.h"
+#include "suites.h"
+
+extern const struct kmt_analysis kmt_analysis_slab;
+
+static char *path;
+static struct kmt_session sess;
+
+/* An empty two-CPU recording whose CPU 1 sits on node 1. */
+static void open_session(void)
+{
+	static const char nodes[] = "0 0\n1 1\n";
+	static const struct kmt_td_option opts[] = {
+		{ KMT_TD_OPT_KMT_CPU_NODES, nodes, sizeof(nodes) },
+	};
+	struct fix_page *pages[2] = { NULL, NULL };
+	int npages[2] = { 0, 0 };
+	struct kmt_tracedat_meta m;
+	struct kmt_error err;
+
+	fix_meta(&m, opts, 1);
+	path = fix_write_tracedat(&m, 2, pages, npages);
+	sess.input = path;
+	sess.reader = kmt_reader_open(path, &err);
+	ck_assert_ptr_nonnull(sess.reader);
+	sess.tep = kmt_reader_tep(sess.reader);
+}
+
+static void close_session(void)
+{
+	kmt_reader_close(sess.reader);
+	unlink(path);
+	free(path);
+}
+
+/* A slab state after the options @opts ("--key=value" pairs, NULL-terminated). */
+static struct slab_state *slab_new(const char *const *opts)
+{
+	struct slab_state *st = kmt_analysis_slab.init();
+	char msg[256];
+
+	ck_assert_ptr_nonnull(st);
+	for (; opts && opts[0]; opts += 2) {
+		const struct option *o = kmt_analysis_slab.longopts;
+
+		while (o->name && strcmp(o->name, opts[0]))
+			o++;
+		ck_assert_ptr_nonnull(o->name);
+		ck_assert_int_eq(kmt_analysis_slab.option(st, o->val, opts[1], msg, sizeof(msg)), 0);
+	}
+	ck_assert_int_eq(kmt_analysis_slab.start(st, &sess), 0);
+	return st;
+}
+
+static void alloc(struct slab_state *st, unsigned long long ts, int cpu, int pid,
+		  unsigned long long site, unsigned long long ptr, unsigned long long req,
+		  unsigned long long bytes)
+{
+	struct kmt_event ev = { .type = KMT_EV_KMALLOC, .ts = ts, .cpu = cpu, .pid = pid,
+				.call_site = site, .ptr = ptr, .bytes_req = req,
+				.bytes_alloc = bytes, .node = -1, .flags = KMT_EVF_HAS_NODE };
+
+	kmt_analysis_slab.event(st, &ev);
+}
+
+static void cache_alloc(struct slab_state *st, unsigned long long ts, int cpu, int node,
+			unsigned long long ptr, const char *name)
+{
+	struct kmt_event ev = { .type = KMT_EV_CACHE_ALLOC, .ts = ts, .cpu = cpu, .pid = 100,
+				.call_site = 0xffffffff81234570ull, .ptr = ptr, .bytes_req = 184,
+				.bytes_alloc = 192, .node = node, .flags = KMT_EVF_HAS_NODE,
+				.str = name, .str_len = strlen(name) };
+
+	kmt_analysis_slab.event(st, &ev);
+}
+
+static void kfree_(struct slab_state *st, unsigned long long ts, int cpu, int pid,
+		   unsigned long long ptr)
+{
+	struct kmt_event ev = { .type = KMT_EV_KFREE, .ts = ts, .cpu = cpu, .pid = pid,
+				.ptr = ptr };
+
+	kmt_analysis_slab.event(st, &ev);
+}
+
+START_TEST(test_pairing)
+{
+	struct slab_state *st = slab_new(NULL);
+
+	alloc(st, 10, 0, 100, 0xa0, 0x1000, 100, 128);
+	alloc(st, 20, 0, 100, 0xa0, 0x2000, 60, 64);
+	kfree_(st, 30, 1, 100, 0x1000);		/* matched, on another CPU */
+	kfree_(st, 31, 0, 100, 0);		/* kfree(NULL) */
+	kfree_(st, 32, 0, 100, 0x10);		/* kfree(ZERO_SIZE_PTR) */
+	kfree_(st, 33, 0, 100, 0x9000);		/* allocated before the trace */
+	alloc(st, 40, 0, 100, 0xb0, 0x2000, 30, 32);	/* over a live pointer */
+	alloc(st, 50, 0, 100, 0xb0, 0, 30, 32);		/* failed */
+	ck_assert_uint_eq(st->total.hits, 3);
+	ck_assert_uint_eq(st->total.frees, 1);
+	ck_assert_uint_eq(st->total.pingpong, 1);
+	ck_assert_uint_eq(st->frees_null, 2);
+	ck_assert_uint_eq(st->frees_unmatched, 1);
+	ck_assert_uint_eq(st->replaced, 1);
+	ck_assert_uint_eq(st->replaced_bytes, 64);
+	ck_assert_uint_eq(st->allocs_failed, 1);
+	ck_assert_uint_eq(st->total.alloc, 128 + 64 + 32);
+	ck_assert_uint_eq(st->total.req, 100 + 60 + 30);
+	ck_assert_uint_eq(st->freed_bytes, 128);
+	ck_assert_uint_eq(st->total.live_objs, 1);
+	ck_assert_uint_eq(st->total.live_bytes, 32);
+	ck_assert_uint_eq(st->total.live_req, 30);
+	ck_assert_uint_eq(st->peak_live, 192);
+	ck_assert_uint_eq(st->peak_ts, 20);
+	/* Per call site: 0xa0 peaked at 192 and has nothing left; 0xb0 holds 32. */
+	ck_assert_uint_eq(st->callers.n, 2);
+	ck_assert_uint_eq(st->callers.rows[0].key, 0xa0);
+	ck_assert_uint_eq(st->callers.rows[0].st.max_live, 192);
+	ck_assert_uint_eq(st->callers.rows[0].st.live_bytes, 0);
+	ck_assert_uint_eq(st->callers.rows[1].st.live_bytes, 32);
+	kmt_analysis_slab.free(st);
+}
+END_TEST
+
+START_TEST(test_caches_and_nodes)
+{
+	struct slab_state *st = slab_new(NULL);
+
+	cache_alloc(st, 10, 1, 0, 0x1000, "filp");	/* CPU 1 is node 1: cross-node */
+	cache_alloc(st, 11, 1, 1, 0x2000, "filp");
+	cache_alloc(st, 12, 0, -1, 0x3000, "dentry");	/* any node */
+	alloc(st, 13, 0, 100, 0xa0, 0x4000, 100, 128);
+	alloc(st, 14, 0, 100, 0xa0, 0x5000, 120, 128);
+	ck_assert_uint_eq(st->node_allocs, 5);
+	ck_assert_uint_eq(st->cross_node, 1);
+	ck_assert_uint_eq(st->caches.n, 3);
+	ck_assert_str_eq(st->caches.rows[0].name, "filp");
+	ck_assert_uint_eq(st->caches.rows[0].st.hits, 2);
+	ck_assert_str_eq(st->caches.rows[1].name, "dentry");
+	ck_assert_str_eq(st->caches.rows[2].name, "kmalloc-128");
+	ck_assert_uint_eq(st->caches.rows[2].st.req, 220);
+	ck_assert_uint_eq(st->pids.n, 1);
+	ck_assert_str_eq(st->pids.rows[0].name, "tester");	/* from saved cmdlines */
+	kmt_analysis_slab.free(st);
+}
+END_TEST
+
+START_TEST(test_pid_filter)
+{
+	static const char *const opts[] = { "pid-filter", "100,102", NULL };
+	struct slab_state *st = slab_new(opts);
+
+	alloc(st, 10, 0, 100, 0xa0, 0x1000, 8, 8);
+	alloc(st, 11, 0, 101, 0xa0, 0x2000, 8, 8);	/* not selected */
+	kfree_(st, 12, 0, 101, 0x1000);		/* frees a selected object: counts */
+	kfree_(st, 13, 0, 100, 0x2000);		/* frees an unselected one: ignored */
+	kfree_(st, 14, 0, 101, 0x7000);		/* unmatched, by another pid */
+	kfree_(st, 15, 0, 102, 0x8000);		/* unmatched, by a selected pid */
+	ck_assert_uint_eq(st->total.hits, 1);
+	ck_assert_uint_eq(st->total.frees, 1);
+	ck_assert_uint_eq(st->frees_unmatched, 1);
+	ck_assert_uint_eq(st->total.live_objs, 0);
+	kmt_analysis_slab.free(st);
+}
+END_TEST
+
+START_TEST(test_time_window)
+{
+	static const char *const opts[] = { "time", "0.000000020,0.000000040", NULL };
+	struct slab_state *st = slab_new(opts);
+
+	alloc(st, 10, 0, 100, 0xa0, 0x1000, 8, 8);	/* before: tracked, not counted */
+	kfree_(st, 25, 0, 100, 0x1000);		/* neither counted nor unmatched */
+	alloc(st, 20, 0, 100, 0xa0, 0x2000, 16, 16);
+	alloc(st, 40, 0, 100, 0xa0, 0x3000, 32, 32);	/* END is inclusive */
+	alloc(st, 41, 0, 100, 0xa0, 0x4000, 64, 64);	/* after */
+	kfree_(st, 42, 0, 100, 0x2000);		/* after: the object stays live */
+	ck_assert_uint_eq(st->total.hits, 2);
+	ck_assert_uint_eq(st->total.frees, 0);
+	ck_assert_uint_eq(st->frees_unmatched, 0);
+	ck_assert_uint_eq(st->total.live_bytes, 48);
+	kmt_analysis_slab.free(st);
+}
+END_TEST
+
+START_TEST(test_kind_filters)
+{
+	static const char *const km[] = { "kmalloc-only", NULL, NULL };
+	static const char *const cache[] = { "cache-only", NULL, NULL };
+	struct slab_state *a = slab_new(km), *b = slab_new(cache);
+	struct slab_state *both[2] = { a, b };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		alloc(both[i], 10, 0, 100, 0xa0, 0x1000, 8, 8);
+		cache_alloc(both[i], 11, 0, -1, 0x2000, "filp");
+		cache_alloc(both[i], 12, 0, -1, 0x3000, "filp");
+	}
+	ck_assert_uint_eq(a->total.hits, 1);
+	ck_assert_uint_eq(b->total.hits, 2);
+	kmt_analysis_slab.free(a);
+	kmt_analysis_slab.free(b);
+}
+END_TEST
+
+START_TEST(test_bad_options)
+{
+	struct slab_state *st = kmt_analysis_slab.init();
+	const struct option *o = kmt_analysis_slab.longopts;
+	char msg[256];
+	int time_key = 0, pids_key = 0;
+
+	for (; o->name; o++) {
+		if (!strcmp(o->name, "time"))
+			time_key = o->val;
+		if (!strcmp(o->name, "pid-filter"))
+			pids_key = o->val;
+	}
+	ck_assert_int_eq(kmt_analysis_slab.option(st, 's', "bytes,nosuch", msg, sizeof(msg)), -1);
+	ck_assert_ptr_nonnull(strstr(msg, "nosuch"));
+	ck_assert_int_eq(kmt_analysis_slab.option(st, 's', "", msg, sizeof(msg)), -1);
+	ck_assert_int_eq(kmt_analysis_slab.option(st, 's', "hit,frag", msg, sizeof(msg)), 0);
+	ck_assert_int_eq(st->o.nsort, 2);
+	ck_assert_int_eq(kmt_analysis_slab.option(st, 'l', "-1", msg, sizeof(msg)), -1);
+	ck_assert_int_eq(kmt_analysis_slab.option(st, 'l', "x", msg, sizeof(msg)), -1);
+	ck_assert_int_eq(kmt_analysis_slab.option(st, time_key, "5", msg, sizeof(msg)), -1);
+	ck_assert_int_eq(kmt_analysis_slab.option(st, time_key, "9,5", msg, sizeof(msg)), -1);
+	ck_assert_int_eq(kmt_analysis_slab.option(st, time_key, "1.5x,", msg, sizeof(msg)), -1);
+	ck_assert_int_eq(kmt_analysis_slab.option(st, time_key, "612.4,", msg, sizeof(msg)), 0);
+	ck_assert_uint_eq(st->o.start_ns, 612400000000ull);
+	ck_assert_uint_eq(st->o.end_ns, UINT64_MAX);
+	ck_assert_int_eq(kmt_analysis_slab.option(st, pids_key, "12,x", msg, sizeof(msg)), -1);
+	kmt_analysis_slab.free(st);
+}
+END_TEST
+
+Suite *slab_suite(void)
+{
+	Suite *s = suite_create("slab");
+	TCase *tc = tcase_create("events");
+
+	tcase_add_checked_fixture(tc, open_session, close_session);
+	tcase_add_test(tc, test_pairing);
+	tcase_add_test(tc, test_caches_and_nodes);
+	tcase_add_test(tc, test_pid_filter);
+	tcase_add_test(tc, test_time_window);
+	tcase_add_test(tc, test_kind_filters);
+	tcase_add_test(tc, test_bad_options);
+	suite_add_tcase(s, tc);
+	return s;
+}
