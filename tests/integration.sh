@@ -125,6 +125,21 @@ EOT
 }
 check "kmtrace-report(1) examples run" test_man_examples kmtrace-report.1
 
+# Every long option `kmtrace report -h` lists is described in the man page
+# and used by one of its examples.
+test_report_options_documented() {
+	local o missing=
+	for o in $("$KMTRACE" report -h | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+		grep -qF -- "\\-\\-${o#--}" "$TOP/docs/kmtrace-report.1" &&
+			man_examples kmtrace-report.1 | grep -q -- "$o\\>" || missing="$missing $o"
+	done
+	[ -z "$missing" ] || { echo "  undocumented or without example:$missing"; return 1; }
+}
+check "kmtrace-report(1) documents every report option with an example" test_report_options_documented
+
+. "$TOP/tests/slab.sh"
+slab_parsing_tests
+
 # ---------------------------------------------------------------- live capture
 writable=0
 if [ "$(id -u)" = 0 ] && { mountpoint -q $TRACEFS || mount -t tracefs nodev $TRACEFS 2>/dev/null; } &&
@@ -257,6 +272,8 @@ test_duration() {
 live "-d stops a system-wide record" test_duration
 
 live "kmtrace-record(1) examples run" test_man_examples kmtrace-record.1
+
+slab_live_tests
 
 test_top_untouched() { [ "$(top_state)" = "$TOP_BEFORE" ] && [ -z "$(leftover_instances)" ]; }
 live "top-level instance unchanged, no instance left" test_top_untouched
