@@ -1,7 +1,7 @@
 #!/bin/sh
-# make bench: events/s of `kmtrace report` (stat) and of `trace-cmd report`
-# on the same recording of >= 1M events, best of 3 runs each, and their
-# ratio; peak RSS of each. The recording is made once (needs root and
+# make bench: events/s of `kmtrace report` (stat, and slab --caller) and of
+# `trace-cmd report` on the same recording of >= 1M events, best of 3 runs
+# each, and their ratios; peak RSS of each. The recording is made once (needs root and
 # tracefs) and reused from bench-out/.
 set -u
 KMTRACE=$(realpath "${1:-./kmtrace}")
@@ -26,15 +26,21 @@ best() {
 	done
 	sort -n "$out"/time.? | head -n 1
 }
+slab_events=$("$KMTRACE" report -i "$dat" slab --format json |
+	python3 -c 'import json,sys; s=json.load(sys.stdin)["analyses"]["slab"]["summary"]; print(s["allocations"] + s["frees"] + s["unmatched_frees"] + s["null_frees"] + s["failed_allocations"])')
 k=$(best "$KMTRACE" report -i "$dat" stat) || { echo "bench: kmtrace report failed" >&2; exit 1; }
+s=$(best "$KMTRACE" report -i "$dat" slab --caller) || { echo "bench: kmtrace report slab failed" >&2; exit 1; }
 t=$(best trace-cmd report -i "$dat") || { echo "bench: trace-cmd report failed" >&2; exit 1; }
-python3 - "$events" $k $t <<'PY'
+python3 - "$events" "$slab_events" $k $s $t <<'PY'
 import sys
-n = int(sys.argv[1]); ks, km, ts, tm = map(float, sys.argv[2:6])
-ks, ts = max(ks, 0.01), max(ts, 0.01)
-print(f"recording: {n} events")
-print(f"{'tool':<26}{'seconds':>9}{'events/s':>14}{'peak RSS':>12}")
-print(f"{'kmtrace report (stat)':<26}{ks:>9.2f}{n/ks:>14,.0f}{km/1024:>9.1f} MiB")
-print(f"{'trace-cmd report':<26}{ts:>9.2f}{n/ts:>14,.0f}{tm/1024:>9.1f} MiB")
-print(f"speed ratio kmtrace/trace-cmd: {ts/ks:.1f}x   memory ratio: {km/tm:.2f}")
+n, slab = int(sys.argv[1]), int(sys.argv[2])
+ks, km, ss, sm, ts, tm = (max(float(v), 0.01) for v in sys.argv[3:9])
+print(f"recording: {n} events, {slab} of them slab allocations and frees")
+print(f"{'tool':<32}{'seconds':>9}{'events/s':>14}{'peak RSS':>12}")
+for name, sec, rss in (("kmtrace report (stat)", ks, km),
+                       ("kmtrace report slab --caller", ss, sm),
+                       ("trace-cmd report", ts, tm)):
+    print(f"{name:<32}{sec:>9.2f}{n/sec:>14,.0f}{rss/1024:>9.1f} MiB")
+print(f"speed ratio kmtrace stat/trace-cmd: {ts/ks:.1f}x   memory ratio: {km/tm:.2f}")
+print(f"speed ratio kmtrace slab/trace-cmd: {ts/ss:.1f}x   memory ratio: {sm/tm:.2f}")
 PY

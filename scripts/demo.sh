@@ -12,11 +12,17 @@ if sh "$dir/tracefs-writable.sh"; then
 	"$KMTRACE" record -o "$out/demo.dat" -- sh "$dir/workload.sh" 300 3000 || exit 1
 	echo
 	echo "\$ kmtrace report -i demo.dat"
-	"$KMTRACE" report -i "$out/demo.dat"
+	"$KMTRACE" report -i "$out/demo.dat" || exit 1
+	echo
+	echo "\$ kmtrace report -i demo.dat slab --caller --cache -l 8"
+	"$KMTRACE" report -i "$out/demo.dat" slab --caller --cache -l 8
 else
 	echo "kmtrace demo: tracefs is not writable here (needs root and tracefs);"
 	echo "reporting the recording shipped in traces/small.dat instead."
 	echo
 	echo "\$ kmtrace report -i traces/small.dat"
-	cd "$dir/.." && "$KMTRACE" report -i traces/small.dat
+	cd "$dir/.." && "$KMTRACE" report -i traces/small.dat || exit 1
+	echo
+	echo "\$ kmtrace report -i traces/small.dat slab --caller --cache -l 8"
+	"$KMTRACE" report -i traces/small.dat slab --caller --cache -l 8
 fi
