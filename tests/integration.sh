@@ -107,9 +107,10 @@ check "missing file: exit 2" test_missing
 test_bad_usage() {
 	"$KMTRACE" report -i "$TRACES/small.dat" nosuch >/dev/null 2>&1; [ $? -eq 2 ] || return 1
 	"$KMTRACE" report -i "$TRACES/small.dat" --format xml >/dev/null 2>&1; [ $? -eq 2 ] || return 1
+	"$KMTRACE" report -i "$TRACES/small.dat" slab stat slab >/dev/null 2>&1; [ $? -eq 2 ] || return 1
 	"$KMTRACE" frobnicate >/dev/null 2>&1; [ $? -eq 2 ]
 }
-check "unknown analysis, format or command: exit 2" test_bad_usage
+check "unknown analysis, format or command, an analysis given twice: exit 2" test_bad_usage
 
 # The EXAMPLES of every man page, run from the top of the tree.
 man_examples() { sed -n '/^\.EX/,/^\.EE/p' "$TOP"/docs/$1 | sed -n 's/^\$ kmtrace //p'; }

@@ -157,12 +157,19 @@ static int add_analysis(struct report_args *a, int argc, char **argv, int *statu
 {
 	const struct kmt_analysis *an = kmt_analysis_find(argv[0]);
 	void *priv;
+	int i;
 
 	*status = KMT_EXIT_INPUT;
 	if (!an) {
 		fprintf(stderr, "kmtrace report: unknown analysis '%s' (see kmtrace list)\n",
 			argv[0]);
 		return -1;
+	}
+	for (i = 0; i < a->n; i++) {
+		if (a->an[i] == an) {
+			fprintf(stderr, "kmtrace report: analysis '%s' given twice\n", an->name);
+			return -1;
+		}
 	}
 	if (a->n == MAX_ANALYSES) {
 		fprintf(stderr, "kmtrace report: more than %d analyses\n", MAX_ANALYSES);
