@@ -130,6 +130,7 @@ struct kmt_table *kmt_output_table(struct kmt_output *out, const char *name,
 {
 	struct section *s = current(out);
 	struct kmt_table **tables, *t;
+	int i;
 
 	if (!s)
 		return NULL;
@@ -138,16 +139,22 @@ struct kmt_table *kmt_output_table(struct kmt_output *out, const char *name,
 		return NULL;
 	s->tables = tables;
 	t = calloc(1, sizeof(*t));
-	if (!t || !(t->name = strdup(name)) || !(t->cols = malloc(ncols * sizeof(*cols)))) {
+	if (!t || !(t->name = strdup(name)) || !(t->cols = calloc(ncols, sizeof(*cols)))) {
 		if (t)
 			free(t->name);
 		free(t);
 		return NULL;
 	}
-	memcpy(t->cols, cols, ncols * sizeof(*cols));
-	t->title = title;
 	t->ncols = ncols;
-	s->tables[s->ntables++] = t;
+	t->title = title;
+	s->tables[s->ntables++] = t;	/* from here on the section frees it */
+	for (i = 0; i < ncols; i++) {
+		t->cols[i].kind = cols[i].kind;
+		t->cols[i].key = strdup(cols[i].key);
+		t->cols[i].header = strdup(cols[i].header);
+		if (!t->cols[i].key || !t->cols[i].header)
+			return NULL;
+	}
 	return t;
 }
 
@@ -192,6 +199,9 @@ static void format_cell(char *buf, size_t len, enum kmt_kind kind, union kmt_cel
 	case KMT_KIND_COUNT:
 		snprintf(buf, len, "%llu", c.u);
 		break;
+	case KMT_KIND_SIGNED:
+		snprintf(buf, len, "%lld", c.i);
+		break;
 	case KMT_KIND_NS:
 		if (csv)
 			snprintf(buf, len, "%llu", c.u);
@@ -210,6 +220,17 @@ static void format_cell(char *buf, size_t len, enum kmt_kind kind, union kmt_cel
 		snprintf(buf, len, "%s", c.s);
 		break;
 	}
+}
+
+/* One aligned cell: text left, numbers right; no padding after the last. */
+static void text_cell(FILE *fp, const struct kmt_table *t, int c, int width, const char *s)
+{
+	if (!kmt_kind_is_text(t->cols[c].kind))
+		fprintf(fp, "  %*s", width, s);
+	else if (c == t->ncols - 1)
+		fprintf(fp, "  %s", s);
+	else
+		fprintf(fp, "  %-*s", width, s);
 }
 
 static void text_table(struct kmt_output *out, const struct kmt_table *t)
@@ -231,16 +252,13 @@ static void text_table(struct kmt_output *out, const struct kmt_table *t)
 		}
 	fprintf(out->fp, "\n%s\n", t->title ? t->title : t->name);
 	for (c = 0; c < t->ncols; c++)
-		fprintf(out->fp, "  %*s", kmt_kind_is_text(t->cols[c].kind) ? -width[c] : width[c],
-			t->cols[c].header);
+		text_cell(out->fp, t, c, width[c], t->cols[c].header);
 	fputc('\n', out->fp);
 	for (r = 0; r < t->rows; r++) {
 		for (c = 0; c < t->ncols; c++) {
-			bool left = kmt_kind_is_text(t->cols[c].kind);
-
 			format_cell(buf, sizeof(buf), t->cols[c].kind, t->cells[r * t->ncols + c],
 				    out->human, false);
-			fprintf(out->fp, "  %*s", left ? -width[c] : width[c], buf);
+			text_cell(out->fp, t, c, width[c], buf);
 		}
 		fputc('\n', out->fp);
 	}
@@ -367,6 +385,8 @@ static void json_cell(FILE *fp, enum kmt_kind kind, union kmt_cell c)
 		json_string(fp, c.s);
 	else if (kind == KMT_KIND_PERCENT)
 		fprintf(fp, "%.6g", c.d);
+	else if (kind == KMT_KIND_SIGNED)
+		fprintf(fp, "%lld", c.i);
 	else
 		fprintf(fp, "%llu", c.u);
 }
@@ -438,6 +458,10 @@ static void free_section(struct section *s)
 			if (kmt_kind_is_text(t->cols[j % t->ncols].kind))
 				free((char *)t->cells[j].s);
 		free(t->cells);
+		for (j = 0; j < t->ncols; j++) {
+			free((char *)t->cols[j].key);
+			free((char *)t->cols[j].header);
+		}
 		free(t->cols);
 		free(t->name);
 		free(t);

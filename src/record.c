@@ -356,8 +356,11 @@ static void teardown(struct recorder *r)
 {
 	int cpu;
 
-	if (r->inst)
+	if (r->inst) {
 		tracefs_trace_off(r->inst);
+		/* Before the drain: writing the files allocates pages no event shows. */
+		r->vmstat[1] = slurp("/proc/vmstat", NULL);
+	}
 	atomic_store(&r->stop, true);
 	for (cpu = 0; cpu < r->ncpus; cpu++)
 		if (r->cpus[cpu].started)
@@ -365,10 +368,8 @@ static void teardown(struct recorder *r)
 	for (cpu = 0; cpu < r->ncpus; cpu++)
 		if (r->cpus[cpu].started)
 			pthread_join(r->cpus[cpu].thread, NULL);
-	if (r->inst) {
+	if (r->inst)
 		read_stats(r);
-		r->vmstat[1] = slurp("/proc/vmstat", NULL);
-	}
 	for (cpu = 0; cpu < r->ncpus; cpu++) {
 		if (r->cpus[cpu].tcpu)
 			tracefs_cpu_close(r->cpus[cpu].tcpu);
@@ -460,6 +461,18 @@ static char *cpu_nodes_text(int ncpus)
 	return text;
 }
 
+/* What the recording covers: whole-system counts (vmstat) compare only with "system-wide". */
+static const char *record_scope(const struct kmt_record_opts *o)
+{
+	if (o->command)
+		return "filtered: a command and its children";
+	if (o->npids)
+		return "filtered: pids";
+	if (o->nfilters)
+		return "filtered: event filters";
+	return "system-wide";
+}
+
 /* Header texts, formats and options of the recording, all read before writing. */
 struct meta_texts {
 	char *header_page, *header_event, *kallsyms, *printk, *cmdlines;
@@ -517,6 +530,7 @@ static int gather_meta(struct recorder *r, struct meta_texts *m, struct kmt_trac
 	add_option(m, KMT_TD_OPT_KMT_VMSTAT_START, r->vmstat[0]);
 	add_option(m, KMT_TD_OPT_KMT_VMSTAT_STOP, r->vmstat[1]);
 	add_option(m, KMT_TD_OPT_KMT_CPU_NODES, r->cpu_nodes);
+	add_option(m, KMT_TD_OPT_KMT_SCOPE, record_scope(r->o));
 	for (i = 0; i < r->ncpus; i++) {
 		if (!r->cpus[i].stats || asprintf(&m->cpustats[i], "CPU: %d\n%s", i,
 						   r->cpus[i].stats) < 0) {

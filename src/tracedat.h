@@ -22,6 +22,7 @@ enum kmt_td_option_id {
 	KMT_TD_OPT_KMT_VMSTAT_START = 0x4b4d,	/* "KM": /proc/vmstat at start */
 	KMT_TD_OPT_KMT_VMSTAT_STOP = 0x4b4e,	/* /proc/vmstat at stop */
 	KMT_TD_OPT_KMT_CPU_NODES = 0x4b4f,	/* "CPU NODE" lines */
+	KMT_TD_OPT_KMT_SCOPE = 0x4b50,		/* "system-wide" or "filtered: ..." */
 };
 
 struct kmt_td_option {

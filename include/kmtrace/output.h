@@ -17,6 +17,7 @@ enum kmt_format {
 /* How a value is shown: the JSON value is always the raw number. */
 enum kmt_kind {
 	KMT_KIND_COUNT,		/* unsigned integer */
+	KMT_KIND_SIGNED,	/* signed integer (.i) */
 	KMT_KIND_BYTES,		/* unsigned integer, human size with -H */
 	KMT_KIND_NS,		/* unsigned nanoseconds, seconds in text */
 	KMT_KIND_PERCENT,	/* double */
@@ -38,9 +39,10 @@ struct kmt_column {
 	enum kmt_kind kind;
 };
 
-/* One cell: .u for integer kinds, .d for percent, .s for text kinds. */
+/* One cell: .u for unsigned kinds, .i for KMT_KIND_SIGNED, .d for percent, .s for text. */
 union kmt_cell {
 	unsigned long long u;
+	long long i;
 	double d;
 	const char *s;
 };
@@ -61,7 +63,7 @@ int kmt_output_begin(struct kmt_output *out, const char *name);
 int kmt_output_value(struct kmt_output *out, const char *key, const char *label,
 		     enum kmt_kind kind, union kmt_cell value);
 
-/* Start table @name with @ncols columns described by @cols (copied; their strings are not). */
+/* Start table @name with @ncols columns described by @cols (copied, names too). */
 struct kmt_table *kmt_output_table(struct kmt_output *out, const char *name,
 				   const char *title, int ncols,
 				   const struct kmt_column *cols);

@@ -51,6 +51,7 @@ enum kmt_reader_text {
 	KMT_TEXT_VMSTAT_STOP,
 	KMT_TEXT_TRACE_CLOCK,
 	KMT_TEXT_CPU_NODES,	/* "CPU NODE" per line */
+	KMT_TEXT_SCOPE,		/* kmtrace record: "system-wide" or "filtered: WHY" */
 	KMT_TEXT_NR
 };
 

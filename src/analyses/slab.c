@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +15,7 @@
 
 enum {
 	OPT_CALLER = 0x100, OPT_ALLOC, OPT_CACHE, OPT_PID, OPT_RAW_IP, OPT_KMALLOC_ONLY,
-	OPT_CACHE_ONLY, OPT_TIME, OPT_PID_FILTER, OPT_COMM,
+	OPT_CACHE_ONLY,
 };
 
 static const struct option slab_longopts[] = {
@@ -29,79 +28,9 @@ static const struct option slab_longopts[] = {
 	{ "lines", required_argument, NULL, 'l' },
 	{ "kmalloc-only", no_argument, NULL, OPT_KMALLOC_ONLY },
 	{ "cache-only", no_argument, NULL, OPT_CACHE_ONLY },
-	{ "time", required_argument, NULL, OPT_TIME },
-	{ "pid-filter", required_argument, NULL, OPT_PID_FILTER },
-	{ "comm", required_argument, NULL, OPT_COMM },
+	KMT_FILTER_LONGOPTS,
 	{ NULL, 0, NULL, 0 }
 };
-
-/* Parse "SEC[.FRACTION]" exactly into nanoseconds. */
-static int parse_seconds(const char *s, const char *end, uint64_t *ns)
-{
-	uint64_t sec = 0, frac = 0, scale = 1000000000ull;
-
-	if (s == end)
-		return -1;
-	for (; s < end && *s >= '0' && *s <= '9'; s++) {
-		if (sec > UINT64_MAX / 10 / scale)
-			return -1;
-		sec = sec * 10 + (*s - '0');
-	}
-	if (s < end && *s == '.')
-		for (s++; s < end && *s >= '0' && *s <= '9'; s++)
-			if (scale > 1) {
-				scale /= 10;
-				frac += (*s - '0') * scale;
-			}
-	if (s != end)
-		return -1;
-	*ns = sec * 1000000000ull + frac;
-	return 0;
-}
-
-/* "START,END" in seconds; either side may be empty. */
-static int parse_time(struct slab_opts *o, const char *arg, char *msg, int msglen)
-{
-	const char *comma = strchr(arg, ',');
-	const char *end = arg + strlen(arg);
-
-	o->start_ns = 0;
-	o->end_ns = UINT64_MAX;
-	if (!comma || (comma > arg && parse_seconds(arg, comma, &o->start_ns)) ||
-	    (comma + 1 < end && parse_seconds(comma + 1, end, &o->end_ns)) ||
-	    o->start_ns > o->end_ns) {
-		snprintf(msg, msglen, "bad --time '%s': want START,END in seconds "
-			 "(e.g. 612.4,613 or 612.4,)", arg);
-		return -1;
-	}
-	return 0;
-}
-
-static int parse_pids(struct slab_opts *o, const char *arg, char *msg, int msglen)
-{
-	const char *p = arg;
-	char *end;
-
-	for (;;) {
-		long pid = strtol(p, &end, 10);
-		int *n;
-
-		if (end == p || pid < 0 || pid > INT_MAX || (*end && *end != ',')) {
-			snprintf(msg, msglen, "bad --pid-filter '%s': want PID[,PID...]", arg);
-			return -1;
-		}
-		n = realloc(o->pids, (o->npids + 1) * sizeof(*n));
-		if (!n) {
-			snprintf(msg, msglen, "out of memory");
-			return -1;
-		}
-		o->pids = n;
-		o->pids[o->npids++] = pid;
-		if (!*end)
-			return 0;
-		p = end + 1;
-	}
-}
 
 static int parse_lines(struct slab_opts *o, const char *arg, char *msg, int msglen)
 {
@@ -119,7 +48,10 @@ static int parse_lines(struct slab_opts *o, const char *arg, char *msg, int msgl
 static int slab_option(void *priv, int key, const char *arg, char *msg, int msglen)
 {
 	struct slab_opts *o = &((struct slab_state *)priv)->o;
+	int ret = kmt_filter_option(&o->filter, key, arg, msg, msglen);
 
+	if (ret)
+		return ret < 0 ? -1 : 0;
 	switch (key) {
 	case OPT_CALLER:
 		o->tables |= SLAB_TABLE_CALLER;
@@ -142,17 +74,10 @@ static int slab_option(void *priv, int key, const char *arg, char *msg, int msgl
 	case OPT_CACHE_ONLY:
 		o->cache_only = true;
 		return 0;
-	case OPT_COMM:
-		o->comm = arg;
-		return 0;
 	case 's':
 		return slab_parse_sort(o, arg, msg, msglen);
 	case 'l':
 		return parse_lines(o, arg, msg, msglen);
-	case OPT_TIME:
-		return parse_time(o, arg, msg, msglen);
-	case OPT_PID_FILTER:
-		return parse_pids(o, arg, msg, msglen);
 	}
 	snprintf(msg, msglen, "unhandled option");
 	return -1;
@@ -178,10 +103,9 @@ static void slab_free(void *priv)
 	group_free(&st->ptrs);
 	kmt_hashmap_free(&st->kmalloc_caches);
 	kmt_hashmap_free(&st->unnamed_caches);
-	kmt_hashmap_free(&st->comm_match);
 	kmt_hashmap_free(&st->live);
+	kmt_filter_free(&st->o.filter);
 	free(st->objs);
-	free(st->o.pids);
 	free(st);
 }
 
@@ -192,12 +116,11 @@ static void *slab_init(void)
 	if (!st)
 		return NULL;
 	st->o.lines = -1;
-	st->o.end_ns = UINT64_MAX;
 	st->free_obj = SLAB_NO_ROW;
-	if (kmt_hashmap_init(&st->callers.index) || kmt_hashmap_init(&st->caches.index) ||
+	if (kmt_filter_init(&st->o.filter) || kmt_hashmap_init(&st->callers.index) || kmt_hashmap_init(&st->caches.index) ||
 	    kmt_hashmap_init(&st->pids.index) || kmt_hashmap_init(&st->ptrs.index) ||
 	    kmt_hashmap_init(&st->kmalloc_caches) || kmt_hashmap_init(&st->unnamed_caches) ||
-	    kmt_hashmap_init(&st->comm_match) || kmt_hashmap_init(&st->live)) {
+	    kmt_hashmap_init(&st->live)) {
 		slab_free(st);
 		return NULL;
 	}
@@ -214,6 +137,7 @@ static int slab_start(void *priv, const struct kmt_session *s)
 		st->o.sort[st->o.nsort++] = SORT_BYTES;
 	st->tep = s->tep;
 	st->reader = s->reader;
+	st->o.filter.tep = s->tep;
 	st->have_node_map = kmt_reader_cpu_node(s->reader, 0) >= 0;
 	return 0;
 }
@@ -311,36 +235,12 @@ static uint32_t cache_row(struct slab_state *st, const struct kmt_event *ev)
 	return sized_cache_row(st, &st->unnamed_caches, "cache", ev->bytes_alloc);
 }
 
-static bool comm_matches(struct slab_state *st, int pid)
-{
-	const char *comm;
-	uint64_t match;
-
-	if (!kmt_hashmap_get(&st->comm_match, pid, &match)) {
-		comm = tep_data_comm_from_pid(st->tep, pid);
-		match = comm && !strcmp(comm, st->o.comm) ? 1 : 2;
-		if (kmt_hashmap_put(&st->comm_match, pid, match))
-			st->failed = true;
-	}
-	return match == 1;
-}
-
 /* Does @ev pass the kind, time, pid and comm filters? */
 static bool selected(struct slab_state *st, const struct kmt_event *ev)
 {
-	int i;
-
 	if ((st->o.kmalloc_only && !is_kmalloc(ev)) || (st->o.cache_only && is_kmalloc(ev)))
 		return false;
-	if (ev->ts < st->o.start_ns)
-		return false;
-	if (st->o.npids) {
-		for (i = 0; i < st->o.npids && st->o.pids[i] != ev->pid; i++)
-			;
-		if (i == st->o.npids)
-			return false;
-	}
-	return !st->o.comm || comm_matches(st, ev->pid);
+	return kmt_filter_pass(&st->o.filter, ev);
 }
 
 static void stat_add(struct slab_stat *s, const struct slab_obj *o)
@@ -521,7 +421,7 @@ static void slab_event(void *priv, const struct kmt_event *ev)
 {
 	struct slab_state *st = priv;
 
-	if (ev->ts > st->o.end_ns || st->failed)
+	if (kmt_filter_done(&st->o.filter, ev) || st->failed)
 		return;
 	if (ev->type == KMT_EV_KFREE || ev->type == KMT_EV_CACHE_FREE)
 		on_free(st, ev);
@@ -543,9 +443,7 @@ const struct kmt_analysis kmt_analysis_slab = {
 	"  -l, --lines N       at most N rows per table\n"
 	"  --kmalloc-only      only kmalloc/kfree\n"
 	"  --cache-only        only kmem_cache_alloc/kmem_cache_free\n"
-	"  --time START,END    allocations in this window (seconds, as timestamps show)\n"
-	"  --pid-filter PID,.. allocations by these pids\n"
-	"  --comm NAME         allocations by processes named NAME\n",
+	KMT_FILTER_USAGE,
 	.shortopts = "s:l:",
 	.longopts = slab_longopts,
 	.events = KMT_EVMASK(KMT_EV_KMALLOC) | KMT_EVMASK(KMT_EV_KMALLOC_NODE) |

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include <kmtrace/analysis.h>
+#include "filter.h"
 #include "hashmap.h"
 
 #define SLAB_NO_ROW	UINT32_MAX
@@ -65,10 +66,7 @@ struct slab_opts {
 	int nsort;
 	long long lines;	/* rows per table, -1: all */
 	bool kmalloc_only, cache_only;
-	uint64_t start_ns, end_ns;
-	int *pids;
-	int npids;
-	const char *comm;
+	struct kmt_filter filter;
 };
 
 struct slab_state {
@@ -87,7 +85,6 @@ struct slab_state {
 	struct slab_group callers, caches, pids, ptrs;
 	struct kmt_hashmap kmalloc_caches;	/* bytes_alloc -> cache row */
 	struct kmt_hashmap unnamed_caches;	/* bytes_alloc -> cache row */
-	struct kmt_hashmap comm_match;		/* pid -> 1 matches --comm, 2 not */
 
 	struct kmt_hashmap live;		/* pointer -> object */
 	struct slab_obj *objs;

@@ -237,8 +237,8 @@ START_TEST(test_bad_options)
 	ck_assert_int_eq(kmt_analysis_slab.option(st, time_key, "9,5", msg, sizeof(msg)), -1);
 	ck_assert_int_eq(kmt_analysis_slab.option(st, time_key, "1.5x,", msg, sizeof(msg)), -1);
 	ck_assert_int_eq(kmt_analysis_slab.option(st, time_key, "612.4,", msg, sizeof(msg)), 0);
-	ck_assert_uint_eq(st->o.start_ns, 612400000000ull);
-	ck_assert_uint_eq(st->o.end_ns, UINT64_MAX);
+	ck_assert_uint_eq(st->o.filter.start_ns, 612400000000ull);
+	ck_assert_uint_eq(st->o.filter.end_ns, UINT64_MAX);
 	ck_assert_int_eq(kmt_analysis_slab.option(st, pids_key, "12,x", msg, sizeof(msg)), -1);
 	kmt_analysis_slab.free(st);
 }

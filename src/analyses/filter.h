@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * The event filters analyses share: --time START,END, --pid-filter PID,...
+ * and --comm NAME.
+ */
+#ifndef KMT_FILTER_H
+#define KMT_FILTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <kmtrace/event.h>
+#include "hashmap.h"
+
+struct tep_handle;
+
+enum {
+	KMT_FILTER_OPT_TIME = 0x200,
+	KMT_FILTER_OPT_PIDS,
+	KMT_FILTER_OPT_COMM,
+};
+
+/* The getopt_long() entries of the filter options. */
+#define KMT_FILTER_LONGOPTS \
+	{ "time", required_argument, NULL, KMT_FILTER_OPT_TIME }, \
+	{ "pid-filter", required_argument, NULL, KMT_FILTER_OPT_PIDS }, \
+	{ "comm", required_argument, NULL, KMT_FILTER_OPT_COMM }
+
+/* Their --help lines. */
+#define KMT_FILTER_USAGE \
+	"  --time START,END    events in this window (seconds, as timestamps show)\n" \
+	"  --pid-filter PID,.. events of these pids\n" \
+	"  --comm NAME         events of processes named NAME\n"
+
+struct kmt_filter {
+	uint64_t start_ns, end_ns;	/* inclusive */
+	int *pids;
+	int npids;
+	const char *comm;
+	struct tep_handle *tep;
+	struct kmt_hashmap comm_match;	/* pid -> 1 matches comm, 2 does not */
+};
+
+/* Set @f to pass everything. Returns 0, or -1 on allocation failure. */
+int kmt_filter_init(struct kmt_filter *f);
+
+/* Free what @f holds. */
+void kmt_filter_free(struct kmt_filter *f);
+
+/*
+ * Take option @key with @arg if it is a filter option: returns 1 when
+ * taken, 0 when @key is not a filter option, -1 with @msg filled on a bad
+ * value.
+ */
+int kmt_filter_option(struct kmt_filter *f, int key, const char *arg, char *msg, int msglen);
+
+/* Does @ev pass the time start, pid and comm filters? (past END: see kmt_filter_done) */
+bool kmt_filter_pass(struct kmt_filter *f, const struct kmt_event *ev);
+
+/* Is @ev after the window's END? Then it and all later events are ignored. */
+static inline bool kmt_filter_done(const struct kmt_filter *f, const struct kmt_event *ev)
+{
+	return ev->ts > f->end_ns;
+}
+
+/* Does @f select anything less than the whole recording? */
+bool kmt_filter_active(const struct kmt_filter *f);
+
+#endif /* KMT_FILTER_H */

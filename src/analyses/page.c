@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * page: the page allocator's requests as perf kmem --page counts them, pages
+ * per order, migratetype, GFP and process, outstanding pages over time.
+ * Pages are attributed to the task in whose context the event fired.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "page.h"
+
+enum {
+	OPT_PID = 0x100, OPT_ORDER, OPT_MIGRATETYPE, OPT_GFP, OPT_LIVE, OPT_CALLER, OPT_TIMELINE,
+};
+
+static const struct option page_longopts[] = {
+	{ "pid", no_argument, NULL, OPT_PID },
+	{ "order", no_argument, NULL, OPT_ORDER },
+	{ "migratetype", no_argument, NULL, OPT_MIGRATETYPE },
+	{ "gfp", no_argument, NULL, OPT_GFP },
+	{ "live", no_argument, NULL, OPT_LIVE },
+	{ "caller", no_argument, NULL, OPT_CALLER },
+	{ "timeline", required_argument, NULL, OPT_TIMELINE },
+	{ "lines", required_argument, NULL, 'l' },
+	KMT_FILTER_LONGOPTS,
+	{ NULL, 0, NULL, 0 }
+};
+
+static int parse_count(const char *arg, const char *what, long long *v, char *msg, int msglen)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end || *v < 0) {
+		snprintf(msg, msglen, "bad %s '%s': want a whole number", what, arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int page_option(void *priv, int key, const char *arg, char *msg, int msglen)
+{
+	static const unsigned int table_of[] = {
+		[OPT_PID - OPT_PID] = PAGE_TABLE_PID,
+		[OPT_ORDER - OPT_PID] = PAGE_TABLE_ORDER,
+		[OPT_MIGRATETYPE - OPT_PID] = PAGE_TABLE_MIGRATETYPE,
+		[OPT_GFP - OPT_PID] = PAGE_TABLE_GFP,
+		[OPT_LIVE - OPT_PID] = PAGE_TABLE_LIVE,
+		[OPT_CALLER - OPT_PID] = PAGE_TABLE_CALLER,
+	};
+	struct page_state *st = priv;
+	int ret = kmt_filter_option(&st->filter, key, arg, msg, msglen);
+	long long ms;
+
+	if (ret)
+		return ret < 0 ? -1 : 0;
+	if (key >= OPT_PID && key <= OPT_CALLER) {
+		st->tables |= table_of[key - OPT_PID];
+		return 0;
+	}
+	if (key == 'l')
+		return parse_count(arg, "--lines", &st->lines, msg, msglen);
+	if (key == OPT_TIMELINE) {
+		if (parse_count(arg, "--timeline", &ms, msg, msglen))
+			return -1;
+		if (!ms) {
+			snprintf(msg, msglen, "bad --timeline '%s': want milliseconds > 0", arg);
+			return -1;
+		}
+		st->interval_ns = ms * 1000000ull;
+		return 0;
+	}
+	snprintf(msg, msglen, "unhandled option");
+	return -1;
+}
+
+static void page_free_state(void *priv)
+{
+	struct page_state *st = priv;
+	uint32_t i;
+
+	for (i = 0; i < st->nprocs; i++) {
+		free(st->procs[i].comm);
+		page_series_free(&st->procs[i].s);
+	}
+	page_series_free(&st->total);
+	free(st->procs);
+	free(st->gfps);
+	free(st->blocks);
+	free(st->recent);
+	kmt_hashmap_free(&st->gfp_index);
+	kmt_hashmap_free(&st->proc_index);
+	kmt_hashmap_free(&st->live);
+	kmt_filter_free(&st->filter);
+	free(st);
+}
+
+static void *page_init(void)
+{
+	struct page_state *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	st->lines = -1;
+	st->free_block = UINT32_MAX;
+	if (kmt_filter_init(&st->filter) || kmt_hashmap_init(&st->gfp_index) ||
+	    kmt_hashmap_init(&st->proc_index) || kmt_hashmap_init(&st->live)) {
+		page_free_state(st);
+		return NULL;
+	}
+	return st;
+}
+
+static int page_start(void *priv, const struct kmt_session *s)
+{
+	struct page_state *st = priv;
+
+	st->reader = s->reader;
+	st->tep = s->tep;
+	st->filter.tep = s->tep;
+	st->kernel_version = kmt_kernel_version(kmt_reader_text(s->reader, KMT_TEXT_UNAME));
+	st->page_size = tep_get_page_size(s->tep) > 0 ? tep_get_page_size(s->tep) : 4096;
+	st->ncpus = kmt_reader_cpus(s->reader);
+	st->recent = calloc((size_t)st->ncpus * PAGE_RECENT_FREES + 1, sizeof(*st->recent));
+	return st->recent ? 0 : -1;
+}
+
+/* Grow @arr (of @size-byte items, *@cap of them) to hold index @n. */
+static int grow(void *arr, uint32_t *cap, uint32_t n, size_t size)
+{
+	void **p = arr;
+	uint32_t ncap;
+	void *q;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 64;
+	q = realloc(*p, ncap * size);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = ncap;
+	return 0;
+}
+
+static struct page_proc *proc_of(struct page_state *st, int pid)
+{
+	const char *comm;
+	uint64_t idx;
+
+	if (kmt_hashmap_get(&st->proc_index, (uint32_t)pid, &idx))
+		return &st->procs[idx];
+	if (grow(&st->procs, &st->cap_procs, st->nprocs, sizeof(*st->procs)) ||
+	    kmt_hashmap_put(&st->proc_index, (uint32_t)pid, st->nprocs))
+		return NULL;
+	memset(&st->procs[st->nprocs], 0, sizeof(st->procs[0]));
+	st->procs[st->nprocs].pid = pid;
+	comm = tep_data_comm_from_pid(st->tep, pid);
+	st->procs[st->nprocs].comm = strdup(comm ? comm : "<...>");
+	return &st->procs[st->nprocs++];
+}
+
+static struct page_count *gfp_of(struct page_state *st, uint64_t gfp)
+{
+	uint64_t idx;
+
+	if (kmt_hashmap_get(&st->gfp_index, gfp, &idx))
+		return &st->gfps[idx].c;
+	if (grow(&st->gfps, &st->cap_gfps, st->ngfps, sizeof(*st->gfps)) ||
+	    kmt_hashmap_put(&st->gfp_index, gfp, st->ngfps))
+		return NULL;
+	memset(&st->gfps[st->ngfps], 0, sizeof(st->gfps[0]));
+	st->gfps[st->ngfps].gfp = gfp;
+	return &st->gfps[st->ngfps++].c;
+}
+
+static int order_slot(uint64_t order)
+{
+	return order < PAGE_ORDERS ? (int)order : PAGE_ORDERS - 1;
+}
+
+static int mt_slot(long long mt)
+{
+	return mt >= 0 && mt < KMT_MIGRATETYPES ? (int)mt : KMT_MIGRATETYPES;
+}
+
+static bool take_block(struct page_state *st, uint64_t pfn, struct page_block *out)
+{
+	uint64_t idx;
+
+	if (!kmt_hashmap_del(&st->live, pfn, &idx))
+		return false;
+	*out = st->blocks[idx];
+	st->blocks[idx].ts = st->free_block;	/* free list link */
+	st->free_block = idx;
+	return true;
+}
+
+static int put_block(struct page_state *st, uint64_t pfn, const struct page_block *b)
+{
+	uint32_t idx = st->free_block;
+
+	if (idx != UINT32_MAX) {
+		st->free_block = st->blocks[idx].ts;
+	} else {
+		if (grow(&st->blocks, &st->cap_blocks, st->nblocks, sizeof(*st->blocks)))
+			return -1;
+		idx = st->nblocks++;
+	}
+	st->blocks[idx] = *b;
+	return kmt_hashmap_put(&st->live, pfn, idx);
+}
+
+/* Move the totals and @pid's figures by @pages at @ts. */
+static void account(struct page_state *st, struct page_proc *p, int64_t pages, uint64_t ts)
+{
+	if (page_series_set(&st->total, st->total.cur + pages, ts, st) ||
+	    page_series_set(&p->s, p->s.cur + pages, ts, st))
+		st->failed = true;
+}
+
+static void counts_alloc(struct page_count *c, uint64_t pages)
+{
+	c->allocs++;
+	c->pages += pages;
+	c->live_pages += pages;
+}
+
+/* A block allocated again before its free was seen: it is no longer live. */
+static void drop_replaced(struct page_state *st, const struct page_block *b)
+{
+	uint64_t pages = 1ull << b->order, idx;
+
+	st->replaced++;
+	if (!b->selected)
+		return;
+	st->orders[b->order].live_pages -= pages;
+	st->mts[b->mt].live_pages -= pages;
+	if (kmt_hashmap_get(&st->gfp_index, b->gfp, &idx))
+		st->gfps[idx].c.live_pages -= pages;
+}
+
+/* The pfn of a failed allocation: -1 (pfn field) or a NULL struct page. */
+static bool alloc_failed(const struct kmt_event *ev)
+{
+	return (ev->flags & KMT_EVF_PFN_IS_PAGE) ? ev->pfn == 0 : ev->pfn == ~0ull;
+}
+
+static void on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel)
+{
+	int o = order_slot(ev->order), m = mt_slot(ev->migratetype);
+	uint64_t pages = 1ull << (ev->order < 63 ? ev->order : 0);
+	struct page_block b = { .ts = ev->ts, .gfp = ev->gfp_flags, .pid = ev->pid,
+				.order = o, .mt = m, .selected = sel };
+	struct page_count *g = sel ? gfp_of(st, ev->gfp_flags) : NULL;
+	struct page_proc *p = sel ? proc_of(st, ev->pid) : NULL;
+	struct page_block old;
+
+	if (sel && (!g || !p)) {
+		st->failed = true;
+		return;
+	}
+	if (sel) {
+		st->alloc_req++;
+		st->alloc_bytes += st->page_size * pages;
+	}
+	if (alloc_failed(ev)) {
+		if (sel) {
+			st->fail_req++;
+			st->fail_bytes += st->page_size * pages;
+			st->orders[o].failures++;
+			g->failures++;
+		}
+		return;
+	}
+	if (take_block(st, ev->pfn, &old))
+		drop_replaced(st, &old);
+	if (put_block(st, ev->pfn, &b))
+		st->failed = true;
+	if (!sel)
+		return;
+	st->pages_alloc += pages;
+	st->matrix[o][m]++;
+	counts_alloc(&st->orders[o], pages);
+	counts_alloc(&st->mts[m], pages);
+	counts_alloc(g, pages);
+	p->allocs++;
+	p->pages_alloc += pages;
+	account(st, p, pages, ev->ts);
+}
+
+/* Remember @pfn as freed on @cpu: a batched event may repeat it. */
+static void note_recent(struct page_state *st, int cpu, uint64_t pfn)
+{
+	uint64_t *ring;
+
+	if (cpu < 0 || cpu >= st->ncpus)
+		return;
+	ring = &st->recent[(size_t)cpu * PAGE_RECENT_FREES];
+	memmove(ring + 1, ring, (PAGE_RECENT_FREES - 1) * sizeof(*ring));
+	ring[0] = pfn + 1;	/* 0 marks an empty slot */
+}
+
+/* Was @pfn freed on @cpu just before? Forget it then. */
+static bool take_recent(struct page_state *st, int cpu, uint64_t pfn)
+{
+	uint64_t *ring;
+	int i;
+
+	if (cpu < 0 || cpu >= st->ncpus)
+		return false;
+	ring = &st->recent[(size_t)cpu * PAGE_RECENT_FREES];
+	for (i = 0; i < PAGE_RECENT_FREES; i++) {
+		if (ring[i] == pfn + 1) {
+			ring[i] = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void counts_free(struct page_count *c, uint64_t pages)
+{
+	c->frees++;
+	c->pages_freed += pages;
+	c->live_pages -= pages;
+}
+
+static void on_free(struct page_state *st, const struct kmt_event *ev, uint64_t order, bool sel)
+{
+	uint64_t pages = 1ull << (order < 63 ? order : 0), bytes = st->page_size * pages;
+	struct page_proc *p = sel ? proc_of(st, ev->pid) : NULL;
+	struct page_block b;
+	bool found = take_block(st, ev->pfn, &b);
+
+	if (!sel)
+		return;
+	if (!p) {
+		st->failed = true;
+		return;
+	}
+	st->free_req++;
+	st->free_bytes += bytes;
+	st->pages_freed += pages;
+	if (found && b.selected) {
+		struct page_count *g = gfp_of(st, b.gfp);
+
+		st->matched_req++;
+		st->matched_bytes += bytes;
+		counts_free(&st->orders[b.order], pages);
+		counts_free(&st->mts[b.mt], pages);
+		if (g)
+			counts_free(g, pages);
+	} else {
+		st->nomatch_req++;
+		st->nomatch_bytes += bytes;
+	}
+	p->frees++;
+	p->pages_freed += pages;
+	account(st, p, -(int64_t)pages, ev->ts);
+}
+
+static void page_event(void *priv, const struct kmt_event *ev)
+{
+	struct page_state *st = priv;
+	bool sel;
+
+	if (kmt_filter_done(&st->filter, ev) || st->failed)
+		return;
+	sel = kmt_filter_pass(&st->filter, ev);
+	if (sel) {
+		if (!st->first_ts)
+			st->first_ts = ev->ts;
+		st->last_ts = ev->ts;
+	}
+	switch (ev->type) {
+	case KMT_EV_PAGE_ALLOC:
+		on_alloc(st, ev, sel);
+		break;
+	case KMT_EV_PAGE_FREE:
+		note_recent(st, ev->cpu, ev->pfn);
+		on_free(st, ev, ev->order, sel);
+		break;
+	case KMT_EV_PAGE_FREE_BATCHED:
+		st->batched += sel;
+		if (take_recent(st, ev->cpu, ev->pfn))
+			st->batched_dup += sel;		/* mm_page_free told it already */
+		else
+			on_free(st, ev, 0, sel);
+		break;
+	case KMT_EV_PAGE_ALLOC_EXTFRAG:
+		st->extfrag += sel;
+		break;
+	case KMT_EV_PAGE_ALLOC_ZONE_LOCKED:
+		st->zone_locked += sel;
+		break;
+	default:
+		st->pcpu_drain += sel;
+		break;
+	}
+}
+
+const struct kmt_analysis kmt_analysis_page = {
+	.name = "page",
+	.help = "page allocator: perf kmem --page figures, pages per order, migratetype, "
+		"GFP and process, over time",
+	.usage =
+	"  --pid               table per process (pages allocated, freed, net, peak, min)\n"
+	"  --order             table per order\n"
+	"  --migratetype       table per migratetype\n"
+	"  --gfp               table per GFP flags value\n"
+	"  --live              pages still allocated at the end, oldest first\n"
+	"  --caller            per call site (needs call stacks in the recording)\n"
+	"  --timeline MS       outstanding pages per MS-millisecond interval, total and\n"
+	"                      for the top processes\n"
+	"  -l, --lines N       at most N rows per table; N processes in --timeline\n"
+	"                      (default 5)\n"
+	KMT_FILTER_USAGE,
+	.shortopts = "l:",
+	.longopts = page_longopts,
+	.events = KMT_EVMASK(KMT_EV_PAGE_ALLOC) | KMT_EVMASK(KMT_EV_PAGE_FREE) |
+		  KMT_EVMASK(KMT_EV_PAGE_FREE_BATCHED) | KMT_EVMASK(KMT_EV_PAGE_ALLOC_EXTFRAG) |
+		  KMT_EVMASK(KMT_EV_PAGE_ALLOC_ZONE_LOCKED) | KMT_EVMASK(KMT_EV_PAGE_PCPU_DRAIN),
+	.init = page_init,
+	.option = page_option,
+	.start = page_start,
+	.event = page_event,
+	.report = page_report,
+	.free = page_free_state,
+};

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/* The page analysis: state shared by its event, timeline and report sides. */
+#ifndef KMT_PAGE_H
+#define KMT_PAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <kmtrace/analysis.h>
+#include "filter.h"
+#include "hashmap.h"
+#include "mmnames.h"
+
+#define PAGE_ORDERS		16	/* orders kept apart; higher ones share the last */
+#define PAGE_RECENT_FREES	64	/* per CPU: mm_page_free pfns a batched event may repeat */
+#define PAGE_TOP_DEFAULT	5	/* processes in --timeline without -l */
+
+#define PAGE_TABLE_PID		(1u << 0)
+#define PAGE_TABLE_ORDER	(1u << 1)
+#define PAGE_TABLE_MIGRATETYPE	(1u << 2)
+#define PAGE_TABLE_GFP		(1u << 3)
+#define PAGE_TABLE_LIVE		(1u << 4)
+#define PAGE_TABLE_CALLER	(1u << 5)
+
+/* A value over time, sampled per interval: its peak inside each one. */
+struct page_point {
+	uint32_t interval;
+	int64_t peak;		/* highest value inside the interval */
+	int64_t end;		/* value at its end */
+};
+
+struct page_series {
+	int64_t cur, peak, min;	/* now, and over the whole run (from 0 at the start) */
+	uint64_t peak_ts;
+	struct page_point *points;	/* intervals with events, in order */
+	uint32_t npoints, cap;
+};
+
+/* Requests and pages of one kind of allocation: per order, migratetype, gfp. */
+struct page_count {
+	uint64_t allocs, pages, frees, pages_freed, failures, live_pages;
+};
+
+struct page_proc {
+	int pid;
+	char *comm;
+	uint64_t allocs, frees, pages_alloc, pages_freed;
+	struct page_series s;
+};
+
+/* A page block allocated in the trace and not freed yet. */
+struct page_block {
+	uint64_t ts;		/* allocated at; on the free list: next free index */
+	uint64_t gfp;
+	int pid;
+	uint8_t order;
+	int8_t mt;
+	bool selected;
+};
+
+struct page_gfp {
+	uint64_t gfp;
+	struct page_count c;
+};
+
+struct page_state {
+	/* options */
+	unsigned int tables;
+	long long lines;		/* -1: all */
+	uint64_t interval_ns;		/* --timeline; 0: none */
+	struct kmt_filter filter;
+
+	struct kmt_reader *reader;
+	struct tep_handle *tep;
+	int kernel_version;
+	uint64_t page_size;
+	bool failed;
+
+	/* perf kmem's figures: requests and bytes */
+	uint64_t alloc_req, alloc_bytes, free_req, free_bytes;
+	uint64_t matched_req, matched_bytes, nomatch_req, nomatch_bytes;
+	uint64_t fail_req, fail_bytes;
+	uint64_t batched, batched_dup, extfrag, zone_locked, pcpu_drain, replaced;
+	uint64_t pages_alloc, pages_freed;
+	uint64_t first_ts, last_ts;
+
+	struct page_series total;
+	struct page_count orders[PAGE_ORDERS];
+	struct page_count mts[KMT_MIGRATETYPES + 1];	/* the last: anything else */
+	uint64_t matrix[PAGE_ORDERS][KMT_MIGRATETYPES + 1];
+
+	struct kmt_hashmap gfp_index;	/* gfp -> gfps[] */
+	struct page_gfp *gfps;
+	uint32_t ngfps, cap_gfps;
+
+	struct kmt_hashmap proc_index;	/* pid -> procs[] */
+	struct page_proc *procs;
+	uint32_t nprocs, cap_procs;
+
+	struct kmt_hashmap live;	/* pfn -> blocks[] */
+	struct page_block *blocks;
+	uint32_t nblocks, cap_blocks, free_block;
+
+	uint64_t *recent;		/* ncpus * PAGE_RECENT_FREES pfns + 1 */
+	int ncpus;
+};
+
+/* Move @s to @value at @ts, keeping peaks, minimum and the interval points. */
+int page_series_set(struct page_series *s, int64_t value, uint64_t ts,
+		    const struct page_state *st);
+
+/* Free the points of @s. */
+void page_series_free(struct page_series *s);
+
+struct kmt_gfp_names;
+
+/* The --live table: pages allocated and not freed, oldest first. */
+int page_report_live(struct page_state *st, struct kmt_output *out,
+		     const struct kmt_gfp_names *names);
+
+/* The --timeline table. */
+int page_report_timeline(struct page_state *st, struct kmt_output *out);
+
+/* Describe the summary and the chosen tables to @out. */
+int page_report(void *priv, const struct kmt_session *s, struct kmt_output *out);
+
+#endif /* KMT_PAGE_H */

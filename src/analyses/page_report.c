@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * page: the summary (perf kmem --page's figures and more), the check
+ * against /proc/vmstat, the order x migratetype matrix, the GFP legend and
+ * the tables the options ask for.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "page.h"
+
+static int put_u(struct kmt_output *out, const char *key, const char *label, uint64_t v)
+{
+	return kmt_output_value(out, key, label, KMT_KIND_COUNT, (union kmt_cell){ .u = v });
+}
+
+static int put_i(struct kmt_output *out, const char *key, const char *label, int64_t v)
+{
+	return kmt_output_value(out, key, label, KMT_KIND_SIGNED, (union kmt_cell){ .i = v });
+}
+
+static int put_s(struct kmt_output *out, const char *key, const char *label, const char *v)
+{
+	return kmt_output_value(out, key, label, KMT_KIND_STRING, (union kmt_cell){ .s = v });
+}
+
+/* perf kmem --page stat's six lines, as requests and KiB. */
+static int report_requests(const struct page_state *st, struct kmt_output *out)
+{
+	uint64_t only_req = st->alloc_req - st->matched_req;
+	uint64_t only_bytes = st->alloc_bytes - st->matched_bytes;
+
+	return put_u(out, "alloc_requests", "Total allocation requests", st->alloc_req) ||
+	       put_u(out, "alloc_kib", "  KiB", st->alloc_bytes / 1024) ||
+	       put_u(out, "free_requests", "Total free requests", st->free_req) ||
+	       put_u(out, "free_kib", "  KiB", st->free_bytes / 1024) ||
+	       put_u(out, "alloc_freed_requests", "Total alloc+freed requests", st->matched_req) ||
+	       put_u(out, "alloc_freed_kib", "  KiB", st->matched_bytes / 1024) ||
+	       put_u(out, "alloc_only_requests", "Total alloc-only requests", only_req) ||
+	       put_u(out, "alloc_only_kib", "  KiB", only_bytes / 1024) ||
+	       put_u(out, "free_only_requests", "Total free-only requests", st->nomatch_req) ||
+	       put_u(out, "free_only_kib", "  KiB", st->nomatch_bytes / 1024) ||
+	       put_u(out, "alloc_failures", "Total allocation failures", st->fail_req) ||
+	       put_u(out, "alloc_failures_kib", "  KiB", st->fail_bytes / 1024);
+}
+
+static int report_pages(const struct page_state *st, struct kmt_output *out)
+{
+	return put_u(out, "page_size", "Page size (trace header)", st->page_size) ||
+	       put_u(out, "pages_allocated", "Pages allocated", st->pages_alloc) ||
+	       put_u(out, "pages_freed", "Pages freed", st->pages_freed) ||
+	       put_i(out, "net_pages", "Net pages (allocated - freed)",
+		     (int64_t)(st->pages_alloc - st->pages_freed)) ||
+	       put_i(out, "peak_pages", "Peak outstanding pages", st->total.peak) ||
+	       kmt_output_value(out, "peak_ts", "Peak outstanding at (s)", KMT_KIND_NS,
+				(union kmt_cell){ .u = st->total.peak_ts }) ||
+	       put_i(out, "min_pages", "Lowest outstanding pages", st->total.min) ||
+	       put_u(out, "batched_free_events", "mm_page_free_batched events", st->batched) ||
+	       put_u(out, "batched_repeats", "  repeating an mm_page_free (not counted)",
+		     st->batched_dup) ||
+	       put_u(out, "replaced_allocations", "Allocations of a page still live",
+		     st->replaced) ||
+	       put_u(out, "extfrag_events", "mm_page_alloc_extfrag events", st->extfrag) ||
+	       put_u(out, "zone_locked_events", "mm_page_alloc_zone_locked events",
+		     st->zone_locked) ||
+	       put_u(out, "pcpu_drain_events", "mm_page_pcpu_drain events", st->pcpu_drain);
+}
+
+/* Sum of "@prefix*" counters (or the one named @prefix exactly) in a vmstat text. */
+static bool vmstat_sum(const char *text, const char *prefix, bool exact, uint64_t *sum)
+{
+	size_t len = strlen(prefix);
+	bool found = false;
+	const char *p;
+
+	*sum = 0;
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		unsigned long long v;
+
+		if (strncmp(p, prefix, len) || (exact && p[len] != ' '))
+			continue;
+		if (sscanf(strchr(p, ' ') ? strchr(p, ' ') : p, "%llu", &v) == 1) {
+			*sum += v;
+			found = true;
+		}
+	}
+	return found;
+}
+
+static unsigned long long lost_events(struct kmt_reader *r)
+{
+	unsigned long long lost = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < kmt_reader_cpus(r); cpu++)
+		lost += kmt_cpu_stats_lost(kmt_reader_cpu_stats(r, cpu));
+	return lost;
+}
+
+/* Why the vmstat check does not apply here, or NULL when it does. */
+static const char *check_blocker(const struct page_state *st)
+{
+	const char *scope = kmt_reader_text(st->reader, KMT_TEXT_SCOPE);
+
+	if (!kmt_reader_text(st->reader, KMT_TEXT_VMSTAT_START) ||
+	    !kmt_reader_text(st->reader, KMT_TEXT_VMSTAT_STOP))
+		return "not applicable: the recording has no /proc/vmstat (kmtrace record saves it)";
+	if (!scope || strncmp(scope, "system-wide", 11))
+		return "not applicable: the recording is not system-wide";
+	if (kmt_filter_active(&st->filter))
+		return "not applicable: the report filters events";
+	if (!tep_find_event_by_name(st->tep, "kmem", "mm_page_alloc") ||
+	    !tep_find_event_by_name(st->tep, "kmem", "mm_page_free"))
+		return "not applicable: mm_page_alloc or mm_page_free was not recorded";
+	if (lost_events(st->reader))
+		return "not applicable: events were lost";
+	return NULL;
+}
+
+static double diff_percent(uint64_t traced, uint64_t kernel)
+{
+	return kernel ? 100.0 * ((double)traced - (double)kernel) / (double)kernel : 0.0;
+}
+
+/* Traced pages against the kernel's pgalloc_* and pgfree deltas. */
+static int report_vmstat(const struct page_state *st, struct kmt_output *out)
+{
+	const char *a = kmt_reader_text(st->reader, KMT_TEXT_VMSTAT_START);
+	const char *b = kmt_reader_text(st->reader, KMT_TEXT_VMSTAT_STOP);
+	const char *why = check_blocker(st);
+	uint64_t alloc0, alloc1, free0, free1;
+
+	if (!why && (!vmstat_sum(a, "pgalloc_", false, &alloc0) ||
+		     !vmstat_sum(b, "pgalloc_", false, &alloc1) ||
+		     !vmstat_sum(a, "pgfree", true, &free0) || !vmstat_sum(b, "pgfree", true, &free1)))
+		why = "not applicable: /proc/vmstat has no pgalloc_* or pgfree";
+	if (why)
+		return put_s(out, "vmstat_check", "Check against /proc/vmstat", why);
+	return put_s(out, "vmstat_check", "Check against /proc/vmstat", "done") ||
+	       put_u(out, "vmstat_pgalloc", "  pgalloc_* delta (pages)", alloc1 - alloc0) ||
+	       kmt_output_value(out, "pgalloc_diff_percent", "  traced allocated vs pgalloc",
+				KMT_KIND_PERCENT, (union kmt_cell){
+					.d = diff_percent(st->pages_alloc, alloc1 - alloc0) }) ||
+	       put_u(out, "vmstat_pgfree", "  pgfree delta (pages)", free1 - free0) ||
+	       kmt_output_value(out, "pgfree_diff_percent", "  traced freed vs pgfree",
+				KMT_KIND_PERCENT, (union kmt_cell){
+					.d = diff_percent(st->pages_freed, free1 - free0) });
+}
+
+/* Highest order with anything in it, at least 10 as perf kmem shows. */
+static int max_order(const struct page_state *st)
+{
+	int o, max = 10;
+
+	for (o = 0; o < PAGE_ORDERS; o++)
+		if (st->orders[o].allocs || st->orders[o].frees || st->orders[o].failures)
+			max = o > max ? o : max;
+	return max;
+}
+
+static int report_matrix(const struct page_state *st, struct kmt_output *out)
+{
+	struct kmt_column cols[KMT_MIGRATETYPES + 2];
+	char buf[KMT_MIGRATETYPES + 1][2][32];
+	union kmt_cell row[KMT_MIGRATETYPES + 2];
+	struct kmt_table *t;
+	int o, m, ret = 0;
+
+	cols[0] = (struct kmt_column){ "order", "ORDER", KMT_KIND_COUNT };
+	for (m = 0; m <= KMT_MIGRATETYPES; m++) {
+		const char *name = m < KMT_MIGRATETYPES ?
+			kmt_migratetype_name(m, st->kernel_version, buf[m][0], 32) : "Other";
+		const char *key = m < KMT_MIGRATETYPES ?
+			kmt_migratetype_key(m, st->kernel_version, buf[m][1], 32) : "other";
+
+		cols[m + 1] = (struct kmt_column){ key, name, KMT_KIND_COUNT };
+	}
+	t = kmt_output_table(out, "matrix", "Allocations per order and migratetype",
+			     KMT_MIGRATETYPES + 2, cols);
+	if (!t)
+		return -1;
+	for (o = 0; o <= max_order(st) && !ret; o++) {
+		row[0].u = o;
+		for (m = 0; m <= KMT_MIGRATETYPES; m++)
+			row[m + 1].u = st->matrix[o][m];
+		ret = kmt_table_row(t, row);
+	}
+	return ret;
+}
+
+static const struct page_state *sort_state;
+
+static int by_gfp(const void *a, const void *b)
+{
+	uint64_t x = sort_state->gfps[*(const uint32_t *)a].gfp;
+	uint64_t y = sort_state->gfps[*(const uint32_t *)b].gfp;
+
+	return x < y ? -1 : x > y;
+}
+
+/* GFP values seen, ascending; NULL when out of memory. */
+static uint32_t *sorted_gfps(const struct page_state *st)
+{
+	uint32_t *idx = malloc((st->ngfps ? st->ngfps : 1) * sizeof(*idx)), i;
+
+	if (!idx)
+		return NULL;
+	for (i = 0; i < st->ngfps; i++)
+		idx[i] = i;
+	sort_state = st;
+	qsort(idx, st->ngfps, sizeof(*idx), by_gfp);
+	return idx;
+}
+
+#define COUNT_COLUMNS \
+	{ "allocs", "ALLOCS", KMT_KIND_COUNT }, { "pages", "PAGES", KMT_KIND_COUNT }, \
+	{ "frees", "FREES", KMT_KIND_COUNT }, { "pages_freed", "PAGES_FREED", KMT_KIND_COUNT }, \
+	{ "failures", "FAILURES", KMT_KIND_COUNT }, { "live_pages", "LIVE_PAGES", KMT_KIND_SIGNED }
+#define NCOUNT	6
+
+static void count_cells(const struct page_count *c, union kmt_cell *row)
+{
+	row[0].u = c->allocs;
+	row[1].u = c->pages;
+	row[2].u = c->frees;
+	row[3].u = c->pages_freed;
+	row[4].u = c->failures;
+	row[5].i = (int64_t)c->live_pages;
+}
+
+/* The GFP legend (always), or with --gfp the full table per GFP value. */
+static int report_gfp(const struct page_state *st, struct kmt_output *out,
+		      const struct kmt_gfp_names *names)
+{
+	static const struct kmt_column cols[] = {
+		{ "gfp", "GFP", KMT_KIND_ADDRESS }, { "flags", "FLAGS", KMT_KIND_STRING },
+		COUNT_COLUMNS,
+	};
+	bool full = st->tables & PAGE_TABLE_GFP;
+	union kmt_cell row[2 + NCOUNT];
+	uint32_t *idx = sorted_gfps(st), i;
+	struct kmt_table *t;
+	char flags[512];
+	int ret = 0;
+
+	t = idx ? kmt_output_table(out, full ? "gfp" : "gfp_legend",
+				   full ? "Per GFP flags value" :
+				   "GFP legend (flag names of the recorded kernel)",
+				   full ? 2 + NCOUNT : 2, cols) : NULL;
+	for (i = 0; t && i < st->ngfps && !ret; i++) {
+		const struct page_gfp *g = &st->gfps[idx[i]];
+
+		kmt_gfp_format(names, g->gfp, flags, sizeof(flags));
+		row[0].u = g->gfp;
+		row[1].s = flags;
+		count_cells(&g->c, row + 2);
+		ret = kmt_table_row(t, row);
+	}
+	free(idx);
+	return t ? ret : -1;
+}
+
+static int report_orders(const struct page_state *st, struct kmt_output *out)
+{
+	static const struct kmt_column cols[] = {
+		{ "order", "ORDER", KMT_KIND_COUNT }, COUNT_COLUMNS,
+	};
+	struct kmt_table *t = kmt_output_table(out, "orders", "Per order", 1 + NCOUNT, cols);
+	union kmt_cell row[1 + NCOUNT];
+	int o, ret = 0;
+
+	for (o = 0; t && o <= max_order(st) && !ret; o++) {
+		row[0].u = o;
+		count_cells(&st->orders[o], row + 1);
+		ret = kmt_table_row(t, row);
+	}
+	return t ? ret : -1;
+}
+
+static int report_migratetypes(const struct page_state *st, struct kmt_output *out)
+{
+	static const struct kmt_column cols[] = {
+		{ "migratetype", "MIGRATETYPE", KMT_KIND_STRING }, COUNT_COLUMNS,
+	};
+	struct kmt_table *t = kmt_output_table(out, "migratetypes", "Per migratetype",
+					       1 + NCOUNT, cols);
+	union kmt_cell row[1 + NCOUNT];
+	char buf[32];
+	int m, ret = 0;
+
+	for (m = 0; t && m <= KMT_MIGRATETYPES && !ret; m++) {
+		row[0].s = m < KMT_MIGRATETYPES ?
+			   kmt_migratetype_name(m, st->kernel_version, buf, sizeof(buf)) : "Other";
+		count_cells(&st->mts[m], row + 1);
+		ret = kmt_table_row(t, row);
+	}
+	return t ? ret : -1;
+}
+
+static int by_pages(const void *a, const void *b)
+{
+	const struct page_proc *x = &sort_state->procs[*(const uint32_t *)a];
+	const struct page_proc *y = &sort_state->procs[*(const uint32_t *)b];
+
+	if (x->pages_alloc != y->pages_alloc)
+		return x->pages_alloc < y->pages_alloc ? 1 : -1;
+	return x->pid - y->pid;
+}
+
+static int report_procs(const struct page_state *st, struct kmt_output *out)
+{
+	static const struct kmt_column cols[] = {
+		{ "pid", "PID", KMT_KIND_COUNT }, { "comm", "COMM", KMT_KIND_STRING },
+		{ "allocs", "ALLOCS", KMT_KIND_COUNT },
+		{ "pages_allocated", "PAGES_ALLOC", KMT_KIND_COUNT },
+		{ "frees", "FREES", KMT_KIND_COUNT },
+		{ "pages_freed", "PAGES_FREED", KMT_KIND_COUNT },
+		{ "net_pages", "NET", KMT_KIND_SIGNED }, { "peak_pages", "PEAK", KMT_KIND_SIGNED },
+		{ "min_pages", "MIN", KMT_KIND_SIGNED },
+	};
+	struct kmt_table *t = kmt_output_table(out, "pids",
+		"Per process (events in its context; frees of others' pages count against it)",
+		9, cols);
+	uint32_t *idx = malloc((st->nprocs ? st->nprocs : 1) * sizeof(*idx)), i;
+	int ret = 0;
+
+	if (!t || !idx) {
+		free(idx);
+		return -1;
+	}
+	for (i = 0; i < st->nprocs; i++)
+		idx[i] = i;
+	sort_state = st;
+	qsort(idx, st->nprocs, sizeof(*idx), by_pages);
+	for (i = 0; i < st->nprocs && (st->lines < 0 || i < st->lines) && !ret; i++) {
+		const struct page_proc *p = &st->procs[idx[i]];
+		union kmt_cell row[9] = {
+			{ .u = p->pid }, { .s = p->comm }, { .u = p->allocs },
+			{ .u = p->pages_alloc }, { .u = p->frees }, { .u = p->pages_freed },
+			{ .i = p->s.cur }, { .i = p->s.peak }, { .i = p->s.min },
+		};
+
+		ret = kmt_table_row(t, row);
+	}
+	free(idx);
+	return ret;
+}
+
+static int report_summary(const struct page_state *st, struct kmt_output *out)
+{
+	char version[64] = "unknown: migratetypes as in 4.4 and later";
+
+	if (st->kernel_version >= 0)
+		snprintf(version, sizeof(version), "%d.%d", st->kernel_version / 1000,
+			 st->kernel_version % 1000);
+	return report_requests(st, out) || report_pages(st, out) ||
+	       put_s(out, "kernel", "Kernel (for migratetype names)", version) ||
+	       report_vmstat(st, out);
+}
+
+int page_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
+{
+	struct page_state *st = priv;
+	struct kmt_gfp_names *names;
+	int ret;
+
+	(void)s;
+	if (st->failed)
+		return -1;
+	if (st->tables & PAGE_TABLE_CALLER)
+		fprintf(stderr, "kmtrace report page: --caller needs call stacks, which this "
+			"recording does not carry; no call-site table\n");
+	names = kmt_gfp_names_new(st->tep);	/* NULL: GFP values in hex */
+	ret = report_summary(st, out) || report_matrix(st, out) || report_gfp(st, out, names) ||
+	      ((st->tables & PAGE_TABLE_ORDER) && report_orders(st, out)) ||
+	      ((st->tables & PAGE_TABLE_MIGRATETYPE) && report_migratetypes(st, out)) ||
+	      ((st->tables & PAGE_TABLE_PID) && report_procs(st, out)) ||
+	      ((st->tables & PAGE_TABLE_LIVE) && page_report_live(st, out, names)) ||
+	      (st->interval_ns && page_report_timeline(st, out));
+	kmt_gfp_names_free(names);
+	return ret ? -1 : 0;
+}

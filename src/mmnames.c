@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: LGPL-2.1
+/* Migratetype and GFP flag names of mmnames.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "mmnames.h"
+
+int kmt_kernel_version(const char *uname)
+{
+	const char *p;
+	int major, minor;
+
+	if (!uname)
+		return -1;
+	/* The release is the first word that starts "DIGITS.DIGITS". */
+	for (p = uname; *p; p++) {
+		if ((p == uname || p[-1] == ' ') && sscanf(p, "%d.%d", &major, &minor) == 2)
+			return major * 1000 + minor;
+	}
+	return -1;
+}
+
+/* enum migratetype: before 4.4, and from 4.4 (commit 016c13daa5c9 and 0aaa29a56e4f). */
+static const char *const names_old[KMT_MIGRATETYPES] = {
+	"Unmovable", "Reclaimable", "Movable", "Reserve", "CMA/Isolate", "Isolate",
+};
+static const char *const names_new[KMT_MIGRATETYPES] = {
+	"Unmovable", "Movable", "Reclaimable", "HighAtomic", "CMA/Isolate", "Isolate",
+};
+static const char *const keys_old[KMT_MIGRATETYPES] = {
+	"unmovable", "reclaimable", "movable", "reserve", "cma_isolate", "isolate",
+};
+static const char *const keys_new[KMT_MIGRATETYPES] = {
+	"unmovable", "movable", "reclaimable", "highatomic", "cma_isolate", "isolate",
+};
+
+static bool before_4_4(int version)
+{
+	return version >= 0 && version < 4004;
+}
+
+const char *kmt_migratetype_name(int mt, int version, char *buf, size_t len)
+{
+	if (mt >= 0 && mt < KMT_MIGRATETYPES)
+		return before_4_4(version) ? names_old[mt] : names_new[mt];
+	snprintf(buf, len, "type-%d", mt);
+	return buf;
+}
+
+const char *kmt_migratetype_key(int mt, int version, char *buf, size_t len)
+{
+	if (mt >= 0 && mt < KMT_MIGRATETYPES)
+		return before_4_4(version) ? keys_old[mt] : keys_new[mt];
+	snprintf(buf, len, "type_%d", mt);
+	return buf;
+}
+
+struct gfp_name {
+	unsigned long long value;
+	const char *name;
+};
+
+struct kmt_gfp_names {
+	struct gfp_name *names;	/* in the format's order: composites first */
+	int n;
+};
+
+/* The __print_flags() over field "gfp_flags" in @arg's tree, or NULL. */
+static struct tep_print_arg *find_gfp_flags(struct tep_print_arg *arg)
+{
+	struct tep_print_arg *found = NULL;
+
+	for (; arg && !found; arg = arg->next) {
+		switch (arg->type) {
+		case TEP_PRINT_FLAGS:
+			if (arg->flags.field && arg->flags.field->type == TEP_PRINT_FIELD &&
+			    !strcmp(arg->flags.field->field.name, "gfp_flags"))
+				return arg;
+			break;
+		case TEP_PRINT_OP:
+			found = find_gfp_flags(arg->op.left);
+			if (!found)
+				found = find_gfp_flags(arg->op.right);
+			break;
+		case TEP_PRINT_TYPE:
+			found = find_gfp_flags(arg->typecast.item);
+			break;
+		default:
+			break;
+		}
+	}
+	return found;
+}
+
+static struct kmt_gfp_names *names_from(struct tep_print_arg *flags)
+{
+	struct kmt_gfp_names *g = calloc(1, sizeof(*g));
+	struct tep_print_flag_sym *sym;
+	int n = 0;
+
+	if (!g)
+		return NULL;
+	for (sym = flags->flags.flags; sym; sym = sym->next)
+		n++;
+	g->names = calloc(n ? n : 1, sizeof(*g->names));
+	if (!g->names) {
+		free(g);
+		return NULL;
+	}
+	for (sym = flags->flags.flags; sym; sym = sym->next) {
+		char *end;
+		unsigned long long v = strtoull(sym->value, &end, 0);
+
+		if (end != sym->value && !*end && sym->str)
+			g->names[g->n++] = (struct gfp_name){ v, sym->str };
+	}
+	return g;
+}
+
+struct kmt_gfp_names *kmt_gfp_names_new(struct tep_handle *tep)
+{
+	static const char *const sources[] = { "mm_page_alloc", "kmalloc", "kmem_cache_alloc" };
+	struct tep_print_arg *flags = NULL;
+	struct kmt_gfp_names *g;
+	size_t i;
+
+	for (i = 0; i < sizeof(sources) / sizeof(sources[0]) && !flags; i++) {
+		struct tep_event *e = tep_find_event_by_name(tep, "kmem", sources[i]);
+
+		if (e)
+			flags = find_gfp_flags(e->print_fmt.args);
+	}
+	if (!flags) {
+		errno = ENOENT;
+		return NULL;
+	}
+	g = names_from(flags);
+	if (!g)
+		errno = ENOMEM;
+	return g;
+}
+
+void kmt_gfp_names_free(struct kmt_gfp_names *g)
+{
+	if (!g)
+		return;
+	free(g->names);
+	free(g);
+}
+
+/* Append "|"-separated @word to @buf. */
+static void append(char *buf, size_t len, size_t *used, const char *word)
+{
+	int n = snprintf(buf + *used, len - *used, "%s%s", *used ? "|" : "", word);
+
+	if (n > 0)
+		*used = *used + n < len ? *used + n : len - 1;
+}
+
+void kmt_gfp_format(const struct kmt_gfp_names *g, unsigned long long gfp, char *buf,
+		    size_t len)
+{
+	size_t used = 0;
+	char hex[32];
+	int i;
+
+	buf[0] = '\0';
+	if (!gfp) {
+		snprintf(buf, len, "none");
+		return;
+	}
+	/* As __print_flags() prints: each name whose bits are all set, in order. */
+	for (i = 0; g && i < g->n && gfp; i++) {
+		if (g->names[i].value && (gfp & g->names[i].value) == g->names[i].value) {
+			append(buf, len, &used, g->names[i].name);
+			gfp &= ~g->names[i].value;
+		}
+	}
+	if (gfp) {
+		snprintf(hex, sizeof(hex), "0x%llx", gfp);
+		append(buf, len, &used, hex);
+	}
+}
