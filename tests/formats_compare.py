@@ -25,7 +25,7 @@ def same(where, want, got, fmt):
         ok = int(got, 16) == want
     elif re.fullmatch(r'\d+\.\d{9}', got):
         ok = int(got.replace('.', '')) == want
-    elif re.fullmatch(r'\d+\.\d+%?', got):	# a percent, rounded to its decimals
+    elif re.fullmatch(r'-?\d+\.\d+%?', got):	# a percent, rounded to its decimals
         places = len(got.rstrip('%').split('.')[1])
         ok = abs(float(got.rstrip('%')) - want) <= 0.5 * 10**-places + 1e-12
     else:

@@ -139,7 +139,9 @@ test_report_options_documented() {
 check "kmtrace-report(1) documents every report option with an example" test_report_options_documented
 
 . "$TOP/tests/slab.sh"
+. "$TOP/tests/page.sh"
 slab_parsing_tests
+page_parsing_tests
 
 # ---------------------------------------------------------------- live capture
 writable=0
@@ -275,6 +277,7 @@ live "-d stops a system-wide record" test_duration
 live "kmtrace-record(1) examples run" test_man_examples kmtrace-record.1
 
 slab_live_tests
+page_live_tests
 
 test_top_untouched() { [ "$(top_state)" = "$TOP_BEFORE" ] && [ -z "$(leftover_instances)" ]; }
 live "top-level instance unchanged, no instance left" test_top_untouched

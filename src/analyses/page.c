@@ -96,6 +96,7 @@ static void page_free_state(void *priv)
 	kmt_hashmap_free(&st->gfp_index);
 	kmt_hashmap_free(&st->proc_index);
 	kmt_hashmap_free(&st->live);
+	kmt_hashmap_free(&st->recent_index);
 	kmt_filter_free(&st->filter);
 	free(st);
 }
@@ -109,7 +110,8 @@ static void *page_init(void)
 	st->lines = -1;
 	st->free_block = UINT32_MAX;
 	if (kmt_filter_init(&st->filter) || kmt_hashmap_init(&st->gfp_index) ||
-	    kmt_hashmap_init(&st->proc_index) || kmt_hashmap_init(&st->live)) {
+	    kmt_hashmap_init(&st->proc_index) || kmt_hashmap_init(&st->live) ||
+	    kmt_hashmap_init(&st->recent_index)) {
 		page_free_state(st);
 		return NULL;
 	}
@@ -125,9 +127,7 @@ static int page_start(void *priv, const struct kmt_session *s)
 	st->filter.tep = s->tep;
 	st->kernel_version = kmt_kernel_version(kmt_reader_text(s->reader, KMT_TEXT_UNAME));
 	st->page_size = tep_get_page_size(s->tep) > 0 ? tep_get_page_size(s->tep) : 4096;
-	st->ncpus = kmt_reader_cpus(s->reader);
-	st->recent = calloc((size_t)st->ncpus * PAGE_RECENT_FREES + 1, sizeof(*st->recent));
-	return st->recent ? 0 : -1;
+	return 0;
 }
 
 /* Grow @arr (of @size-byte items, *@cap of them) to hold index @n. */
@@ -294,27 +294,49 @@ static void on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel
 	account(st, p, pages, ev->ts);
 }
 
-/* Remember @pfn as freed on @cpu: a batched event may repeat it. */
-static void note_recent(struct page_state *st, int cpu, uint64_t pfn)
+/* The ring of pfns @pid freed last; NULL when out of memory. */
+static uint64_t *recent_of(struct page_state *st, int pid)
 {
-	uint64_t *ring;
+	uint64_t idx;
 
-	if (cpu < 0 || cpu >= st->ncpus)
-		return;
-	ring = &st->recent[(size_t)cpu * PAGE_RECENT_FREES];
-	memmove(ring + 1, ring, (PAGE_RECENT_FREES - 1) * sizeof(*ring));
-	ring[0] = pfn + 1;	/* 0 marks an empty slot */
+	if (kmt_hashmap_get(&st->recent_index, (uint32_t)pid, &idx))
+		return st->recent[idx];
+	if (grow(&st->recent, &st->cap_recent, st->nrecent, sizeof(*st->recent)) ||
+	    kmt_hashmap_put(&st->recent_index, (uint32_t)pid, st->nrecent))
+		return NULL;
+	memset(st->recent[st->nrecent], 0, sizeof(st->recent[0]));
+	return st->recent[st->nrecent++];
 }
 
-/* Was @pfn freed on @cpu just before? Forget it then. */
-static bool take_recent(struct page_state *st, int cpu, uint64_t pfn)
+/*
+ * Remember @pfn as freed by @pid. The kernel traces each page freed in a
+ * batch twice, mm_page_free in free_pages_prepare() and then
+ * mm_page_free_batched (possibly on another CPU; the task is the link), so
+ * batched events are not counted as frees; the report shows how many of
+ * them repeat an mm_page_free seen in the trace (the others had theirs
+ * before the trace started).
+ */
+static void note_recent(struct page_state *st, int pid, uint64_t pfn)
 {
-	uint64_t *ring;
+	uint64_t *ring = recent_of(st, pid);
+
+	if (!ring) {
+		st->failed = true;
+		return;
+	}
+	memmove(ring + 1, ring, (PAGE_RECENT_FREES - 1) * sizeof(*ring));
+	ring[0] = pfn + 1;
+}
+
+/* Did @pid free @pfn with mm_page_free just before? Forget it then. */
+static bool take_recent(struct page_state *st, int pid, uint64_t pfn)
+{
+	uint64_t *ring, idx;
 	int i;
 
-	if (cpu < 0 || cpu >= st->ncpus)
+	if (!kmt_hashmap_get(&st->recent_index, (uint32_t)pid, &idx))
 		return false;
-	ring = &st->recent[(size_t)cpu * PAGE_RECENT_FREES];
+	ring = st->recent[idx];
 	for (i = 0; i < PAGE_RECENT_FREES; i++) {
 		if (ring[i] == pfn + 1) {
 			ring[i] = 0;
@@ -383,15 +405,14 @@ static void page_event(void *priv, const struct kmt_event *ev)
 		on_alloc(st, ev, sel);
 		break;
 	case KMT_EV_PAGE_FREE:
-		note_recent(st, ev->cpu, ev->pfn);
+		note_recent(st, ev->pid, ev->pfn);
 		on_free(st, ev, ev->order, sel);
 		break;
 	case KMT_EV_PAGE_FREE_BATCHED:
+		/* Never a free of its own: see note_recent(). Counted as evidence. */
 		st->batched += sel;
-		if (take_recent(st, ev->cpu, ev->pfn))
-			st->batched_dup += sel;		/* mm_page_free told it already */
-		else
-			on_free(st, ev, 0, sel);
+		if (take_recent(st, ev->pid, ev->pfn))
+			st->batched_dup += sel;
 		break;
 	case KMT_EV_PAGE_ALLOC_EXTFRAG:
 		st->extfrag += sel;
@@ -407,7 +428,7 @@ static void page_event(void *priv, const struct kmt_event *ev)
 
 const struct kmt_analysis kmt_analysis_page = {
 	.name = "page",
-	.help = "page allocator: perf kmem --page figures, pages per order, migratetype, "
+	.help = "page allocator: perf kmem's page figures, pages per order, migratetype, "
 		"GFP and process, over time",
 	.usage =
 	"  --pid               table per process (pages allocated, freed, net, peak, min)\n"

@@ -12,7 +12,7 @@
 #include "mmnames.h"
 
 #define PAGE_ORDERS		16	/* orders kept apart; higher ones share the last */
-#define PAGE_RECENT_FREES	64	/* per CPU: mm_page_free pfns a batched event may repeat */
+#define PAGE_RECENT_FREES	64	/* per task: mm_page_free pfns a batched event may repeat */
 #define PAGE_TOP_DEFAULT	5	/* processes in --timeline without -l */
 
 #define PAGE_TABLE_PID		(1u << 0)
@@ -101,8 +101,10 @@ struct page_state {
 	struct page_block *blocks;
 	uint32_t nblocks, cap_blocks, free_block;
 
-	uint64_t *recent;		/* ncpus * PAGE_RECENT_FREES pfns + 1 */
-	int ncpus;
+	/* Per task, the last pfns it freed with mm_page_free, + 1 (0: empty). */
+	struct kmt_hashmap recent_index;	/* pid -> recent[] */
+	uint64_t (*recent)[PAGE_RECENT_FREES];
+	uint32_t nrecent, cap_recent;
 };
 
 /* Move @s to @value at @ts, keeping peaks, minimum and the interval points. */

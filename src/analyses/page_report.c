@@ -57,8 +57,9 @@ static int report_pages(const struct page_state *st, struct kmt_output *out)
 	       kmt_output_value(out, "peak_ts", "Peak outstanding at (s)", KMT_KIND_NS,
 				(union kmt_cell){ .u = st->total.peak_ts }) ||
 	       put_i(out, "min_pages", "Lowest outstanding pages", st->total.min) ||
-	       put_u(out, "batched_free_events", "mm_page_free_batched events", st->batched) ||
-	       put_u(out, "batched_repeats", "  repeating an mm_page_free (not counted)",
+	       put_u(out, "batched_free_events", "mm_page_free_batched (repeats, not counted)",
+		     st->batched) ||
+	       put_u(out, "batched_repeats", "  repeating an mm_page_free just before",
 		     st->batched_dup) ||
 	       put_u(out, "replaced_allocations", "Allocations of a page still live",
 		     st->replaced) ||

@@ -6,7 +6,10 @@
 #include <check.h>
 
 #include <kmtrace/reader.h>
+#include <traceevent/event-parse.h>
+
 #include "hashmap.h"
+#include "mmnames.h"
 #include "symbols.h"
 #include "fixtures.h"
 #include "suites.h"
@@ -109,6 +112,58 @@ START_TEST(test_reader_symbol)
 }
 END_TEST
 
+START_TEST(test_migratetype_names)
+{
+	char buf[32];
+
+	ck_assert_int_eq(kmt_kernel_version("Linux host 6.18.44-fc #1 SMP x86_64"), 6018);
+	ck_assert_int_eq(kmt_kernel_version("4.3.0"), 4003);
+	ck_assert_int_eq(kmt_kernel_version("Linux host release-x"), -1);
+	ck_assert_int_eq(kmt_kernel_version(NULL), -1);
+	/* 4.4 swapped Movable and Reclaimable; unknown versions take the new order. */
+	ck_assert_str_eq(kmt_migratetype_name(1, 6018, buf, sizeof(buf)), "Movable");
+	ck_assert_str_eq(kmt_migratetype_name(2, 4004, buf, sizeof(buf)), "Reclaimable");
+	ck_assert_str_eq(kmt_migratetype_name(1, 4003, buf, sizeof(buf)), "Reclaimable");
+	ck_assert_str_eq(kmt_migratetype_name(3, 3010, buf, sizeof(buf)), "Reserve");
+	ck_assert_str_eq(kmt_migratetype_name(1, -1, buf, sizeof(buf)), "Movable");
+	ck_assert_str_eq(kmt_migratetype_name(9, 6018, buf, sizeof(buf)), "type-9");
+	ck_assert_str_eq(kmt_migratetype_key(4, 6018, buf, sizeof(buf)), "cma_isolate");
+}
+END_TEST
+
+/* GFP names come from the recorded format's __print_flags(), composites first. */
+START_TEST(test_gfp_names)
+{
+	static const char fmt[] =
+		"name: mm_page_alloc\nID: 664\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:unsigned long gfp_flags;\toffset:8;\tsize:8;\tsigned:0;\n\n"
+		"print fmt: \"gfp_flags=%s\", (REC->gfp_flags) ? __print_flags(REC->gfp_flags, \"|\", "
+		"{(unsigned long)(0x400|0x800|0x40|0x80), \"GFP_KERNEL\"}, "
+		"{(unsigned long)0x100, \"__GFP_ZERO\"}, {(unsigned long)0x40, \"__GFP_IO\"}) : \"none\"\n";
+	struct tep_handle *tep = tep_alloc();
+	struct kmt_gfp_names *g;
+	char buf[128];
+
+	ck_assert_ptr_nonnull(tep);
+	ck_assert_ptr_null(kmt_gfp_names_new(tep));
+	ck_assert_int_eq(tep_parse_event(tep, fmt, strlen(fmt), "kmem"), 0);
+	g = kmt_gfp_names_new(tep);
+	ck_assert_ptr_nonnull(g);
+	kmt_gfp_format(g, 0xcc0 | 0x100, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "GFP_KERNEL|__GFP_ZERO");
+	kmt_gfp_format(g, 0x40 | 0x1, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "__GFP_IO|0x1");
+	kmt_gfp_format(g, 0, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "none");
+	kmt_gfp_format(NULL, 0xcc0, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "0xcc0");
+	kmt_gfp_names_free(g);
+	tep_free(tep);
+}
+END_TEST
+
 Suite *support_suite(void)
 {
 	Suite *s = suite_create("support");
@@ -117,6 +172,8 @@ Suite *support_suite(void)
 	tcase_add_test(tc, test_hashmap_against_array);
 	tcase_add_test(tc, test_symbols);
 	tcase_add_test(tc, test_reader_symbol);
+	tcase_add_test(tc, test_migratetype_names);
+	tcase_add_test(tc, test_gfp_names);
 	suite_add_tcase(s, tc);
 	return s;
 }
