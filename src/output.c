@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <kmtrace/output.h>
+#include "util.h"
 
 struct value {
 	char *key;
@@ -23,13 +24,15 @@ struct kmt_table {
 	int ncols;
 	struct kmt_column *cols;
 	union kmt_cell *cells;		/* rows * ncols */
-	int rows, cap;
+	int rows;
+	uint32_t cap;
 };
 
 struct section {
 	char *name;
 	struct value *values;
-	int nvalues, cap_values;
+	int nvalues;
+	uint32_t cap_values;
 	struct kmt_table **tables;
 	int ntables;
 };
@@ -41,24 +44,6 @@ struct kmt_output {
 	struct section *sections;
 	int nsections;
 };
-
-/* Grow *@arr (of @size-byte items) so that index @n fits. */
-static int grow(void *arr, int *cap, int n, size_t size)
-{
-	void **p = arr;
-	int ncap;
-	void *q;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	q = realloc(*p, ncap * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = ncap;
-	return 0;
-}
 
 int kmt_format_parse(const char *name)
 {
@@ -111,7 +96,7 @@ int kmt_output_value(struct kmt_output *out, const char *key, const char *label,
 	struct section *s = current(out);
 	struct value *v;
 
-	if (!s || grow(&s->values, &s->cap_values, s->nvalues, sizeof(*v)))
+	if (!s || kmt_grow(&s->values, &s->cap_values, s->nvalues, sizeof(*v)))
 		return -1;
 	v = &s->values[s->nvalues];
 	v->key = strdup(key);
@@ -163,7 +148,7 @@ int kmt_table_row(struct kmt_table *t, const union kmt_cell *cells)
 	union kmt_cell *row;
 	int c;
 
-	if (grow(&t->cells, &t->cap, (t->rows + 1) * t->ncols - 1, sizeof(*cells)))
+	if (kmt_grow(&t->cells, &t->cap, (t->rows + 1) * t->ncols - 1, sizeof(*cells)))
 		return -1;
 	row = &t->cells[t->rows * t->ncols];
 	for (c = 0; c < t->ncols; c++) {

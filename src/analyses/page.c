@@ -4,7 +4,6 @@
  * per order, migratetype, GFP and process, outstanding pages over time.
  * Pages are attributed to the task in whose context the event fired.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <traceevent/event-parse.h>
 
 #include "page.h"
+#include "util.h"
 
 enum {
 	OPT_PID = 0x100, OPT_ORDER, OPT_MIGRATETYPE, OPT_GFP, OPT_LIVE, OPT_CALLER, OPT_TIMELINE,
@@ -29,19 +29,6 @@ static const struct option page_longopts[] = {
 	KMT_FILTER_LONGOPTS,
 	{ NULL, 0, NULL, 0 }
 };
-
-static int parse_count(const char *arg, const char *what, long long *v, char *msg, int msglen)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoll(arg, &end, 10);
-	if (errno || end == arg || *end || *v < 0) {
-		snprintf(msg, msglen, "bad %s '%s': want a whole number", what, arg);
-		return -1;
-	}
-	return 0;
-}
 
 static int page_option(void *priv, int key, const char *arg, char *msg, int msglen)
 {
@@ -64,9 +51,9 @@ static int page_option(void *priv, int key, const char *arg, char *msg, int msgl
 		return 0;
 	}
 	if (key == 'l')
-		return parse_count(arg, "--lines", &st->lines, msg, msglen);
+		return kmt_parse_count(arg, "--lines", &st->lines, msg, msglen);
 	if (key == OPT_TIMELINE) {
-		if (parse_count(arg, "--timeline", &ms, msg, msglen))
+		if (kmt_parse_count(arg, "--timeline", &ms, msg, msglen))
 			return -1;
 		if (!ms) {
 			snprintf(msg, msglen, "bad --timeline '%s': want milliseconds > 0", arg);
@@ -130,24 +117,6 @@ static int page_start(void *priv, const struct kmt_session *s)
 	return 0;
 }
 
-/* Grow @arr (of @size-byte items, *@cap of them) to hold index @n. */
-static int grow(void *arr, uint32_t *cap, uint32_t n, size_t size)
-{
-	void **p = arr;
-	uint32_t ncap;
-	void *q;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	q = realloc(*p, ncap * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = ncap;
-	return 0;
-}
-
 static struct page_proc *proc_of(struct page_state *st, int pid)
 {
 	const char *comm;
@@ -155,7 +124,7 @@ static struct page_proc *proc_of(struct page_state *st, int pid)
 
 	if (kmt_hashmap_get(&st->proc_index, (uint32_t)pid, &idx))
 		return &st->procs[idx];
-	if (grow(&st->procs, &st->cap_procs, st->nprocs, sizeof(*st->procs)) ||
+	if (kmt_grow(&st->procs, &st->cap_procs, st->nprocs, sizeof(*st->procs)) ||
 	    kmt_hashmap_put(&st->proc_index, (uint32_t)pid, st->nprocs))
 		return NULL;
 	memset(&st->procs[st->nprocs], 0, sizeof(st->procs[0]));
@@ -171,7 +140,7 @@ static struct page_count *gfp_of(struct page_state *st, uint64_t gfp)
 
 	if (kmt_hashmap_get(&st->gfp_index, gfp, &idx))
 		return &st->gfps[idx].c;
-	if (grow(&st->gfps, &st->cap_gfps, st->ngfps, sizeof(*st->gfps)) ||
+	if (kmt_grow(&st->gfps, &st->cap_gfps, st->ngfps, sizeof(*st->gfps)) ||
 	    kmt_hashmap_put(&st->gfp_index, gfp, st->ngfps))
 		return NULL;
 	memset(&st->gfps[st->ngfps], 0, sizeof(st->gfps[0]));
@@ -208,7 +177,7 @@ static int put_block(struct page_state *st, uint64_t pfn, const struct page_bloc
 	if (idx != UINT32_MAX) {
 		st->free_block = st->blocks[idx].ts;
 	} else {
-		if (grow(&st->blocks, &st->cap_blocks, st->nblocks, sizeof(*st->blocks)))
+		if (kmt_grow(&st->blocks, &st->cap_blocks, st->nblocks, sizeof(*st->blocks)))
 			return -1;
 		idx = st->nblocks++;
 	}
@@ -301,7 +270,7 @@ static uint64_t *recent_of(struct page_state *st, int pid)
 
 	if (kmt_hashmap_get(&st->recent_index, (uint32_t)pid, &idx))
 		return st->recent[idx];
-	if (grow(&st->recent, &st->cap_recent, st->nrecent, sizeof(*st->recent)) ||
+	if (kmt_grow(&st->recent, &st->cap_recent, st->nrecent, sizeof(*st->recent)) ||
 	    kmt_hashmap_put(&st->recent_index, (uint32_t)pid, st->nrecent))
 		return NULL;
 	memset(st->recent[st->nrecent], 0, sizeof(st->recent[0]));

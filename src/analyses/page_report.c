@@ -10,6 +10,7 @@
 #include <traceevent/event-parse.h>
 
 #include "page.h"
+#include "util.h"
 
 static int put_u(struct kmt_output *out, const char *key, const char *label, uint64_t v)
 {
@@ -191,28 +192,12 @@ static int report_matrix(const struct page_state *st, struct kmt_output *out)
 	return ret;
 }
 
-static const struct page_state *sort_state;
-
-static int by_gfp(const void *a, const void *b)
+static int by_gfp(uint32_t a, uint32_t b, void *ctx)
 {
-	uint64_t x = sort_state->gfps[*(const uint32_t *)a].gfp;
-	uint64_t y = sort_state->gfps[*(const uint32_t *)b].gfp;
+	const struct page_state *st = ctx;
+	uint64_t x = st->gfps[a].gfp, y = st->gfps[b].gfp;
 
 	return x < y ? -1 : x > y;
-}
-
-/* GFP values seen, ascending; NULL when out of memory. */
-static uint32_t *sorted_gfps(const struct page_state *st)
-{
-	uint32_t *idx = malloc((st->ngfps ? st->ngfps : 1) * sizeof(*idx)), i;
-
-	if (!idx)
-		return NULL;
-	for (i = 0; i < st->ngfps; i++)
-		idx[i] = i;
-	sort_state = st;
-	qsort(idx, st->ngfps, sizeof(*idx), by_gfp);
-	return idx;
 }
 
 #define COUNT_COLUMNS \
@@ -241,7 +226,7 @@ static int report_gfp(const struct page_state *st, struct kmt_output *out,
 	};
 	bool full = st->tables & PAGE_TABLE_GFP;
 	union kmt_cell row[2 + NCOUNT];
-	uint32_t *idx = sorted_gfps(st), i;
+	uint32_t *idx = kmt_sorted_index(st->ngfps, by_gfp, (void *)st), i;
 	struct kmt_table *t;
 	char flags[512];
 	int ret = 0;
@@ -300,10 +285,10 @@ static int report_migratetypes(const struct page_state *st, struct kmt_output *o
 	return t ? ret : -1;
 }
 
-static int by_pages(const void *a, const void *b)
+static int by_pages(uint32_t a, uint32_t b, void *ctx)
 {
-	const struct page_proc *x = &sort_state->procs[*(const uint32_t *)a];
-	const struct page_proc *y = &sort_state->procs[*(const uint32_t *)b];
+	const struct page_proc *x = &((const struct page_state *)ctx)->procs[a];
+	const struct page_proc *y = &((const struct page_state *)ctx)->procs[b];
 
 	if (x->pages_alloc != y->pages_alloc)
 		return x->pages_alloc < y->pages_alloc ? 1 : -1;
@@ -324,17 +309,11 @@ static int report_procs(const struct page_state *st, struct kmt_output *out)
 	struct kmt_table *t = kmt_output_table(out, "pids",
 		"Per process (events in its context; frees of others' pages count against it)",
 		9, cols);
-	uint32_t *idx = malloc((st->nprocs ? st->nprocs : 1) * sizeof(*idx)), i;
+	uint32_t *idx = t ? kmt_sorted_index(st->nprocs, by_pages, (void *)st) : NULL, i;
 	int ret = 0;
 
-	if (!t || !idx) {
-		free(idx);
+	if (!idx)
 		return -1;
-	}
-	for (i = 0; i < st->nprocs; i++)
-		idx[i] = i;
-	sort_state = st;
-	qsort(idx, st->nprocs, sizeof(*idx), by_pages);
 	for (i = 0; i < st->nprocs && (st->lines < 0 || i < st->lines) && !ret; i++) {
 		const struct page_proc *p = &st->procs[idx[i]];
 		union kmt_cell row[9] = {

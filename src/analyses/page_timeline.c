@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "page.h"
+#include "util.h"
 
 void page_series_free(struct page_series *s)
 {
@@ -75,32 +76,14 @@ static void fill_values(const struct page_series *s, int64_t *out, uint32_t n)
 	}
 }
 
-static const struct page_state *top_state;
-
-static int by_peak(const void *a, const void *b)
+static int by_peak(uint32_t a, uint32_t b, void *ctx)
 {
-	const struct page_proc *x = &top_state->procs[*(const uint32_t *)a];
-	const struct page_proc *y = &top_state->procs[*(const uint32_t *)b];
+	const struct page_proc *x = &((const struct page_state *)ctx)->procs[a];
+	const struct page_proc *y = &((const struct page_state *)ctx)->procs[b];
 
 	if (x->s.peak != y->s.peak)
 		return x->s.peak < y->s.peak ? 1 : -1;
 	return x->pid - y->pid;
-}
-
-/* The @n processes with the highest peaks, highest first. */
-static uint32_t *top_procs(const struct page_state *st, uint32_t *n)
-{
-	uint32_t *idx = malloc((st->nprocs ? st->nprocs : 1) * sizeof(*idx)), i;
-
-	if (!idx)
-		return NULL;
-	for (i = 0; i < st->nprocs; i++)
-		idx[i] = i;
-	top_state = st;
-	qsort(idx, st->nprocs, sizeof(*idx), by_peak);
-	if (*n > st->nprocs)
-		*n = st->nprocs;
-	return idx;
 }
 
 /* Column names of process @p: key "pid_N", header "COMM/N" (in @names). */
@@ -140,7 +123,10 @@ int page_report_timeline(struct page_state *st, struct kmt_output *out)
 
 	nint = st->last_ts >= st->first_ts && st->alloc_req + st->free_req ?
 	       (st->last_ts - st->first_ts) / st->interval_ns + 1 : 0;
-	top = top_procs(st, &ntop);
+	/* The processes with the highest peaks, highest first. */
+	top = kmt_sorted_index(st->nprocs, by_peak, st);
+	if (ntop > st->nprocs)
+		ntop = st->nprocs;
 	cols = calloc(ntop + 2, sizeof(*cols));
 	vals = calloc(ntop + 1, sizeof(*vals));
 	names = calloc(ntop + 1, 80);

@@ -4,7 +4,6 @@
  * pointer; totals, waste and live memory per call site, cache, process and
  * pointer. Memory follows live objects and distinct keys, not events.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <traceevent/event-parse.h>
 
 #include "slab.h"
+#include "util.h"
 
 enum {
 	OPT_CALLER = 0x100, OPT_ALLOC, OPT_CACHE, OPT_PID, OPT_RAW_IP, OPT_KMALLOC_ONLY,
@@ -31,19 +31,6 @@ static const struct option slab_longopts[] = {
 	KMT_FILTER_LONGOPTS,
 	{ NULL, 0, NULL, 0 }
 };
-
-static int parse_lines(struct slab_opts *o, const char *arg, char *msg, int msglen)
-{
-	char *end;
-
-	errno = 0;
-	o->lines = strtoll(arg, &end, 10);
-	if (errno || end == arg || *end || o->lines < 0) {
-		snprintf(msg, msglen, "bad --lines '%s': want a number of rows", arg);
-		return -1;
-	}
-	return 0;
-}
 
 static int slab_option(void *priv, int key, const char *arg, char *msg, int msglen)
 {
@@ -77,7 +64,7 @@ static int slab_option(void *priv, int key, const char *arg, char *msg, int msgl
 	case 's':
 		return slab_parse_sort(o, arg, msg, msglen);
 	case 'l':
-		return parse_lines(o, arg, msg, msglen);
+		return kmt_parse_count(arg, "--lines", &o->lines, msg, msglen);
 	}
 	snprintf(msg, msglen, "unhandled option");
 	return -1;
@@ -150,16 +137,8 @@ static uint32_t group_row(struct slab_group *g, uint64_t key, bool *made)
 	*made = false;
 	if (kmt_hashmap_get(&g->index, key, &row))
 		return row;
-	if (g->n == g->cap) {
-		uint32_t cap = g->cap ? g->cap * 2 : 64;
-		struct slab_row *rows = realloc(g->rows, cap * sizeof(*rows));
-
-		if (!rows)
-			return SLAB_NO_ROW;
-		g->rows = rows;
-		g->cap = cap;
-	}
-	if (kmt_hashmap_put(&g->index, key, g->n))
+	if (kmt_grow(&g->rows, &g->cap, g->n, sizeof(*g->rows)) ||
+	    kmt_hashmap_put(&g->index, key, g->n))
 		return SLAB_NO_ROW;
 	memset(&g->rows[g->n], 0, sizeof(g->rows[g->n]));
 	g->rows[g->n].key = key;
@@ -313,15 +292,8 @@ static int put_live(struct slab_state *st, uint64_t ptr, const struct slab_obj *
 	if (idx != SLAB_NO_ROW) {
 		st->free_obj = st->objs[idx].next_free;
 	} else {
-		if (st->nobjs == st->cap_objs) {
-			uint32_t cap = st->cap_objs ? st->cap_objs * 2 : 1024;
-			struct slab_obj *objs = realloc(st->objs, cap * sizeof(*objs));
-
-			if (!objs)
-				return -1;
-			st->objs = objs;
-			st->cap_objs = cap;
-		}
+		if (kmt_grow(&st->objs, &st->cap_objs, st->nobjs, sizeof(*st->objs)))
+			return -1;
 		idx = st->nobjs++;
 	}
 	st->objs[idx] = *o;

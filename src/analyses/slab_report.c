@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "slab.h"
+#include "util.h"
 
 static const char *const sort_names[] = {
 	[SORT_BYTES] = "bytes", [SORT_REQ] = "req", [SORT_HIT] = "hit",
@@ -53,10 +54,6 @@ static int cmp_u64(uint64_t a, uint64_t b)
 	return a < b ? -1 : a > b;
 }
 
-/* The table being sorted: qsort() has no context argument. */
-static const struct slab_opts *sort_opts;
-static const struct slab_row *sort_rows;
-
 /* Compare rows on one key; numbers sort biggest first, names and keys ascending. */
 static int cmp_key(enum slab_sort_key k, const struct slab_row *x, const struct slab_row *y)
 {
@@ -95,18 +92,23 @@ static bool key_applies(enum slab_sort_key k, unsigned int table)
 	}
 }
 
-static unsigned int sort_table;
+/* What one table's rows are sorted by. */
+struct row_sort {
+	const struct slab_opts *o;
+	const struct slab_row *rows;
+	unsigned int table;
+};
 
-static int cmp_rows(const void *pa, const void *pb)
+static int cmp_rows(uint32_t a, uint32_t b, void *ctx)
 {
-	const struct slab_row *x = &sort_rows[*(const uint32_t *)pa];
-	const struct slab_row *y = &sort_rows[*(const uint32_t *)pb];
+	const struct row_sort *rs = ctx;
+	const struct slab_row *x = &rs->rows[a], *y = &rs->rows[b];
 	int i, r;
 
-	for (i = 0; i < sort_opts->nsort; i++) {
-		if (!key_applies(sort_opts->sort[i], sort_table))
+	for (i = 0; i < rs->o->nsort; i++) {
+		if (!key_applies(rs->o->sort[i], rs->table))
 			continue;
-		r = cmp_key(sort_opts->sort[i], x, y);
+		r = cmp_key(rs->o->sort[i], x, y);
 		if (r)
 			return r;
 	}
@@ -116,18 +118,9 @@ static int cmp_rows(const void *pa, const void *pb)
 static uint32_t *sorted_rows(const struct slab_state *st, const struct slab_group *g,
 			     unsigned int table)
 {
-	uint32_t *idx = malloc((g->n ? g->n : 1) * sizeof(*idx));
-	uint32_t i;
+	struct row_sort rs = { &st->o, g->rows, table };
 
-	if (!idx)
-		return NULL;
-	for (i = 0; i < g->n; i++)
-		idx[i] = i;
-	sort_opts = &st->o;
-	sort_rows = g->rows;
-	sort_table = table;
-	qsort(idx, g->n, sizeof(*idx), cmp_rows);
-	return idx;
+	return kmt_sorted_index(g->n, cmp_rows, &rs);
 }
 
 #define STAT_COLUMNS \

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: LGPL-2.1
+/* The helpers of util.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "util.h"
+
+int kmt_grow(void *arr, uint32_t *cap, uint32_t n, size_t size)
+{
+	void **p = arr;
+	uint32_t ncap;
+	void *q;
+
+	if (n < *cap)
+		return 0;
+	for (ncap = *cap ? *cap : 16; ncap <= n; ncap *= 2)
+		;
+	q = realloc(*p, ncap * size);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = ncap;
+	return 0;
+}
+
+struct index_sort {
+	kmt_index_cmp cmp;
+	void *ctx;
+};
+
+static int cmp_indexes(const void *a, const void *b, void *arg)
+{
+	const struct index_sort *s = arg;
+
+	return s->cmp(*(const uint32_t *)a, *(const uint32_t *)b, s->ctx);
+}
+
+uint32_t *kmt_sorted_index(uint32_t n, kmt_index_cmp cmp, void *ctx)
+{
+	struct index_sort s = { cmp, ctx };
+	uint32_t *idx = malloc((n ? n : 1) * sizeof(*idx)), i;
+
+	if (!idx)
+		return NULL;
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_r(idx, n, sizeof(*idx), cmp_indexes, &s);
+	return idx;
+}
+
+int kmt_parse_count(const char *arg, const char *what, long long *v, char *msg, int msglen)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end || *v < 0) {
+		snprintf(msg, msglen, "bad %s '%s': want a whole number", what, arg);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/* Small helpers the analyses and the output layer share; private to src/. */
+#ifndef KMT_UTIL_H
+#define KMT_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Grow the array *@arr of @size-byte items, *@cap of them allocated, so
+ * that index @n fits (doubling, from 16). Returns 0, or -1 with *@arr kept.
+ */
+int kmt_grow(void *arr, uint32_t *cap, uint32_t n, size_t size);
+
+/* Compare items @a and @b (indexes) of what @ctx holds, as qsort() would. */
+typedef int (*kmt_index_cmp)(uint32_t a, uint32_t b, void *ctx);
+
+/* The indexes 0..@n-1 sorted by @cmp; free() them. NULL when out of memory. */
+uint32_t *kmt_sorted_index(uint32_t n, kmt_index_cmp cmp, void *ctx);
+
+/*
+ * Parse @arg as a whole number >= 0 for option @what. Returns 0, or -1
+ * with "bad WHAT 'ARG': ..." in @msg.
+ */
+int kmt_parse_count(const char *arg, const char *what, long long *v, char *msg, int msglen);
+
+#endif /* KMT_UTIL_H */
