@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -51,6 +52,7 @@ struct recorder {
 	int ncpus;
 	atomic_bool stop;
 	pid_t child;
+	pid_t command_pid;	/* child stays set once it is reaped */
 	int go_fd;		/* write end: one byte lets the command exec */
 	bool child_released;
 	int child_status;
@@ -58,6 +60,12 @@ struct recorder {
 	char *vmstat[2];
 	char *cpu_nodes;
 	char *trace_clock;
+	struct tracefs_dynevent *probe;		/* return probe on handle_mm_fault */
+	struct kmt_fault_sampler *sampler;	/* else perf's minor/major faults */
+	char fault_source[256];
+	struct rusage rusage;			/* of the command, from wait4 */
+	bool have_rusage;
+	long before_minflt, before_majflt;	/* the command's faults before tracing */
 };
 
 /* Fill r->err with the message and, if errno is set, its text; returns -1. */
@@ -203,6 +211,7 @@ static int fork_command(struct recorder *r, const sigset_t *old_mask)
 	}
 	close(go[0]);
 	r->go_fd = go[1];
+	r->command_pid = r->child;
 	return 0;
 }
 
@@ -282,9 +291,25 @@ static int start_threads(struct recorder *r)
 	return 0;
 }
 
+/* minflt and majflt (fields 10 and 12) of /proc/PID/stat. */
+static void read_task_faults(pid_t pid, long *minflt, long *majflt)
+{
+	char path[64], *text, *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	text = slurp(path, NULL);
+	p = text ? strrchr(text, ')') : NULL;	/* comm may hold spaces */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %ld %*u %ld", minflt,
+			 majflt) != 2)
+		*minflt = *majflt = -1;
+	free(text);
+}
+
 static void release_command(struct recorder *r)
 {
 	if (r->go_fd > 0) {
+		/* It waits in read(): what it faulted so far is not in the trace. */
+		read_task_faults(r->child, &r->before_minflt, &r->before_majflt);
 		r->child_released = write(r->go_fd, "g", 1) == 1;
 		close(r->go_fd);
 		r->go_fd = -1;
@@ -327,7 +352,9 @@ static void wait_for_stop(struct recorder *r, const sigset_t *sigs)
 			return;
 		sig = r->o->duration > 0 ? sigtimedwait(sigs, NULL, &left) : sigwaitinfo(sigs, NULL);
 		if (sig == SIGCHLD) {
-			if (r->child > 0 && waitpid(r->child, &r->child_status, WNOHANG) == r->child) {
+			if (r->child > 0 && wait4(r->child, &r->child_status, WNOHANG,
+						  &r->rusage) == r->child) {
+				r->have_rusage = true;
 				r->child = 0;
 				return;
 			}
@@ -361,6 +388,7 @@ static void teardown(struct recorder *r)
 		/* Before the drain: writing the files allocates pages no event shows. */
 		r->vmstat[1] = slurp("/proc/vmstat", NULL);
 	}
+	kmt_fault_sampler_stop(r->sampler);
 	atomic_store(&r->stop, true);
 	for (cpu = 0; cpu < r->ncpus; cpu++)
 		if (r->cpus[cpu].started)
@@ -383,7 +411,7 @@ static void teardown(struct recorder *r)
 	if (r->child > 0) {
 		if (!r->child_released)
 			kill(r->child, SIGKILL);
-		waitpid(r->child, &r->child_status, 0);
+		r->have_rusage = wait4(r->child, &r->child_status, 0, &r->rusage) == r->child;
 		r->child = 0;
 	}
 	if (r->inst) {
@@ -391,6 +419,53 @@ static void teardown(struct recorder *r)
 		tracefs_instance_free(r->inst);
 		r->inst = NULL;
 	}
+	/* The probe goes last: no instance may still have it enabled. */
+	kmt_fault_probe_remove(r->probe);
+	r->probe = NULL;
+}
+
+static bool records_faults(const struct kmt_event_list *l)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->ev[i].system, "exceptions"))
+			return true;
+	return false;
+}
+
+/*
+ * How minor and major faults are told apart: kmtrace's return probe on
+ * handle_mm_fault, else perf's minor-faults/major-faults samples (then the
+ * instance uses the "mono" clock, the one perf stamps them with).
+ */
+static int setup_fault_source(struct recorder *r)
+{
+	char why[160] = "turned off with --no-kprobes";
+
+	if (!records_faults(&r->events))
+		return 0;
+	if (!r->o->no_kprobes)
+		r->probe = kmt_fault_probe_create(why, sizeof(why));
+	if (r->probe) {
+		snprintf(r->fault_source, sizeof(r->fault_source),
+			 "kprobe %s:%s", KMT_PROBE_SYSTEM, KMT_PROBE_EVENT);
+		if (kmt_event_list_add(&r->events, KMT_PROBE_SYSTEM, KMT_PROBE_EVENT))
+			return fail(r, "out of memory");
+		return 0;
+	}
+	r->sampler = kmt_fault_sampler_open(sysconf(_SC_NPROCESSORS_CONF));
+	if (!r->sampler) {
+		snprintf(r->fault_source, sizeof(r->fault_source), "none (kprobe: %s; perf "
+			 "fault events: %s)", why, strerror(errno));
+		return 0;
+	}
+	snprintf(r->fault_source, sizeof(r->fault_source), "perf minor-faults major-faults "
+		 "(kprobe: %s)", why);
+	errno = 0;
+	if (tracefs_instance_file_write(r->inst, "trace_clock", "mono") < 0)
+		return fail(r, "cannot set the trace clock of the instance to mono");
+	return 0;
 }
 
 static int setup_and_run(struct recorder *r, const sigset_t *sigs, const sigset_t *old)
@@ -411,11 +486,15 @@ static int setup_and_run(struct recorder *r, const sigset_t *sigs, const sigset_
 	if (tracefs_file_exists(r->inst, "buffer_percent") &&
 	    tracefs_instance_file_write(r->inst, "buffer_percent", KMT_BUFFER_PERCENT) < 0)
 		return fail(r, "cannot set buffer_percent of %s", name);
+	if (setup_fault_source(r))
+		return -1;
 	r->trace_clock = tracefs_instance_file_read(r->inst, "trace_clock", NULL);
 	if (fork_command(r, old) || set_pid_filter(r) || enable_events(r) ||
 	    apply_filters(r) || open_cpus(r) || start_threads(r))
 		return -1;
 	r->vmstat[0] = slurp("/proc/vmstat", NULL);
+	if (r->sampler && kmt_fault_sampler_start(r->sampler))
+		return fail(r, "cannot start the fault sampler");
 	if (tracefs_trace_on(r->inst))
 		return fail(r, "cannot turn tracing on in %s", name);
 	release_command(r);
@@ -484,6 +563,9 @@ struct meta_texts {
 	struct kmt_td_format *formats;
 	struct kmt_td_option *options;
 	int noptions;
+	char *fault_samples;
+	char fault_source[320];
+	char rusage[256];
 };
 
 static void add_option(struct meta_texts *m, unsigned short id, const char *text)
@@ -494,6 +576,35 @@ static void add_option(struct meta_texts *m, unsigned short id, const char *text
 	m->options[m->noptions].data = text;
 	m->options[m->noptions].size = strlen(text) + 1;
 	m->noptions++;
+}
+
+/* Where minor/major come from, the perf samples, and the command's rusage. */
+static int gather_fault_texts(struct recorder *r, struct meta_texts *m)
+{
+	const struct rusage *ru = &r->rusage;
+
+	if (r->sampler) {
+		unsigned long long lost;
+
+		m->fault_samples = kmt_fault_sampler_text(r->sampler, &lost);
+		if (!m->fault_samples)
+			return fail(r, "cannot gather the fault samples");
+		snprintf(m->fault_source, sizeof(m->fault_source), "perf lost=%llu %s", lost,
+			 r->fault_source + strlen("perf "));
+		add_option(m, KMT_TD_OPT_KMT_FAULT_SAMPLES, m->fault_samples);
+	} else {
+		snprintf(m->fault_source, sizeof(m->fault_source), "%s", r->fault_source);
+	}
+	if (m->fault_source[0])
+		add_option(m, KMT_TD_OPT_KMT_FAULT_SOURCE, m->fault_source);
+	if (r->have_rusage) {
+		snprintf(m->rusage, sizeof(m->rusage), "pid=%d minflt=%ld majflt=%ld "
+			 "maxrss_kb=%ld minflt_before=%ld majflt_before=%ld", r->command_pid,
+			 ru->ru_minflt, ru->ru_majflt, ru->ru_maxrss, r->before_minflt,
+			 r->before_majflt);
+		add_option(m, KMT_TD_OPT_KMT_RUSAGE, m->rusage);
+	}
+	return 0;
 }
 
 static int gather_meta(struct recorder *r, struct meta_texts *m, struct kmt_tracedat_meta *td)
@@ -509,7 +620,7 @@ static int gather_meta(struct recorder *r, struct meta_texts *m, struct kmt_trac
 	r->cpu_nodes = cpu_nodes_text(r->ncpus);
 	m->cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
 	m->formats = calloc(r->events.n + 1, sizeof(*m->formats));
-	m->options = calloc(r->ncpus + 8, sizeof(*m->options));
+	m->options = calloc(r->ncpus + 16, sizeof(*m->options));
 	m->cpustats = calloc(r->ncpus + 1, sizeof(*m->cpustats));
 	if (!m->header_page || !m->header_event || !m->formats || !m->options || !m->cpustats) {
 		errno = errno ? errno : ENOMEM;
@@ -531,6 +642,8 @@ static int gather_meta(struct recorder *r, struct meta_texts *m, struct kmt_trac
 	add_option(m, KMT_TD_OPT_KMT_VMSTAT_STOP, r->vmstat[1]);
 	add_option(m, KMT_TD_OPT_KMT_CPU_NODES, r->cpu_nodes);
 	add_option(m, KMT_TD_OPT_KMT_SCOPE, record_scope(r->o));
+	if (gather_fault_texts(r, m))
+		return -1;
 	for (i = 0; i < r->ncpus; i++) {
 		if (!r->cpus[i].stats || asprintf(&m->cpustats[i], "CPU: %d\n%s", i,
 						   r->cpus[i].stats) < 0) {
@@ -569,6 +682,7 @@ static void free_meta(struct meta_texts *m, int ncpus)
 	free(m->cmdlines);
 	free(m->formats);
 	free(m->options);
+	free(m->fault_samples);
 }
 
 /* Write next to the output, then move it in place (never over a file without -f). */
@@ -684,6 +798,7 @@ static void free_recorder(struct recorder *r)
 	free(r->vmstat[1]);
 	free(r->cpu_nodes);
 	free(r->trace_clock);
+	kmt_fault_sampler_free(r->sampler);
 	kmt_event_list_free(&r->events);
 }
 

@@ -11,7 +11,7 @@
 #include <kmtrace/event.h>
 #include "record_local.h"
 
-static int add_event(struct kmt_event_list *l, const char *sys, const char *name)
+int kmt_event_list_add(struct kmt_event_list *l, const char *sys, const char *name)
 {
 	struct kmt_event_ref *n;
 	int i;
@@ -44,7 +44,10 @@ static int add_defaults(struct kmt_event_list *l)
 	for (t = KMT_EV_UNKNOWN + 1; t < KMT_EV_NR; t++) {
 		const char *sys = kmt_event_type_system(t), *name = kmt_event_type_event(t);
 
-		if (event_exists(sys, name) && add_event(l, sys, name))
+		/* kmtrace's own probe is added by record when it made it. */
+		if (!strcmp(sys, KMT_PROBE_SYSTEM))
+			continue;
+		if (event_exists(sys, name) && kmt_event_list_add(l, sys, name))
 			return -1;
 	}
 	return 0;
@@ -58,7 +61,7 @@ static int add_group(struct kmt_event_list *l, const char *sys)
 	if (!events)
 		return 1;
 	for (i = 0; events[i] && !ret; i++)
-		ret = add_event(l, sys, events[i]);
+		ret = kmt_event_list_add(l, sys, events[i]);
 	tracefs_list_free(events);
 	return ret;
 }
@@ -71,7 +74,7 @@ static int add_bare(struct kmt_event_list *l, const char *name)
 	int i, ret;
 
 	if (t != KMT_EV_UNKNOWN && event_exists(kmt_event_type_system(t), name))
-		return add_event(l, kmt_event_type_system(t), name);
+		return kmt_event_list_add(l, kmt_event_type_system(t), name);
 	ret = add_group(l, name);
 	if (ret <= 0)
 		return ret;
@@ -89,7 +92,7 @@ static int add_bare(struct kmt_event_list *l, const char *name)
 	tracefs_list_free(systems);
 	if (!found)
 		return 1;
-	ret = add_event(l, found, name);
+	ret = kmt_event_list_add(l, found, name);
 	free(found);
 	return ret;
 }
@@ -117,7 +120,7 @@ int kmt_event_list_resolve(struct kmt_event_list *l, const char *const *specs, i
 
 			if (!sys)
 				goto nomem;
-			ret = event_exists(sys, colon + 1) ? add_event(l, sys, colon + 1) : 1;
+			ret = event_exists(sys, colon + 1) ? kmt_event_list_add(l, sys, colon + 1) : 1;
 			free(sys);
 		} else {
 			ret = add_bare(l, specs[i]);

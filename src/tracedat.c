@@ -272,6 +272,15 @@ static bool parse_options(struct cursor *c, struct kmt_reader *r)
 		case KMT_TD_OPT_KMT_SCOPE:
 			set_text(r, KMT_TEXT_SCOPE, data, size);
 			break;
+		case KMT_TD_OPT_KMT_FAULT_SOURCE:
+			set_text(r, KMT_TEXT_FAULT_SOURCE, data, size);
+			break;
+		case KMT_TD_OPT_KMT_FAULT_SAMPLES:
+			set_text(r, KMT_TEXT_FAULT_SAMPLES, data, size);
+			break;
+		case KMT_TD_OPT_KMT_RUSAGE:
+			set_text(r, KMT_TEXT_RUSAGE, data, size);
+			break;
 		default:
 			break;
 		}

@@ -23,6 +23,9 @@ enum kmt_td_option_id {
 	KMT_TD_OPT_KMT_VMSTAT_STOP = 0x4b4e,	/* /proc/vmstat at stop */
 	KMT_TD_OPT_KMT_CPU_NODES = 0x4b4f,	/* "CPU NODE" lines */
 	KMT_TD_OPT_KMT_SCOPE = 0x4b50,		/* "system-wide" or "filtered: ..." */
+	KMT_TD_OPT_KMT_FAULT_SOURCE = 0x4b51,	/* "kprobe ...", "perf lost=N ..." or "none ..." */
+	KMT_TD_OPT_KMT_FAULT_SAMPLES = 0x4b52,	/* "TIME TID CPU ADDR m|M" lines */
+	KMT_TD_OPT_KMT_RUSAGE = 0x4b53,		/* "pid=N minflt=N ..." of the command */
 };
 
 struct kmt_td_option {

@@ -31,6 +31,15 @@ enum kmt_event_type {
 	KMT_EV_FORK,
 	KMT_EV_EXEC,
 	KMT_EV_EXIT,
+	KMT_EV_FAULT_RETURN,	/* kmtrace's return probe on handle_mm_fault */
+	KMT_EV_MMAP_ENTER,
+	KMT_EV_MMAP_EXIT,
+	KMT_EV_MUNMAP_ENTER,
+	KMT_EV_MUNMAP_EXIT,
+	KMT_EV_MREMAP_ENTER,
+	KMT_EV_MREMAP_EXIT,
+	KMT_EV_BRK_ENTER,
+	KMT_EV_BRK_EXIT,
 	KMT_EV_NR
 };
 
@@ -70,6 +79,15 @@ struct kmt_event {
 	unsigned long long address;
 	unsigned long long ip;
 	unsigned long long error_code;
+
+	unsigned long long arg[6];	/* syscall entry arguments, in order */
+	long long ret;			/* syscall or handle_mm_fault return */
+
+	unsigned long long total_vm;	/* OOM victim, KiB */
+	unsigned long long anon_rss;
+	unsigned long long file_rss;
+	unsigned long long shmem_rss;
+	long long oom_score_adj;
 
 	long long target_pid;	/* OOM victim, fork child, exec/exit pid */
 	const char *str;

@@ -63,6 +63,31 @@ int kmt_output_begin(struct kmt_output *out, const char *name);
 int kmt_output_value(struct kmt_output *out, const char *key, const char *label,
 		     enum kmt_kind kind, union kmt_cell value);
 
+/* kmt_output_value() of a count, a signed number, a duration or a text. */
+static inline int kmt_output_count(struct kmt_output *out, const char *key, const char *label,
+				   unsigned long long v)
+{
+	return kmt_output_value(out, key, label, KMT_KIND_COUNT, (union kmt_cell){ .u = v });
+}
+
+static inline int kmt_output_signed(struct kmt_output *out, const char *key, const char *label,
+				    long long v)
+{
+	return kmt_output_value(out, key, label, KMT_KIND_SIGNED, (union kmt_cell){ .i = v });
+}
+
+static inline int kmt_output_ns(struct kmt_output *out, const char *key, const char *label,
+				unsigned long long v)
+{
+	return kmt_output_value(out, key, label, KMT_KIND_NS, (union kmt_cell){ .u = v });
+}
+
+static inline int kmt_output_string(struct kmt_output *out, const char *key, const char *label,
+				    const char *v)
+{
+	return kmt_output_value(out, key, label, KMT_KIND_STRING, (union kmt_cell){ .s = v });
+}
+
 /* Start table @name with @ncols columns described by @cols (copied, names too). */
 struct kmt_table *kmt_output_table(struct kmt_output *out, const char *name,
 				   const char *title, int ncols,

@@ -52,6 +52,9 @@ enum kmt_reader_text {
 	KMT_TEXT_TRACE_CLOCK,
 	KMT_TEXT_CPU_NODES,	/* "CPU NODE" per line */
 	KMT_TEXT_SCOPE,		/* kmtrace record: "system-wide" or "filtered: WHY" */
+	KMT_TEXT_FAULT_SOURCE,	/* "kprobe ...", "perf lost=N ..." or "none (WHY)" */
+	KMT_TEXT_FAULT_SAMPLES,	/* perf fault samples: "TIME TID CPU ADDR m|M" lines */
+	KMT_TEXT_RUSAGE,	/* the command's: "pid=N minflt=N majflt=N maxrss_kb=N ..." */
 	KMT_TEXT_NR
 };
 

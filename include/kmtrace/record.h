@@ -21,6 +21,7 @@ struct kmt_record_opts {
 	const char *output;
 	bool force;			/* replace an existing output file */
 	bool no_kallsyms;		/* leave /proc/kallsyms out (5+ MB) */
+	bool no_kprobes;		/* no return probe on handle_mm_fault */
 	char *const *command;		/* argv of the command to trace, or NULL */
 };
 

@@ -12,62 +12,47 @@
 #include "page.h"
 #include "util.h"
 
-static int put_u(struct kmt_output *out, const char *key, const char *label, uint64_t v)
-{
-	return kmt_output_value(out, key, label, KMT_KIND_COUNT, (union kmt_cell){ .u = v });
-}
-
-static int put_i(struct kmt_output *out, const char *key, const char *label, int64_t v)
-{
-	return kmt_output_value(out, key, label, KMT_KIND_SIGNED, (union kmt_cell){ .i = v });
-}
-
-static int put_s(struct kmt_output *out, const char *key, const char *label, const char *v)
-{
-	return kmt_output_value(out, key, label, KMT_KIND_STRING, (union kmt_cell){ .s = v });
-}
-
 /* perf kmem --page stat's six lines, as requests and KiB. */
 static int report_requests(const struct page_state *st, struct kmt_output *out)
 {
 	uint64_t only_req = st->alloc_req - st->matched_req;
 	uint64_t only_bytes = st->alloc_bytes - st->matched_bytes;
 
-	return put_u(out, "alloc_requests", "Total allocation requests", st->alloc_req) ||
-	       put_u(out, "alloc_kib", "  KiB", st->alloc_bytes / 1024) ||
-	       put_u(out, "free_requests", "Total free requests", st->free_req) ||
-	       put_u(out, "free_kib", "  KiB", st->free_bytes / 1024) ||
-	       put_u(out, "alloc_freed_requests", "Total alloc+freed requests", st->matched_req) ||
-	       put_u(out, "alloc_freed_kib", "  KiB", st->matched_bytes / 1024) ||
-	       put_u(out, "alloc_only_requests", "Total alloc-only requests", only_req) ||
-	       put_u(out, "alloc_only_kib", "  KiB", only_bytes / 1024) ||
-	       put_u(out, "free_only_requests", "Total free-only requests", st->nomatch_req) ||
-	       put_u(out, "free_only_kib", "  KiB", st->nomatch_bytes / 1024) ||
-	       put_u(out, "alloc_failures", "Total allocation failures", st->fail_req) ||
-	       put_u(out, "alloc_failures_kib", "  KiB", st->fail_bytes / 1024);
+	return kmt_output_count(out, "alloc_requests", "Total allocation requests", st->alloc_req) ||
+	       kmt_output_count(out, "alloc_kib", "  KiB", st->alloc_bytes / 1024) ||
+	       kmt_output_count(out, "free_requests", "Total free requests", st->free_req) ||
+	       kmt_output_count(out, "free_kib", "  KiB", st->free_bytes / 1024) ||
+	       kmt_output_count(out, "alloc_freed_requests", "Total alloc+freed requests", st->matched_req) ||
+	       kmt_output_count(out, "alloc_freed_kib", "  KiB", st->matched_bytes / 1024) ||
+	       kmt_output_count(out, "alloc_only_requests", "Total alloc-only requests", only_req) ||
+	       kmt_output_count(out, "alloc_only_kib", "  KiB", only_bytes / 1024) ||
+	       kmt_output_count(out, "free_only_requests", "Total free-only requests", st->nomatch_req) ||
+	       kmt_output_count(out, "free_only_kib", "  KiB", st->nomatch_bytes / 1024) ||
+	       kmt_output_count(out, "alloc_failures", "Total allocation failures", st->fail_req) ||
+	       kmt_output_count(out, "alloc_failures_kib", "  KiB", st->fail_bytes / 1024);
 }
 
 static int report_pages(const struct page_state *st, struct kmt_output *out)
 {
-	return put_u(out, "page_size", "Page size (trace header)", st->page_size) ||
-	       put_u(out, "pages_allocated", "Pages allocated", st->pages_alloc) ||
-	       put_u(out, "pages_freed", "Pages freed", st->pages_freed) ||
-	       put_i(out, "net_pages", "Net pages (allocated - freed)",
+	return kmt_output_count(out, "page_size", "Page size (trace header)", st->page_size) ||
+	       kmt_output_count(out, "pages_allocated", "Pages allocated", st->pages_alloc) ||
+	       kmt_output_count(out, "pages_freed", "Pages freed", st->pages_freed) ||
+	       kmt_output_signed(out, "net_pages", "Net pages (allocated - freed)",
 		     (int64_t)(st->pages_alloc - st->pages_freed)) ||
-	       put_i(out, "peak_pages", "Peak outstanding pages", st->total.peak) ||
+	       kmt_output_signed(out, "peak_pages", "Peak outstanding pages", st->total.peak) ||
 	       kmt_output_value(out, "peak_ts", "Peak outstanding at (s)", KMT_KIND_NS,
 				(union kmt_cell){ .u = st->total.peak_ts }) ||
-	       put_i(out, "min_pages", "Lowest outstanding pages", st->total.min) ||
-	       put_u(out, "batched_free_events", "mm_page_free_batched (repeats, not counted)",
+	       kmt_output_signed(out, "min_pages", "Lowest outstanding pages", st->total.min) ||
+	       kmt_output_count(out, "batched_free_events", "mm_page_free_batched (repeats, not counted)",
 		     st->batched) ||
-	       put_u(out, "batched_repeats", "  repeating an mm_page_free just before",
+	       kmt_output_count(out, "batched_repeats", "  repeating an mm_page_free just before",
 		     st->batched_dup) ||
-	       put_u(out, "replaced_allocations", "Allocations of a page still live",
+	       kmt_output_count(out, "replaced_allocations", "Allocations of a page still live",
 		     st->replaced) ||
-	       put_u(out, "extfrag_events", "mm_page_alloc_extfrag events", st->extfrag) ||
-	       put_u(out, "zone_locked_events", "mm_page_alloc_zone_locked events",
+	       kmt_output_count(out, "extfrag_events", "mm_page_alloc_extfrag events", st->extfrag) ||
+	       kmt_output_count(out, "zone_locked_events", "mm_page_alloc_zone_locked events",
 		     st->zone_locked) ||
-	       put_u(out, "pcpu_drain_events", "mm_page_pcpu_drain events", st->pcpu_drain);
+	       kmt_output_count(out, "pcpu_drain_events", "mm_page_pcpu_drain events", st->pcpu_drain);
 }
 
 /* Sum of "@prefix*" counters (or the one named @prefix exactly) in a vmstat text. */
@@ -139,13 +124,13 @@ static int report_vmstat(const struct page_state *st, struct kmt_output *out)
 		     !vmstat_sum(a, "pgfree", true, &free0) || !vmstat_sum(b, "pgfree", true, &free1)))
 		why = "not applicable: /proc/vmstat has no pgalloc_* or pgfree";
 	if (why)
-		return put_s(out, "vmstat_check", "Check against /proc/vmstat", why);
-	return put_s(out, "vmstat_check", "Check against /proc/vmstat", "done") ||
-	       put_u(out, "vmstat_pgalloc", "  pgalloc_* delta (pages)", alloc1 - alloc0) ||
+		return kmt_output_string(out, "vmstat_check", "Check against /proc/vmstat", why);
+	return kmt_output_string(out, "vmstat_check", "Check against /proc/vmstat", "done") ||
+	       kmt_output_count(out, "vmstat_pgalloc", "  pgalloc_* delta (pages)", alloc1 - alloc0) ||
 	       kmt_output_value(out, "pgalloc_diff_percent", "  traced allocated vs pgalloc",
 				KMT_KIND_PERCENT, (union kmt_cell){
 					.d = diff_percent(st->pages_alloc, alloc1 - alloc0) }) ||
-	       put_u(out, "vmstat_pgfree", "  pgfree delta (pages)", free1 - free0) ||
+	       kmt_output_count(out, "vmstat_pgfree", "  pgfree delta (pages)", free1 - free0) ||
 	       kmt_output_value(out, "pgfree_diff_percent", "  traced freed vs pgfree",
 				KMT_KIND_PERCENT, (union kmt_cell){
 					.d = diff_percent(st->pages_freed, free1 - free0) });
@@ -336,7 +321,7 @@ static int report_summary(const struct page_state *st, struct kmt_output *out)
 		snprintf(version, sizeof(version), "%d.%d", st->kernel_version / 1000,
 			 st->kernel_version % 1000);
 	return report_requests(st, out) || report_pages(st, out) ||
-	       put_s(out, "kernel", "Kernel (for migratetype names)", version) ||
+	       kmt_output_string(out, "kernel", "Kernel (for migratetype names)", version) ||
 	       report_vmstat(st, out);
 }
 

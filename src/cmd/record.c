@@ -16,7 +16,7 @@ static void usage(FILE *fp)
 	fprintf(fp,
 		"usage: kmtrace record [-e EVENT|GROUP:EVENT|GROUP]... [-p PID]... [-b KB]\n"
 		"                      [-d SECONDS] [-f] [-o FILE] [--filter 'GROUP:EVENT:EXPR']...\n"
-		"                      [--no-kallsyms]\n"
+		"                      [--no-kallsyms] [--no-kprobes]\n"
 		"                      [-- COMMAND [ARGS...]]\n\n"
 		"  -e, --event     event to record (repeatable); default: the kmem, page,\n"
 		"                  fault, rss_stat, OOM and process events the kernel has\n"
@@ -28,6 +28,8 @@ static void usage(FILE *fp)
 		"      --filter    kernel event filter, e.g. 'kmem:kmalloc:bytes_req > 256'\n"
 		"      --no-kallsyms  leave /proc/kallsyms out of the file (several MB);\n"
 		"                  call sites are then shown as addresses\n"
+		"      --no-kprobes  no return probe on handle_mm_fault; minor and major\n"
+		"                  faults then come from perf's fault events if it can\n"
 		"  -- COMMAND      run COMMAND and record it and its descendants only\n\n"
 		"Without COMMAND, -p or -d it records system-wide until SIGINT.\n",
 		KMT_RECORD_DEFAULT_BUFFER_KB);
@@ -79,6 +81,7 @@ int kmt_cmd_record(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "filter", required_argument, NULL, 'F' },
 		{ "no-kallsyms", no_argument, NULL, 'K' },
+		{ "no-kprobes", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -130,6 +133,9 @@ int kmt_cmd_record(int argc, char **argv)
 			break;
 		case 'K':
 			o.no_kallsyms = true;
+			break;
+		case 'P':
+			o.no_kprobes = true;
 			break;
 		case 'h':
 			usage(stdout);
