@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * fault: page faults by class (x86 error code), by outcome (minor, major,
+ * errors) and service latency, per process, region, instruction and over
+ * time. Outcomes come from kmtrace's return probe on handle_mm_fault or
+ * from perf's minor-faults/major-faults samples saved by kmtrace record;
+ * either is paired with the last fault event of the same task.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "fault.h"
+#include "util.h"
+
+/* vm_fault_t bits handle_mm_fault() returns (include/linux/mm_types.h). */
+#define VMF_OOM			0x0001
+#define VMF_SIGBUS		0x0002
+#define VMF_MAJOR		0x0004
+#define VMF_HWPOISON		0x0010
+#define VMF_HWPOISON_LARGE	0x0020
+#define VMF_SIGSEGV		0x0040
+#define VMF_RETRY		0x0400
+
+/* x86 page fault error code bits (arch/x86/include/asm/trap_pf.h). */
+#define PF_PROT		(1u << 0)
+#define PF_WRITE	(1u << 1)
+#define PF_USER		(1u << 2)
+#define PF_RSVD		(1u << 3)
+#define PF_INSTR	(1u << 4)
+#define PF_PK		(1u << 5)
+#define PF_SHSTK	(1u << 6)
+#define PF_SGX		(1u << 15)
+
+#define BUCKET_DEFAULT	(1ull << 20)
+#define KERNEL_HALF	(1ull << 56)	/* kernel addresses: one row per task */
+
+const char *const fault_outcome_keys[FAULT_OUTCOME_NR] = {
+	"minor", "major", "oom", "sigbus", "sigsegv", "hwpoison", "unresolved",
+};
+
+const char *const fault_class_keys[FC_NR] = {
+	"user", "kernel", "read", "write", "exec", "not_present", "protection",
+	"reserved", "pkey", "shadow_stack", "sgx", "unknown",
+};
+
+enum { OPT_REGIONS = 0x300, OPT_IP, OPT_TIMELINE };
+
+static const struct option fault_longopts[] = {
+	{ "regions", optional_argument, NULL, OPT_REGIONS },
+	{ "ip", no_argument, NULL, OPT_IP },
+	{ "timeline", required_argument, NULL, OPT_TIMELINE },
+	{ "lines", required_argument, NULL, 'l' },
+	KMT_FILTER_LONGOPTS,
+	{ NULL, 0, NULL, 0 }
+};
+
+static void fault_free(void *priv);
+
+static void *fault_init(void)
+{
+	struct fault_state *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	st->bucket = BUCKET_DEFAULT;
+	st->lines = FAULT_TOP_DEFAULT;
+	if (kmt_filter_init(&st->filter) || kmt_hashmap_init(&st->proc_index) ||
+	    kmt_hashmap_init(&st->ip_index) || kmt_hashmap_init(&st->region_index) ||
+	    kmt_hashmap_init(&st->pending_index) || kmt_hashmap_init(&st->command_tasks) ||
+	    vmmap_init(&st->vm)) {
+		fault_free(st);
+		return NULL;
+	}
+	return st;
+}
+
+static void fault_free(void *priv)
+{
+	struct fault_state *st = priv;
+	uint32_t i;
+
+	kmt_filter_free(&st->filter);
+	kmt_hashmap_free(&st->proc_index);
+	kmt_hashmap_free(&st->ip_index);
+	kmt_hashmap_free(&st->region_index);
+	kmt_hashmap_free(&st->pending_index);
+	kmt_hashmap_free(&st->command_tasks);
+	vmmap_free(&st->vm);
+	for (i = 0; i < st->nprocs; i++)
+		free(st->procs[i].comm);
+	free(st->procs);
+	free(st->ips);
+	free(st->regions);
+	free(st->pending);
+	free(st->intervals);
+	free(st->lat);
+	free(st->samples);
+	free(st);
+}
+
+/* A size with an optional K, M or G suffix. */
+static int parse_size(const char *arg, uint64_t *v, char *msg, int msglen)
+{
+	char *end;
+	unsigned long long n = strtoull(arg, &end, 10);
+
+	switch (*end) {
+	case 'K': case 'k': n <<= 10; end++; break;
+	case 'M': case 'm': n <<= 20; end++; break;
+	case 'G': case 'g': n <<= 30; end++; break;
+	default: break;
+	}
+	if (end == arg || *end || n < (64ull << 10) || n > (1ull << 30) || (n & (n - 1))) {
+		snprintf(msg, msglen, "bad --regions bucket '%s': a power of two from 64K to 1G",
+			 arg);
+		return -1;
+	}
+	*v = n;
+	return 0;
+}
+
+static int fault_option(void *priv, int key, const char *arg, char *msg, int msglen)
+{
+	struct fault_state *st = priv;
+	long long v;
+	int ret = kmt_filter_option(&st->filter, key, arg, msg, msglen);
+
+	if (ret)
+		return ret < 0 ? -1 : 0;
+	switch (key) {
+	case OPT_REGIONS:
+		st->want_regions = true;
+		return arg ? parse_size(arg, &st->bucket, msg, msglen) : 0;
+	case OPT_IP:
+		st->want_ip = true;
+		return 0;
+	case OPT_TIMELINE:
+		if (kmt_parse_count(arg, "--timeline interval", &v, msg, msglen))
+			return -1;
+		if (!v) {
+			snprintf(msg, msglen, "bad --timeline interval '%s': must be > 0 ms", arg);
+			return -1;
+		}
+		st->interval_ns = (uint64_t)v * 1000000;
+		return 0;
+	case 'l':
+		return kmt_parse_count(arg, "line count", &st->lines, msg, msglen);
+	default:
+		snprintf(msg, msglen, "unknown option");
+		return -1;
+	}
+}
+
+/* "pid=N minflt=N ..." of the command, as kmtrace record saved it. */
+static void parse_rusage(struct fault_state *st, const char *text)
+{
+	st->have_rusage = sscanf(text, "pid=%d minflt=%lld majflt=%lld maxrss_kb=%lld "
+				 "minflt_before=%lld majflt_before=%lld", &st->rusage_pid,
+				 &st->ru_minflt, &st->ru_majflt, &st->ru_maxrss_kb,
+				 &st->before_minflt, &st->before_majflt) == 6;
+	if (st->have_rusage && kmt_hashmap_put(&st->command_tasks, st->rusage_pid, 1))
+		st->nomem = true;
+}
+
+/* The perf samples: "TIME TID CPU ADDR m|M" lines; stops at the first bad one. */
+static int parse_samples(struct fault_state *st, const char *text)
+{
+	uint32_t cap = 0;
+	const char *p = text;
+
+	while (*p) {
+		unsigned long long ts;
+		int tid, n = 0;
+		char kind;
+
+		if (sscanf(p, "%llu %d %*u %*x %c%n", &ts, &tid, &kind, &n) != 3 || !n ||
+		    (kind != 'm' && kind != 'M'))
+			return -1;
+		if (kmt_grow(&st->samples, &cap, st->nsamples, sizeof(*st->samples)))
+			return -2;
+		st->samples[st->nsamples++] = (struct fault_sample){ ts, tid, kind == 'M' };
+		p = strchr(p + n, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	return 0;
+}
+
+static void take_source(struct fault_state *st, struct kmt_reader *r)
+{
+	const char *text = kmt_reader_text(r, KMT_TEXT_FAULT_SOURCE);
+	const char *samples = kmt_reader_text(r, KMT_TEXT_FAULT_SAMPLES);
+
+	st->source_text = text ? text : "not recorded (no kmtrace record fault source)";
+	if (tep_find_event_by_name(st->tep, "kmtrace", "fault_return")) {
+		st->source = FS_KPROBE;
+	} else if (text && !strncmp(text, "perf ", 5)) {
+		st->source = FS_PERF;
+		sscanf(text, "perf lost=%llu", (unsigned long long *)&st->perf_lost);
+		if (samples) {
+			int ret = parse_samples(st, samples);
+
+			if (ret == -2)
+				st->nomem = true;
+			else if (ret)
+				st->source_text = "perf samples damaged: outcomes not trusted";
+		}
+	}
+}
+
+/* Only x86 has the exceptions:page_fault_* events and their error code. */
+static bool uname_is_x86(const char *uname)
+{
+	const char *machine = uname ? strrchr(uname, ' ') : NULL;
+
+	if (!machine)
+		return false;
+	machine++;
+	return !strcmp(machine, "x86_64") || (machine[0] == 'i' && !strcmp(machine + 2, "86"));
+}
+
+static int fault_start(void *priv, const struct kmt_session *s)
+{
+	struct fault_state *st = priv;
+	const char *ru;
+
+	if (!s)
+		return 0;
+	st->tep = s->tep;
+	st->filter.tep = s->tep;
+	take_source(st, s->reader);
+	ru = kmt_reader_text(s->reader, KMT_TEXT_RUSAGE);
+	if (ru)
+		parse_rusage(st, ru);
+	st->x86 = uname_is_x86(kmt_reader_text(s->reader, KMT_TEXT_UNAME));
+	return st->nomem ? -1 : 0;
+}
+
+static uint32_t proc_of(struct fault_state *st, int pid)
+{
+	uint64_t idx;
+	const char *comm;
+
+	if (kmt_hashmap_get(&st->proc_index, pid, &idx))
+		return idx;
+	if (kmt_grow(&st->procs, &st->procs_cap, st->nprocs, sizeof(*st->procs)) ||
+	    kmt_hashmap_put(&st->proc_index, pid, st->nprocs)) {
+		st->nomem = true;
+		return UINT32_MAX;
+	}
+	comm = st->tep ? tep_data_comm_from_pid(st->tep, pid) : NULL;
+	memset(&st->procs[st->nprocs], 0, sizeof(st->procs[0]));
+	st->procs[st->nprocs].pid = pid;
+	st->procs[st->nprocs].comm = strdup(comm ? comm : "<...>");
+	return st->nprocs++;
+}
+
+static uint32_t ip_of(struct fault_state *st, uint64_t ip)
+{
+	uint64_t idx;
+
+	if (kmt_hashmap_get(&st->ip_index, ip, &idx))
+		return idx;
+	if (kmt_grow(&st->ips, &st->ips_cap, st->nips, sizeof(*st->ips)) ||
+	    kmt_hashmap_put(&st->ip_index, ip, st->nips)) {
+		st->nomem = true;
+		return UINT32_MAX;
+	}
+	memset(&st->ips[st->nips], 0, sizeof(st->ips[0]));
+	st->ips[st->nips].ip = ip;
+	return st->nips++;
+}
+
+static int32_t new_region(struct fault_state *st, const struct fault_region *r)
+{
+	if (kmt_grow(&st->regions, &st->regions_cap, st->nregions, sizeof(*st->regions))) {
+		st->nomem = true;
+		return -1;
+	}
+	st->regions[st->nregions] = *r;
+	return st->nregions++;
+}
+
+/* The row of @addr: its mapping when the trace saw it made, else its bucket. */
+static int32_t region_of(struct fault_state *st, int pid, uint64_t addr)
+{
+	struct vm_region *m = vmmap_find(&st->vm, pid, addr);
+	bool kernel = addr >= KERNEL_HALF;
+	struct fault_region row = { .pid = pid, .fd = -1 };
+	uint64_t key, idx;
+	int32_t r;
+
+	if (m) {
+		if (m->user < 0) {
+			row.start = m->start;
+			row.end = m->end;
+			row.kind = vmmap_kind_name(m->kind);
+			row.fd = m->fd;
+			row.prot = m->prot;
+			m->user = new_region(st, &row);
+		}
+		return m->user;
+	}
+	key = (uint64_t)pid << 40 | (kernel ? 1ull << 39 : addr >> 16);
+	if (kmt_hashmap_get(&st->region_index, key, &idx))
+		return idx;
+	row.start = kernel ? 0 : addr & ~(st->bucket - 1);
+	row.end = kernel ? 0 : row.start + st->bucket;
+	row.kind = kernel ? "kernel" : "unknown";
+	r = new_region(st, &row);
+	if (r >= 0 && kmt_hashmap_put(&st->region_index, key, r))
+		st->nomem = true;
+	return r;
+}
+
+static uint32_t interval_of(struct fault_state *st, uint64_t ts)
+{
+	uint64_t idx = (ts - st->first_ts) / st->interval_ns;
+
+	while (st->nintervals <= idx) {
+		if (kmt_grow(&st->intervals, &st->intervals_cap, st->nintervals,
+			     sizeof(*st->intervals))) {
+			st->nomem = true;
+			return 0;
+		}
+		memset(&st->intervals[st->nintervals++], 0, sizeof(st->intervals[0]));
+	}
+	return idx;
+}
+
+static void classify(const struct fault_state *st, uint64_t code, bool kernel_event,
+		     struct fault_counts *c)
+{
+	c->faults++;
+	if (!st->x86) {
+		c->cls[kernel_event ? FC_KERNEL : FC_USER]++;
+		c->cls[FC_UNKNOWN]++;
+		return;
+	}
+	c->cls[code & PF_USER ? FC_USER : FC_KERNEL]++;
+	c->cls[code & PF_INSTR ? FC_EXEC : code & PF_WRITE ? FC_WRITE : FC_READ]++;
+	c->cls[code & PF_PROT ? FC_PROTECTION : FC_NOT_PRESENT]++;
+	if (code & PF_RSVD)
+		c->cls[FC_RESERVED]++;
+	if (code & PF_PK)
+		c->cls[FC_PKEY]++;
+	if (code & PF_SHSTK)
+		c->cls[FC_SHADOW_STACK]++;
+	if (code & PF_SGX)
+		c->cls[FC_SGX]++;
+}
+
+/* The fault state of task @tid, or NULL if no fault event of it was seen. */
+static struct fault_pending *pending_find(struct fault_state *st, int tid)
+{
+	uint64_t idx;
+
+	return kmt_hashmap_get(&st->pending_index, tid, &idx) ? &st->pending[idx] : NULL;
+}
+
+/* The fault state of task @tid, made if needed; NULL when out of memory. */
+static struct fault_pending *pending_of(struct fault_state *st, int tid)
+{
+	struct fault_pending *p = pending_find(st, tid);
+
+	if (p)
+		return p;
+	if (kmt_grow(&st->pending, &st->pending_cap, st->npending, sizeof(*st->pending)) ||
+	    kmt_hashmap_put(&st->pending_index, tid, st->npending)) {
+		st->nomem = true;
+		return NULL;
+	}
+	memset(&st->pending[st->npending], 0, sizeof(st->pending[0]));
+	return &st->pending[st->npending++];
+}
+
+static void add_outcome(struct fault_counts *c, enum fault_outcome o, bool retried,
+			const uint64_t *lat)
+{
+	c->out[o]++;
+	if (retried)
+		c->retried++;
+	if (!lat)
+		return;
+	c->lat_n++;
+	c->lat_sum += *lat;
+	if (*lat > c->lat_max)
+		c->lat_max = *lat;
+}
+
+/* Close the pending fault of a task with outcome @o at @ts (0: no latency). */
+static void resolve(struct fault_state *st, struct fault_pending *p, enum fault_outcome o,
+		    uint64_t ts)
+{
+	uint64_t lat = ts >= p->ts ? ts - p->ts : 0;
+	const uint64_t *l = ts ? &lat : NULL;
+
+	p->active = false;
+	add_outcome(&st->total, o, p->retried, l);
+	add_outcome(&st->procs[p->proc].c, o, p->retried, l);
+	if (st->want_ip)
+		add_outcome(&st->ips[p->ip].c, o, p->retried, l);
+	if (st->want_regions && p->region >= 0)
+		add_outcome(&st->regions[p->region].c, o, p->retried, l);
+	if (st->interval_ns) {
+		struct fault_interval *iv = &st->intervals[p->interval];
+
+		if (o == FAULT_MINOR)
+			iv->minor++;
+		else if (o == FAULT_MAJOR)
+			iv->major++;
+		else
+			iv->other++;
+	}
+	if (l && kmt_grow(&st->lat, &st->lat_cap, st->nlat, sizeof(*st->lat)) == 0)
+		st->lat[st->nlat++] = (struct fault_latency){ p->proc, lat };
+	else if (l)
+		st->nomem = true;
+	p->retried = false;
+}
+
+/*
+ * An accounted return (minor or major) of task @tid at @ts. Tasks with no
+ * fault event at all are outside the trace (perf samples every task).
+ */
+static void accounted(struct fault_state *st, int tid, bool major, uint64_t ts)
+{
+	struct fault_pending *p = pending_find(st, tid);
+	uint64_t one;
+
+	if (st->have_rusage && kmt_hashmap_get(&st->command_tasks, tid, &one))
+		st->command_out[major]++;
+	if (!p)
+		return;
+	if (p->active)
+		resolve(st, p, major ? FAULT_MAJOR : FAULT_MINOR, ts);
+	else
+		st->without_event[major]++;
+	p->retried = false;
+}
+
+static void take_samples_until(struct fault_state *st, uint64_t ts)
+{
+	while (st->next_sample < st->nsamples && st->samples[st->next_sample].ts <= ts) {
+		const struct fault_sample *s = &st->samples[st->next_sample++];
+
+		accounted(st, s->tid, s->major, s->ts);
+	}
+}
+
+/* kmtrace:fault_return: handle_mm_fault()'s vm_fault_t. */
+static void fault_return(struct fault_state *st, const struct kmt_event *ev)
+{
+	uint64_t ret = (uint64_t)ev->ret;
+	struct fault_pending *p;
+
+	if (ret & VMF_RETRY) {	/* it will be called again; major when it completes */
+		p = pending_of(st, ev->pid);
+		if (p)
+			p->retried = true;
+		return;
+	}
+	if (ret & (VMF_OOM | VMF_SIGBUS | VMF_SIGSEGV | VMF_HWPOISON | VMF_HWPOISON_LARGE)) {
+		p = pending_of(st, ev->pid);
+		if (p && p->active)
+			resolve(st, p, ret & VMF_OOM ? FAULT_OOM : ret & VMF_SIGBUS ? FAULT_SIGBUS :
+				ret & VMF_SIGSEGV ? FAULT_SIGSEGV : FAULT_HWPOISON, ev->ts);
+		return;
+	}
+	p = pending_of(st, ev->pid);	/* a return without fault event: GUP */
+	accounted(st, ev->pid, (ret & VMF_MAJOR) || (p && p->retried), ev->ts);
+}
+
+static void fault_taken(struct fault_state *st, const struct kmt_event *ev)
+{
+	struct fault_pending *p = pending_of(st, ev->pid);
+	uint32_t proc = proc_of(st, ev->pid);
+
+	if (!p || proc == UINT32_MAX)
+		return;
+	if (p->active)	/* the previous one never returned accounted */
+		resolve(st, p, FAULT_UNRESOLVED, 0);
+	classify(st, ev->error_code, ev->type == KMT_EV_FAULT_KERNEL, &st->total);
+	classify(st, ev->error_code, ev->type == KMT_EV_FAULT_KERNEL, &st->procs[proc].c);
+	*p = (struct fault_pending){ .ts = ev->ts, .proc = proc, .region = -1 };
+	if (st->want_ip && (p->ip = ip_of(st, ev->ip)) != UINT32_MAX)
+		classify(st, ev->error_code, ev->type == KMT_EV_FAULT_KERNEL, &st->ips[p->ip].c);
+	if (st->want_regions && (p->region = region_of(st, ev->pid, ev->address)) >= 0)
+		classify(st, ev->error_code, ev->type == KMT_EV_FAULT_KERNEL,
+			 &st->regions[p->region].c);
+	if (st->interval_ns) {
+		p->interval = interval_of(st, ev->ts);
+		st->intervals[p->interval].faults++;
+	}
+	p->active = st->source != FS_NONE && !st->nomem;
+}
+
+static void follow_tasks(struct fault_state *st, const struct kmt_event *ev)
+{
+	uint64_t one;
+	bool nomem = false;
+
+	if (ev->type == KMT_EV_FORK && st->have_rusage &&
+	    kmt_hashmap_get(&st->command_tasks, ev->pid, &one) &&
+	    kmt_hashmap_put(&st->command_tasks, ev->target_pid, 1))
+		st->nomem = true;
+	if (st->want_regions)
+		vmmap_event(&st->vm, ev, &nomem);
+	if (nomem)
+		st->nomem = true;
+}
+
+static void fault_event(void *priv, const struct kmt_event *ev)
+{
+	struct fault_state *st = priv;
+
+	if (st->nomem)
+		return;
+	if (!st->first_ts)
+		st->first_ts = ev->ts;
+	st->last_ts = ev->ts;
+	take_samples_until(st, ev->ts);
+	switch (ev->type) {
+	case KMT_EV_FAULT_USER:
+	case KMT_EV_FAULT_KERNEL:
+		if (!kmt_filter_done(&st->filter, ev) && kmt_filter_pass(&st->filter, ev))
+			fault_taken(st, ev);
+		break;
+	case KMT_EV_FAULT_RETURN:
+		fault_return(st, ev);
+		break;
+	default:
+		follow_tasks(st, ev);
+		break;
+	}
+}
+
+static int fault_report_cb(void *priv, const struct kmt_session *s, struct kmt_output *out)
+{
+	struct fault_state *st = priv;
+	uint32_t i;
+
+	take_samples_until(st, UINT64_MAX);
+	for (i = 0; i < st->npending; i++)
+		if (st->pending[i].active)
+			resolve(st, &st->pending[i], FAULT_UNRESOLVED, 0);
+	if (st->nomem) {
+		fprintf(stderr, "kmtrace report fault: out of memory\n");
+		return -1;
+	}
+	return fault_report(st, s, out);
+}
+
+const struct kmt_analysis kmt_analysis_fault = {
+	.name = "fault",
+	.help = "page faults: class, minor/major and errors, latency, per process/region/ip",
+	.usage =
+		"  --regions[=SIZE]    per region: the mapping the trace saw made (anon, file,\n"
+		"                      heap, stack), else a SIZE bucket (64K..1G, default 1M)\n"
+		"  --ip                per faulting instruction (kernel ones symbolized)\n"
+		"  --timeline MS       faults, minor and major per MS milliseconds\n"
+		"  -l, --lines N       rows of the --regions and --ip tables (default 20)\n"
+		KMT_FILTER_USAGE,
+	.shortopts = "l:",
+	.longopts = fault_longopts,
+	.events = KMT_EVMASK(KMT_EV_FAULT_USER) | KMT_EVMASK(KMT_EV_FAULT_KERNEL) |
+		  KMT_EVMASK(KMT_EV_FAULT_RETURN) | VMMAP_EVENTS,
+	.init = fault_init,
+	.option = fault_option,
+	.start = fault_start,
+	.event = fault_event,
+	.report = fault_report_cb,
+	.free = fault_free,
+};

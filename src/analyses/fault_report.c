@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: LGPL-2.1
+/* fault: the summary, the rusage check and the tables. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fault.h"
+#include "util.h"
+
+/* Nearest-rank percentile @pct of the @n sorted latencies at @lat. */
+static uint64_t percentile(const struct fault_latency *lat, uint32_t n, unsigned int pct)
+{
+	uint64_t rank = ((uint64_t)n * pct + 99) / 100;
+
+	return n ? lat[rank ? rank - 1 : 0].ns : 0;
+}
+
+static int by_proc_then_ns(const void *a, const void *b)
+{
+	const struct fault_latency *x = a, *y = b;
+
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
+
+static int by_ns(const void *a, const void *b)
+{
+	const struct fault_latency *x = a, *y = b;
+
+	return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
+
+static uint64_t mean(const struct fault_counts *c)
+{
+	return c->lat_n ? c->lat_sum / c->lat_n : 0;
+}
+
+static int report_classes(const struct fault_state *st, struct kmt_output *out)
+{
+	static const char *const labels[FC_NR] = {
+		"  user mode", "  kernel mode", "  read", "  write", "  instruction fetch",
+		"  page not present", "  protection violation", "  reserved bit set",
+		"  protection key", "  shadow stack", "  SGX", "  class unknown (not x86)",
+	};
+	int c;
+
+	if (kmt_output_count(out, "faults", "Faults", st->total.faults))
+		return -1;
+	for (c = 0; c < FC_NR; c++)
+		if (kmt_output_count(out, fault_class_keys[c], labels[c], st->total.cls[c]))
+			return -1;
+	return 0;
+}
+
+static int report_outcomes(const struct fault_state *st, struct kmt_output *out)
+{
+	static const char *const labels[FAULT_OUTCOME_NR] = {
+		"  minor", "  major", "  OOM", "  SIGBUS", "  SIGSEGV", "  hardware poison",
+		"  unresolved (error or not handled)",
+	};
+	char key[32];
+	int o;
+
+	if (kmt_output_string(out, "outcome_source", "Outcomes from", st->source_text) ||
+	    (st->source == FS_PERF &&
+	     kmt_output_count(out, "perf_lost", "  perf samples lost", st->perf_lost)))
+		return -1;
+	if (st->source == FS_NONE)
+		return kmt_output_string(out, "outcomes", "Minor/major", "unavailable");
+	for (o = 0; o < FAULT_OUTCOME_NR; o++) {
+		/* perf samples only accounted faults: its errors are all "unresolved". */
+		if (st->source == FS_PERF && o > FAULT_MAJOR && o < FAULT_UNRESOLVED)
+			continue;
+		snprintf(key, sizeof(key), "%s", fault_outcome_keys[o]);
+		if (kmt_output_count(out, key, labels[o], st->total.out[o]))
+			return -1;
+	}
+	if (st->source == FS_KPROBE &&
+	    kmt_output_count(out, "retried", "  retried (counted major)", st->total.retried))
+		return -1;
+	return kmt_output_count(out, "minor_without_event",
+				"Accounted minor faults with no fault event", st->without_event[0]) ||
+	       kmt_output_count(out, "major_without_event",
+				"Accounted major faults with no fault event", st->without_event[1]);
+}
+
+static int report_latency(struct fault_state *st, struct kmt_output *out)
+{
+	struct fault_latency *sorted;
+	int ret;
+
+	if (st->source == FS_NONE)
+		return 0;
+	sorted = malloc((st->nlat ? st->nlat : 1) * sizeof(*sorted));
+	if (!sorted)
+		return -1;
+	memcpy(sorted, st->lat, st->nlat * sizeof(*sorted));
+	qsort(sorted, st->nlat, sizeof(*sorted), by_ns);
+	ret = kmt_output_count(out, "latency_count", "Service latency: faults timed",
+			       st->total.lat_n) ||
+	      kmt_output_ns(out, "latency_mean", "  mean", mean(&st->total)) ||
+	      kmt_output_ns(out, "latency_p50", "  p50", percentile(sorted, st->nlat, 50)) ||
+	      kmt_output_ns(out, "latency_p99", "  p99", percentile(sorted, st->nlat, 99)) ||
+	      kmt_output_ns(out, "latency_max", "  max", st->total.lat_max);
+	free(sorted);
+	return ret;
+}
+
+/* The command's rusage against the accounted faults traced for its tasks. */
+static int report_rusage(const struct fault_state *st, struct kmt_output *out)
+{
+	long long unt_min = st->ru_minflt - st->before_minflt - (long long)st->command_out[0];
+	long long unt_maj = st->ru_majflt - st->before_majflt - (long long)st->command_out[1];
+
+	if (!st->have_rusage || st->source == FS_NONE)
+		return 0;
+	return kmt_output_count(out, "command_pid", "Command (rusage from wait4)", st->rusage_pid) ||
+	       kmt_output_count(out, "rusage_minflt", "  rusage minor faults", st->ru_minflt) ||
+	       kmt_output_count(out, "traced_minor", "  traced minor (its tasks)",
+				st->command_out[0]) ||
+	       kmt_output_count(out, "before_minflt", "  minor before tracing began",
+				st->before_minflt) ||
+	       kmt_output_signed(out, "untraced_minor", "  minor not traced", unt_min) ||
+	       kmt_output_count(out, "rusage_majflt", "  rusage major faults", st->ru_majflt) ||
+	       kmt_output_count(out, "traced_major", "  traced major (its tasks)",
+				st->command_out[1]) ||
+	       kmt_output_count(out, "before_majflt", "  major before tracing began",
+				st->before_majflt) ||
+	       kmt_output_signed(out, "untraced_major", "  major not traced", unt_maj);
+}
+
+static int by_faults(uint32_t a, uint32_t b, void *ctx)
+{
+	const struct fault_counts *x = ((const struct fault_counts **)ctx)[a];
+	const struct fault_counts *y = ((const struct fault_counts **)ctx)[b];
+
+	if (x->faults != y->faults)
+		return x->faults < y->faults ? 1 : -1;
+	return a < b ? -1 : a > b;
+}
+
+/* Indexes of @n counts (every @stride bytes from @first) by faults, most first. */
+static uint32_t *sort_by_faults(const void *first, size_t stride, uint32_t n)
+{
+	const struct fault_counts **c = malloc((n ? n : 1) * sizeof(*c));
+	uint32_t *idx, i;
+
+	if (!c)
+		return NULL;
+	for (i = 0; i < n; i++)
+		c[i] = (const void *)((const char *)first + i * stride);
+	idx = kmt_sorted_index(n, by_faults, c);
+	free(c);
+	return idx;
+}
+
+static const struct kmt_column proc_cols[] = {
+	{ "pid", "PID", KMT_KIND_COUNT }, { "comm", "COMM", KMT_KIND_STRING },
+	{ "faults", "FAULTS", KMT_KIND_COUNT }, { "user", "USER", KMT_KIND_COUNT },
+	{ "kernel", "KERNEL", KMT_KIND_COUNT }, { "read", "READ", KMT_KIND_COUNT },
+	{ "write", "WRITE", KMT_KIND_COUNT }, { "exec", "EXEC", KMT_KIND_COUNT },
+	{ "not_present", "NOT_PRESENT", KMT_KIND_COUNT },
+	{ "protection", "PROT", KMT_KIND_COUNT }, { "minor", "MINOR", KMT_KIND_COUNT },
+	{ "major", "MAJOR", KMT_KIND_COUNT }, { "errors", "ERRORS", KMT_KIND_COUNT },
+	{ "unresolved", "UNRESOLVED", KMT_KIND_COUNT },
+	{ "lat_mean", "LAT_MEAN", KMT_KIND_NS }, { "lat_p50", "LAT_P50", KMT_KIND_NS },
+	{ "lat_p99", "LAT_P99", KMT_KIND_NS }, { "lat_max", "LAT_MAX", KMT_KIND_NS },
+};
+
+static uint64_t errors(const struct fault_counts *c)
+{
+	return c->out[FAULT_OOM] + c->out[FAULT_SIGBUS] + c->out[FAULT_SIGSEGV] +
+	       c->out[FAULT_HWPOISON];
+}
+
+/* Percentiles of process @proc from the latencies sorted by process. */
+static void proc_percentiles(const struct fault_state *st, uint32_t proc, uint64_t *p50,
+			     uint64_t *p99)
+{
+	uint32_t lo = 0, hi = st->nlat, first;
+
+	while (lo < hi) {	/* first latency of @proc */
+		uint32_t mid = (lo + hi) / 2;
+
+		if (st->lat[mid].proc < proc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	first = lo;
+	while (hi < st->nlat && st->lat[hi].proc == proc)
+		hi++;
+	*p50 = percentile(st->lat + first, hi - first, 50);
+	*p99 = percentile(st->lat + first, hi - first, 99);
+}
+
+static int report_procs(struct fault_state *st, struct kmt_output *out)
+{
+	uint32_t *idx = sort_by_faults(&st->procs[0].c, sizeof(st->procs[0]), st->nprocs), i;
+	struct kmt_table *t;
+	int ret = 0;
+
+	t = idx ? kmt_output_table(out, "processes", "Faults per process",
+				   sizeof(proc_cols) / sizeof(proc_cols[0]), proc_cols) : NULL;
+	qsort(st->lat, st->nlat, sizeof(*st->lat), by_proc_then_ns);
+	for (i = 0; t && i < st->nprocs && !ret; i++) {
+		const struct fault_proc *p = &st->procs[idx[i]];
+		const struct fault_counts *c = &p->c;
+		uint64_t p50, p99;
+
+		proc_percentiles(st, idx[i], &p50, &p99);
+		ret = kmt_table_row(t, (union kmt_cell[]){
+			{ .u = p->pid }, { .s = p->comm }, { .u = c->faults },
+			{ .u = c->cls[FC_USER] }, { .u = c->cls[FC_KERNEL] },
+			{ .u = c->cls[FC_READ] }, { .u = c->cls[FC_WRITE] },
+			{ .u = c->cls[FC_EXEC] }, { .u = c->cls[FC_NOT_PRESENT] },
+			{ .u = c->cls[FC_PROTECTION] }, { .u = c->out[FAULT_MINOR] },
+			{ .u = c->out[FAULT_MAJOR] }, { .u = errors(c) },
+			{ .u = c->out[FAULT_UNRESOLVED] }, { .u = mean(c) }, { .u = p50 },
+			{ .u = p99 }, { .u = c->lat_max } });
+	}
+	free(idx);
+	return t ? ret : -1;
+}
+
+static const char *prot_text(unsigned int prot, char *buf)
+{
+	buf[0] = prot & 1 ? 'r' : '-';
+	buf[1] = prot & 2 ? 'w' : '-';
+	buf[2] = prot & 4 ? 'x' : '-';
+	buf[3] = '\0';
+	return buf;
+}
+
+static const struct kmt_column region_cols[] = {
+	{ "pid", "PID", KMT_KIND_COUNT }, { "kind", "KIND", KMT_KIND_STRING },
+	{ "start", "START", KMT_KIND_ADDRESS }, { "end", "END", KMT_KIND_ADDRESS },
+	{ "fd", "FD", KMT_KIND_SIGNED }, { "prot", "PROT", KMT_KIND_STRING },
+	{ "faults", "FAULTS", KMT_KIND_COUNT }, { "read", "READ", KMT_KIND_COUNT },
+	{ "write", "WRITE", KMT_KIND_COUNT }, { "exec", "EXEC", KMT_KIND_COUNT },
+	{ "minor", "MINOR", KMT_KIND_COUNT }, { "major", "MAJOR", KMT_KIND_COUNT },
+	{ "unresolved", "UNRESOLVED", KMT_KIND_COUNT },
+};
+
+static int report_regions(struct fault_state *st, struct kmt_output *out)
+{
+	uint32_t *idx = sort_by_faults(&st->regions[0].c, sizeof(st->regions[0]),
+				       st->nregions), i;
+	struct kmt_table *t;
+	int ret = 0;
+
+	t = idx ? kmt_output_table(out, "regions", "Faults per region",
+				   sizeof(region_cols) / sizeof(region_cols[0]), region_cols) : NULL;
+	for (i = 0; t && i < st->nregions && i < (uint64_t)st->lines && !ret; i++) {
+		const struct fault_region *r = &st->regions[idx[i]];
+		char prot[4];
+
+		ret = kmt_table_row(t, (union kmt_cell[]){
+			{ .u = r->pid }, { .s = r->kind }, { .u = r->start }, { .u = r->end },
+			{ .i = r->fd }, { .s = prot_text(r->prot, prot) }, { .u = r->c.faults },
+			{ .u = r->c.cls[FC_READ] }, { .u = r->c.cls[FC_WRITE] },
+			{ .u = r->c.cls[FC_EXEC] }, { .u = r->c.out[FAULT_MINOR] },
+			{ .u = r->c.out[FAULT_MAJOR] }, { .u = r->c.out[FAULT_UNRESOLVED] } });
+	}
+	free(idx);
+	return t ? ret : -1;
+}
+
+static const struct kmt_column ip_cols[] = {
+	{ "ip", "IP", KMT_KIND_SYMBOL }, { "faults", "FAULTS", KMT_KIND_COUNT },
+	{ "user", "USER", KMT_KIND_COUNT }, { "kernel", "KERNEL", KMT_KIND_COUNT },
+	{ "minor", "MINOR", KMT_KIND_COUNT }, { "major", "MAJOR", KMT_KIND_COUNT },
+	{ "lat_mean", "LAT_MEAN", KMT_KIND_NS },
+};
+
+static int report_ips(struct fault_state *st, const struct kmt_session *s,
+		      struct kmt_output *out)
+{
+	uint32_t *idx = sort_by_faults(&st->ips[0].c, sizeof(st->ips[0]), st->nips), i;
+	struct kmt_table *t;
+	int ret = 0;
+
+	t = idx ? kmt_output_table(out, "ips", "Faults per instruction",
+				   sizeof(ip_cols) / sizeof(ip_cols[0]), ip_cols) : NULL;
+	for (i = 0; t && i < st->nips && i < (uint64_t)st->lines && !ret; i++) {
+		const struct fault_ip *p = &st->ips[idx[i]];
+		char sym[160];
+
+		/* User addresses mean nothing to kallsyms: shown as they are. */
+		if (!s || p->ip < (1ull << 63) || !kmt_reader_symbol(s->reader, p->ip, sym,
+								     sizeof(sym)))
+			snprintf(sym, sizeof(sym), "0x%llx", (unsigned long long)p->ip);
+		ret = kmt_table_row(t, (union kmt_cell[]){
+			{ .s = sym }, { .u = p->c.faults }, { .u = p->c.cls[FC_USER] },
+			{ .u = p->c.cls[FC_KERNEL] }, { .u = p->c.out[FAULT_MINOR] },
+			{ .u = p->c.out[FAULT_MAJOR] }, { .u = mean(&p->c) } });
+	}
+	free(idx);
+	return t ? ret : -1;
+}
+
+static int report_timeline(const struct fault_state *st, struct kmt_output *out)
+{
+	static const struct kmt_column cols[] = {
+		{ "start", "INTERVAL_START", KMT_KIND_NS }, { "faults", "FAULTS", KMT_KIND_COUNT },
+		{ "minor", "MINOR", KMT_KIND_COUNT }, { "major", "MAJOR", KMT_KIND_COUNT },
+		{ "other", "OTHER", KMT_KIND_COUNT },
+	};
+	struct kmt_table *t = kmt_output_table(out, "timeline", "Faults per interval", 5, cols);
+	uint32_t i;
+	int ret = 0;
+
+	for (i = 0; t && i < st->nintervals && !ret; i++) {
+		const struct fault_interval *iv = &st->intervals[i];
+
+		ret = kmt_table_row(t, (union kmt_cell[]){
+			{ .u = st->first_ts + (uint64_t)i * st->interval_ns }, { .u = iv->faults },
+			{ .u = iv->minor }, { .u = iv->major }, { .u = iv->other } });
+	}
+	return t ? ret : -1;
+}
+
+int fault_report(struct fault_state *st, const struct kmt_session *s, struct kmt_output *out)
+{
+	if (report_classes(st, out) ||
+	    report_outcomes(st, out) || report_latency(st, out) || report_rusage(st, out) ||
+	    report_procs(st, out))
+		return -1;
+	if (st->want_regions && report_regions(st, out))
+		return -1;
+	if (st->want_ip && report_ips(st, s, out))
+		return -1;
+	if (st->interval_ns && report_timeline(st, out))
+		return -1;
+	return 0;
+}

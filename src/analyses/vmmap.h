@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * The address space of each task as the trace shows it: regions from
+ * mmap/munmap/mremap (entry arguments, exit return value), the heap from
+ * brk, copied at fork and cleared at exec. Shared by `fault --regions`
+ * and `vm`. What was mapped before the trace started is not known.
+ */
+#ifndef KMT_VMMAP_H
+#define KMT_VMMAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <kmtrace/event.h>
+#include "hashmap.h"
+
+enum vm_kind {
+	VM_ANON,	/* private anonymous */
+	VM_SHARED,	/* shared anonymous */
+	VM_FILE,	/* file-backed */
+	VM_STACK,	/* MAP_STACK or MAP_GROWSDOWN */
+	VM_HEAP,	/* between the first break seen and the current one */
+	VM_KIND_NR
+};
+
+struct vm_region {
+	uint64_t start, end;
+	enum vm_kind kind;
+	int fd;			/* VM_FILE */
+	unsigned int prot;
+	int32_t user;		/* free for the analysis that looks regions up; -1 */
+};
+
+struct vm_task {
+	int pid;
+	struct vm_region *regions;	/* sorted by start, not overlapping */
+	uint32_t nregions, cap;
+	struct vm_region heap;		/* start == end until a brk was seen */
+	enum kmt_event_type pending;	/* syscall entered, waiting for its exit */
+	uint64_t arg[6];
+	uint64_t mmaps, munmaps, mremaps, brks;
+	uint64_t mapped_bytes, unmapped_bytes;	/* through the syscalls seen */
+	int64_t net, peak, low;		/* mapped minus unmapped, its extremes */
+	uint64_t peak_ts;
+};
+
+struct vmmap {
+	struct kmt_hashmap index;	/* pid -> task + 1 */
+	struct vm_task *tasks;
+	uint32_t ntasks, cap;
+};
+
+/* The events a vmmap follows. */
+#define VMMAP_EVENTS \
+	(KMT_EVMASK(KMT_EV_MMAP_ENTER) | KMT_EVMASK(KMT_EV_MMAP_EXIT) | \
+	 KMT_EVMASK(KMT_EV_MUNMAP_ENTER) | KMT_EVMASK(KMT_EV_MUNMAP_EXIT) | \
+	 KMT_EVMASK(KMT_EV_MREMAP_ENTER) | KMT_EVMASK(KMT_EV_MREMAP_EXIT) | \
+	 KMT_EVMASK(KMT_EV_BRK_ENTER) | KMT_EVMASK(KMT_EV_BRK_EXIT) | \
+	 KMT_EVMASK(KMT_EV_FORK) | KMT_EVMASK(KMT_EV_EXEC))
+
+/* An empty map. 0, or -1 when out of memory. */
+int vmmap_init(struct vmmap *m);
+
+/* Free what @m holds. */
+void vmmap_free(struct vmmap *m);
+
+/*
+ * Follow @ev (other types are ignored). Returns the task it changed, NULL
+ * when none, or sets *@nomem on allocation failure.
+ */
+struct vm_task *vmmap_event(struct vmmap *m, const struct kmt_event *ev, bool *nomem);
+
+/* The region of @pid holding @addr (the heap included), or NULL. */
+struct vm_region *vmmap_find(struct vmmap *m, int pid, uint64_t addr);
+
+/* "anon", "shared", "file", "stack" or "heap". */
+const char *vmmap_kind_name(enum vm_kind kind);
+
+#endif /* KMT_VMMAP_H */
