@@ -8,12 +8,16 @@ extern const struct kmt_analysis kmt_analysis_stat;
 extern const struct kmt_analysis kmt_analysis_slab;
 extern const struct kmt_analysis kmt_analysis_page;
 extern const struct kmt_analysis kmt_analysis_fault;
+extern const struct kmt_analysis kmt_analysis_vm;
+extern const struct kmt_analysis kmt_analysis_oom;
 
 const struct kmt_analysis *const kmt_analyses[] = {
 	&kmt_analysis_stat,
 	&kmt_analysis_slab,
 	&kmt_analysis_page,
 	&kmt_analysis_fault,
+	&kmt_analysis_vm,
+	&kmt_analysis_oom,
 	NULL
 };
 

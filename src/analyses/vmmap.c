@@ -301,10 +301,16 @@ struct vm_task *vmmap_event(struct vmmap *m, const struct kmt_event *ev, bool *n
 	}
 }
 
-struct vm_region *vmmap_find(struct vmmap *m, int pid, uint64_t addr)
+struct vm_task *vmmap_task(struct vmmap *m, int pid)
 {
 	bool nomem = false;
-	struct vm_task *t = task_get(m, pid, false, &nomem);
+
+	return task_get(m, pid, false, &nomem);
+}
+
+struct vm_region *vmmap_find(struct vmmap *m, int pid, uint64_t addr)
+{
+	struct vm_task *t = vmmap_task(m, pid);
 	uint32_t i;
 
 	if (!t)

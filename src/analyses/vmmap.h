@@ -69,6 +69,9 @@ void vmmap_free(struct vmmap *m);
  */
 struct vm_task *vmmap_event(struct vmmap *m, const struct kmt_event *ev, bool *nomem);
 
+/* The task @pid, or NULL if no event of it was followed. */
+struct vm_task *vmmap_task(struct vmmap *m, int pid);
+
 /* The region of @pid holding @addr (the heap included), or NULL. */
 struct vm_region *vmmap_find(struct vmmap *m, int pid, uint64_t addr);
 

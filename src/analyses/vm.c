@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * vm: per process mapped virtual memory from mmap/munmap/mremap/brk
+ * (counts, bytes, net and peak), and RSS per member (file, anon, swap,
+ * shmem) from kmem:rss_stat with peaks, over time with --timeline:
+ * SystemTap's proc_mem_* figures, followed through the whole run.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include <kmtrace/analysis.h>
+#include "filter.h"
+#include "util.h"
+#include "vmmap.h"
+
+#define RSS_MEMBERS	4	/* MM_FILEPAGES, MM_ANONPAGES, MM_SWAPENTS, MM_SHMEMPAGES */
+#define VM_TOP_DEFAULT	20
+
+/* One address space as rss_stat shows it, owned by the first task seen in it. */
+struct vm_mm {
+	uint64_t mm_id;
+	int pid;
+	int64_t cur[RSS_MEMBERS], peak[RSS_MEMBERS];
+	int64_t rss_peak;		/* file + anon + shmem at its highest */
+	uint64_t rss_peak_ts;
+};
+
+/* A point of the --timeline: values at the end of an interval. */
+struct vm_point {
+	uint32_t interval;
+	int pid;
+	int64_t mapped;
+	int64_t rss[RSS_MEMBERS];
+};
+
+struct vm_state {
+	struct kmt_filter filter;
+	uint64_t interval_ns;
+	long long lines;
+	struct tep_handle *tep;
+	struct vmmap map;
+	struct kmt_hashmap mm_index;	/* mm_id -> index + 1 */
+	struct kmt_hashmap pid_mm;	/* pid -> index + 1 of the mm it was last in */
+	struct vm_mm *mms;
+	uint32_t nmms, mms_cap;
+	struct vm_point *points;
+	uint32_t npoints, points_cap;
+	uint64_t first_ts;
+	uint64_t rss_events;
+	bool have_rusage;
+	long long ru_maxrss_kb;
+	int ru_pid;
+	bool nomem;
+};
+
+enum { OPT_TIMELINE = 0x300 };
+
+static const struct option vm_longopts[] = {
+	{ "timeline", required_argument, NULL, OPT_TIMELINE },
+	{ "lines", required_argument, NULL, 'l' },
+	KMT_FILTER_LONGOPTS,
+	{ NULL, 0, NULL, 0 }
+};
+
+static void vm_free(void *priv)
+{
+	struct vm_state *st = priv;
+
+	kmt_filter_free(&st->filter);
+	vmmap_free(&st->map);
+	kmt_hashmap_free(&st->mm_index);
+	kmt_hashmap_free(&st->pid_mm);
+	free(st->mms);
+	free(st->points);
+	free(st);
+}
+
+static void *vm_init(void)
+{
+	struct vm_state *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	st->lines = VM_TOP_DEFAULT;
+	if (kmt_filter_init(&st->filter) || vmmap_init(&st->map) ||
+	    kmt_hashmap_init(&st->mm_index) || kmt_hashmap_init(&st->pid_mm)) {
+		vm_free(st);
+		return NULL;
+	}
+	return st;
+}
+
+static int vm_option(void *priv, int key, const char *arg, char *msg, int msglen)
+{
+	struct vm_state *st = priv;
+	long long v;
+	int ret = kmt_filter_option(&st->filter, key, arg, msg, msglen);
+
+	if (ret)
+		return ret < 0 ? -1 : 0;
+	switch (key) {
+	case OPT_TIMELINE:
+		if (kmt_parse_count(arg, "--timeline interval", &v, msg, msglen))
+			return -1;
+		if (!v) {
+			snprintf(msg, msglen, "bad --timeline interval '%s': must be > 0 ms", arg);
+			return -1;
+		}
+		st->interval_ns = (uint64_t)v * 1000000;
+		return 0;
+	case 'l':
+		return kmt_parse_count(arg, "line count", &st->lines, msg, msglen);
+	default:
+		snprintf(msg, msglen, "unknown option");
+		return -1;
+	}
+}
+
+static int vm_start(void *priv, const struct kmt_session *s)
+{
+	struct vm_state *st = priv;
+	const char *ru;
+
+	if (!s)
+		return 0;
+	st->tep = s->tep;
+	st->filter.tep = s->tep;
+	ru = kmt_reader_text(s->reader, KMT_TEXT_RUSAGE);
+	st->have_rusage = ru && sscanf(ru, "pid=%d minflt=%*d majflt=%*d maxrss_kb=%lld",
+				       &st->ru_pid, &st->ru_maxrss_kb) == 2;
+	return 0;
+}
+
+static struct vm_mm *mm_of(struct vm_state *st, uint64_t mm_id, int pid)
+{
+	uint64_t idx;
+	struct vm_mm *m;
+
+	if (kmt_hashmap_get(&st->mm_index, mm_id, &idx))
+		return &st->mms[idx - 1];
+	if (kmt_grow(&st->mms, &st->mms_cap, st->nmms, sizeof(*st->mms)) ||
+	    kmt_hashmap_put(&st->mm_index, mm_id, st->nmms + 1)) {
+		st->nomem = true;
+		return NULL;
+	}
+	m = &st->mms[st->nmms++];
+	memset(m, 0, sizeof(*m));
+	m->mm_id = mm_id;
+	m->pid = pid;
+	return m;
+}
+
+/* The mm a task was last seen in (rss_stat with curr set), or NULL. */
+static const struct vm_mm *mm_of_pid(const struct vm_state *st, int pid)
+{
+	uint64_t idx;
+
+	return kmt_hashmap_get(&st->pid_mm, pid, &idx) ? &st->mms[idx - 1] : NULL;
+}
+
+/* Append or update the --timeline point of @pid. */
+static void timeline_point(struct vm_state *st, int pid, uint64_t ts)
+{
+	uint32_t idx = (ts - st->first_ts) / st->interval_ns, i;
+	struct vm_point *p = NULL;
+	const struct vm_mm *mm = mm_of_pid(st, pid);
+	const struct vm_task *t = vmmap_task(&st->map, pid);
+
+	for (i = st->npoints; i-- > 0 && st->points[i].interval == idx;)
+		if (st->points[i].pid == pid)
+			p = &st->points[i];
+	if (!p) {
+		if (kmt_grow(&st->points, &st->points_cap, st->npoints, sizeof(*st->points))) {
+			st->nomem = true;
+			return;
+		}
+		p = &st->points[st->npoints++];
+		memset(p, 0, sizeof(*p));
+		p->interval = idx;
+		p->pid = pid;
+	}
+	p->mapped = t ? t->net : 0;
+	for (i = 0; mm && i < RSS_MEMBERS; i++)
+		p->rss[i] = mm->cur[i];
+}
+
+static void rss_event(struct vm_state *st, const struct kmt_event *ev)
+{
+	struct vm_mm *m;
+	int64_t rss;
+
+	st->rss_events++;
+	if (ev->member < 0 || ev->member >= RSS_MEMBERS)
+		return;
+	/* Only a task changing its own mm (curr) names the owner. */
+	m = mm_of(st, ev->mm_id, ev->curr ? ev->pid : 0);
+	if (!m)
+		return;
+	if (!m->pid && ev->curr)
+		m->pid = ev->pid;
+	if (ev->curr && kmt_hashmap_put(&st->pid_mm, ev->pid, m - st->mms + 1))
+		st->nomem = true;
+	m->cur[ev->member] = ev->size;
+	if (ev->size > m->peak[ev->member])
+		m->peak[ev->member] = ev->size;
+	rss = m->cur[0] + m->cur[1] + m->cur[3];
+	if (rss > m->rss_peak) {
+		m->rss_peak = rss;
+		m->rss_peak_ts = ev->ts;
+	}
+}
+
+static void vm_event(void *priv, const struct kmt_event *ev)
+{
+	struct vm_state *st = priv;
+	bool nomem = false;
+	int pid = ev->pid;
+
+	if (st->nomem || kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
+		return;
+	if (!st->first_ts)
+		st->first_ts = ev->ts;
+	if (ev->type == KMT_EV_RSS_STAT) {
+		rss_event(st, ev);
+		if (!ev->curr)
+			return;
+	} else if (!vmmap_event(&st->map, ev, &nomem)) {
+		st->nomem |= nomem;
+		return;
+	}
+	if (st->interval_ns)
+		timeline_point(st, pid, ev->ts);
+}
+
+static const char *comm_of(const struct vm_state *st, int pid)
+{
+	const char *comm = st->tep ? tep_data_comm_from_pid(st->tep, pid) : NULL;
+
+	return comm ? comm : "<...>";
+}
+
+/*
+ * The command's address space with the highest RSS: max RSS is the
+ * highest of all it had (exec keeps the old mm's high-water mark).
+ */
+static const struct vm_mm *command_mm(const struct vm_state *st)
+{
+	const struct vm_mm *best = NULL;
+	uint32_t i;
+
+	for (i = 0; st->have_rusage && i < st->nmms; i++)
+		if (st->mms[i].pid == st->ru_pid && (!best || st->mms[i].rss_peak > best->rss_peak))
+			best = &st->mms[i];
+	return best;
+}
+
+static int report_summary(const struct vm_state *st, struct kmt_output *out)
+{
+	const struct vm_mm *mm = command_mm(st);
+
+	if (kmt_output_count(out, "tasks", "Tasks with mappings followed", st->map.ntasks) ||
+	    kmt_output_count(out, "address_spaces", "Address spaces in rss_stat", st->nmms) ||
+	    kmt_output_count(out, "rss_stat_events", "rss_stat events", st->rss_events))
+		return -1;
+	if (!st->have_rusage)
+		return 0;
+	return kmt_output_count(out, "command_pid", "Command (rusage from wait4)", st->ru_pid) ||
+	       kmt_output_value(out, "rusage_maxrss", "  rusage max RSS", KMT_KIND_BYTES,
+				(union kmt_cell){ .u = st->ru_maxrss_kb * 1024 }) ||
+	       kmt_output_value(out, "traced_rss_peak", "  traced RSS peak (file+anon+shmem)",
+				KMT_KIND_BYTES, (union kmt_cell){ .u = mm ? mm->rss_peak : 0 }) ||
+	       kmt_output_value(out, "traced_anon_peak", "  traced anon RSS peak",
+				KMT_KIND_BYTES, (union kmt_cell){ .u = mm ? mm->peak[1] : 0 }) ||
+	       kmt_output_value(out, "anon_peak_of_maxrss", "  anon peak / max RSS",
+				KMT_KIND_PERCENT, (union kmt_cell){ .d = st->ru_maxrss_kb && mm ?
+				100.0 * mm->peak[1] / (st->ru_maxrss_kb * 1024.0) : 0 });
+}
+
+static int by_peak(uint32_t a, uint32_t b, void *ctx)
+{
+	const struct vm_task *x = &((const struct vm_task *)ctx)[a];
+	const struct vm_task *y = &((const struct vm_task *)ctx)[b];
+
+	if (x->peak != y->peak)
+		return x->peak < y->peak ? 1 : -1;
+	return x->pid - y->pid;
+}
+
+static const struct kmt_column map_cols[] = {
+	{ "pid", "PID", KMT_KIND_COUNT }, { "comm", "COMM", KMT_KIND_STRING },
+	{ "mmaps", "MMAP", KMT_KIND_COUNT }, { "munmaps", "MUNMAP", KMT_KIND_COUNT },
+	{ "mremaps", "MREMAP", KMT_KIND_COUNT }, { "brks", "BRK", KMT_KIND_COUNT },
+	{ "mapped", "MAPPED", KMT_KIND_BYTES }, { "unmapped", "UNMAPPED", KMT_KIND_BYTES },
+	{ "net", "NET", KMT_KIND_SIGNED }, { "peak", "PEAK", KMT_KIND_SIGNED },
+	{ "heap", "HEAP", KMT_KIND_BYTES },
+};
+
+static int report_mappings(struct vm_state *st, struct kmt_output *out)
+{
+	uint32_t *idx = kmt_sorted_index(st->map.ntasks, by_peak, st->map.tasks), i;
+	struct kmt_table *t = idx ? kmt_output_table(out, "mappings",
+		"Mapped virtual memory per task (what the trace saw mapped and unmapped)",
+		sizeof(map_cols) / sizeof(map_cols[0]), map_cols) : NULL;
+	int ret = 0;
+
+	for (i = 0; t && i < st->map.ntasks && i < (uint64_t)st->lines && !ret; i++) {
+		const struct vm_task *k = &st->map.tasks[idx[i]];
+
+		ret = kmt_table_row(t, (union kmt_cell[]){
+			{ .u = k->pid }, { .s = comm_of(st, k->pid) }, { .u = k->mmaps },
+			{ .u = k->munmaps }, { .u = k->mremaps }, { .u = k->brks },
+			{ .u = k->mapped_bytes }, { .u = k->unmapped_bytes }, { .i = k->net },
+			{ .i = k->peak }, { .u = k->heap.end - k->heap.start } });
+	}
+	free(idx);
+	return t ? ret : -1;
+}
+
+static int by_rss_peak(uint32_t a, uint32_t b, void *ctx)
+{
+	const struct vm_mm *x = &((const struct vm_mm *)ctx)[a];
+	const struct vm_mm *y = &((const struct vm_mm *)ctx)[b];
+
+	if (x->rss_peak != y->rss_peak)
+		return x->rss_peak < y->rss_peak ? 1 : -1;
+	return a < b ? -1 : a > b;
+}
+
+static uint64_t positive(int64_t v)
+{
+	return v > 0 ? v : 0;
+}
+
+static const struct kmt_column rss_cols[] = {
+	{ "pid", "PID", KMT_KIND_COUNT }, { "comm", "COMM", KMT_KIND_STRING },
+	{ "mm_id", "MM_ID", KMT_KIND_ADDRESS }, { "rss_peak", "RSS_PEAK", KMT_KIND_BYTES },
+	{ "file_peak", "FILE_PEAK", KMT_KIND_BYTES }, { "anon_peak", "ANON_PEAK", KMT_KIND_BYTES },
+	{ "swap_peak", "SWAP_PEAK", KMT_KIND_BYTES },
+	{ "shmem_peak", "SHMEM_PEAK", KMT_KIND_BYTES }, { "file", "FILE", KMT_KIND_BYTES },
+	{ "anon", "ANON", KMT_KIND_BYTES }, { "swap", "SWAP", KMT_KIND_BYTES },
+	{ "shmem", "SHMEM", KMT_KIND_BYTES },
+};
+
+static int report_rss(struct vm_state *st, struct kmt_output *out)
+{
+	uint32_t *idx = kmt_sorted_index(st->nmms, by_rss_peak, st->mms), i;
+	struct kmt_table *t = idx ? kmt_output_table(out, "rss",
+		"RSS per address space (rss_stat; last values at the end)",
+		sizeof(rss_cols) / sizeof(rss_cols[0]), rss_cols) : NULL;
+	int ret = 0;
+
+	for (i = 0; t && i < st->nmms && i < (uint64_t)st->lines && !ret; i++) {
+		const struct vm_mm *m = &st->mms[idx[i]];
+
+		ret = kmt_table_row(t, (union kmt_cell[]){
+			{ .u = m->pid }, { .s = m->pid ? comm_of(st, m->pid) : "?" },
+			{ .u = m->mm_id }, { .u = positive(m->rss_peak) },
+			{ .u = positive(m->peak[0]) }, { .u = positive(m->peak[1]) },
+			{ .u = positive(m->peak[2]) }, { .u = positive(m->peak[3]) },
+			{ .u = positive(m->cur[0]) }, { .u = positive(m->cur[1]) },
+			{ .u = positive(m->cur[2]) }, { .u = positive(m->cur[3]) } });
+	}
+	free(idx);
+	return t ? ret : -1;
+}
+
+static const struct kmt_column timeline_cols[] = {
+	{ "start", "INTERVAL_START", KMT_KIND_NS }, { "pid", "PID", KMT_KIND_COUNT },
+	{ "comm", "COMM", KMT_KIND_STRING }, { "mapped", "MAPPED", KMT_KIND_SIGNED },
+	{ "file", "FILE", KMT_KIND_BYTES }, { "anon", "ANON", KMT_KIND_BYTES },
+	{ "swap", "SWAP", KMT_KIND_BYTES }, { "shmem", "SHMEM", KMT_KIND_BYTES },
+};
+
+static int report_timeline(const struct vm_state *st, struct kmt_output *out)
+{
+	struct kmt_table *t = kmt_output_table(out, "timeline",
+		"Per interval: mapped and RSS at its end, for tasks that changed", 8,
+		timeline_cols);
+	uint32_t i;
+	int ret = 0;
+
+	for (i = 0; t && i < st->npoints && !ret; i++) {
+		const struct vm_point *p = &st->points[i];
+
+		ret = kmt_table_row(t, (union kmt_cell[]){
+			{ .u = st->first_ts + (uint64_t)p->interval * st->interval_ns },
+			{ .u = p->pid }, { .s = comm_of(st, p->pid) }, { .i = p->mapped },
+			{ .u = positive(p->rss[0]) }, { .u = positive(p->rss[1]) },
+			{ .u = positive(p->rss[2]) }, { .u = positive(p->rss[3]) } });
+	}
+	return t ? ret : -1;
+}
+
+static int vm_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
+{
+	struct vm_state *st = priv;
+
+	(void)s;
+	if (st->nomem) {
+		fprintf(stderr, "kmtrace report vm: out of memory\n");
+		return -1;
+	}
+	if (report_summary(st, out) || report_mappings(st, out) || report_rss(st, out))
+		return -1;
+	return st->interval_ns ? report_timeline(st, out) : 0;
+}
+
+const struct kmt_analysis kmt_analysis_vm = {
+	.name = "vm",
+	.help = "per process mapped memory (mmap/munmap/mremap/brk) and RSS (rss_stat)",
+	.usage =
+		"  --timeline MS       mapped and RSS per MS milliseconds, per task\n"
+		"  -l, --lines N       rows of the mappings and rss tables (default 20)\n"
+		KMT_FILTER_USAGE,
+	.shortopts = "l:",
+	.longopts = vm_longopts,
+	.events = VMMAP_EVENTS | KMT_EVMASK(KMT_EV_RSS_STAT),
+	.init = vm_init,
+	.option = vm_option,
+	.start = vm_start,
+	.event = vm_event,
+	.report = vm_report,
+	.free = vm_free,
+};
