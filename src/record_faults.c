@@ -271,7 +271,8 @@ char *kmt_fault_sampler_text(struct kmt_fault_sampler *s, unsigned long long *lo
 		errno = ENOMEM;
 		return NULL;
 	}
-	qsort(s->samples, s->n, sizeof(*s->samples), by_time);
+	if (s->n)
+		qsort(s->samples, s->n, sizeof(*s->samples), by_time);
 	fp = open_memstream(&text, &len);
 	if (!fp)
 		return NULL;

@@ -140,8 +140,10 @@ check "kmtrace-report(1) documents every report option with an example" test_rep
 
 . "$TOP/tests/slab.sh"
 . "$TOP/tests/page.sh"
+. "$TOP/tests/fault.sh"
 slab_parsing_tests
 page_parsing_tests
+fault_parsing_tests
 
 # ---------------------------------------------------------------- live capture
 writable=0
@@ -278,6 +280,7 @@ live "kmtrace-record(1) examples run" test_man_examples kmtrace-record.1
 
 slab_live_tests
 page_live_tests
+fault_live_tests
 
 test_top_untouched() { [ "$(top_state)" = "$TOP_BEFORE" ] && [ -z "$(leftover_instances)" ]; }
 live "top-level instance unchanged, no instance left" test_top_untouched

@@ -95,8 +95,10 @@ static int report_latency(struct fault_state *st, struct kmt_output *out)
 	sorted = malloc((st->nlat ? st->nlat : 1) * sizeof(*sorted));
 	if (!sorted)
 		return -1;
-	memcpy(sorted, st->lat, st->nlat * sizeof(*sorted));
-	qsort(sorted, st->nlat, sizeof(*sorted), by_ns);
+	if (st->nlat) {
+		memcpy(sorted, st->lat, st->nlat * sizeof(*sorted));
+		qsort(sorted, st->nlat, sizeof(*sorted), by_ns);
+	}
 	ret = kmt_output_count(out, "latency_count", "Service latency: faults timed",
 			       st->total.lat_n) ||
 	      kmt_output_ns(out, "latency_mean", "  mean", mean(&st->total)) ||
@@ -203,7 +205,8 @@ static int report_procs(struct fault_state *st, struct kmt_output *out)
 
 	t = idx ? kmt_output_table(out, "processes", "Faults per process",
 				   sizeof(proc_cols) / sizeof(proc_cols[0]), proc_cols) : NULL;
-	qsort(st->lat, st->nlat, sizeof(*st->lat), by_proc_then_ns);
+	if (st->nlat)
+		qsort(st->lat, st->nlat, sizeof(*st->lat), by_proc_then_ns);
 	for (i = 0; t && i < st->nprocs && !ret; i++) {
 		const struct fault_proc *p = &st->procs[idx[i]];
 		const struct fault_counts *c = &p->c;
@@ -237,10 +240,12 @@ static const struct kmt_column region_cols[] = {
 	{ "pid", "PID", KMT_KIND_COUNT }, { "kind", "KIND", KMT_KIND_STRING },
 	{ "start", "START", KMT_KIND_ADDRESS }, { "end", "END", KMT_KIND_ADDRESS },
 	{ "fd", "FD", KMT_KIND_SIGNED }, { "prot", "PROT", KMT_KIND_STRING },
-	{ "faults", "FAULTS", KMT_KIND_COUNT }, { "read", "READ", KMT_KIND_COUNT },
+	{ "faults", "FAULTS", KMT_KIND_COUNT }, { "user", "USER", KMT_KIND_COUNT },
+	{ "kernel", "KERNEL", KMT_KIND_COUNT }, { "read", "READ", KMT_KIND_COUNT },
 	{ "write", "WRITE", KMT_KIND_COUNT }, { "exec", "EXEC", KMT_KIND_COUNT },
-	{ "minor", "MINOR", KMT_KIND_COUNT }, { "major", "MAJOR", KMT_KIND_COUNT },
-	{ "unresolved", "UNRESOLVED", KMT_KIND_COUNT },
+	{ "not_present", "NOT_PRESENT", KMT_KIND_COUNT },
+	{ "protection", "PROT", KMT_KIND_COUNT }, { "minor", "MINOR", KMT_KIND_COUNT },
+	{ "major", "MAJOR", KMT_KIND_COUNT }, { "unresolved", "UNRESOLVED", KMT_KIND_COUNT },
 };
 
 static int report_regions(struct fault_state *st, struct kmt_output *out)
@@ -259,8 +264,10 @@ static int report_regions(struct fault_state *st, struct kmt_output *out)
 		ret = kmt_table_row(t, (union kmt_cell[]){
 			{ .u = r->pid }, { .s = r->kind }, { .u = r->start }, { .u = r->end },
 			{ .i = r->fd }, { .s = prot_text(r->prot, prot) }, { .u = r->c.faults },
+			{ .u = r->c.cls[FC_USER] }, { .u = r->c.cls[FC_KERNEL] },
 			{ .u = r->c.cls[FC_READ] }, { .u = r->c.cls[FC_WRITE] },
-			{ .u = r->c.cls[FC_EXEC] }, { .u = r->c.out[FAULT_MINOR] },
+			{ .u = r->c.cls[FC_EXEC] }, { .u = r->c.cls[FC_NOT_PRESENT] },
+			{ .u = r->c.cls[FC_PROTECTION] }, { .u = r->c.out[FAULT_MINOR] },
 			{ .u = r->c.out[FAULT_MAJOR] }, { .u = r->c.out[FAULT_UNRESOLVED] } });
 	}
 	free(idx);

@@ -97,8 +97,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: faultprog ANON_PAGES FILE_PAGES FILE [BRK_PAGES]\n");
 		return 2;
 	}
-	make_cold_file(argv[3], atol(argv[2]), psz);
-	sum = read_mapped(argv[3], atol(argv[2]), psz, !getenv("FAULTPROG_READAHEAD"));
+	if (atol(argv[2]) > 0) {
+		make_cold_file(argv[3], atol(argv[2]), psz);
+		sum = read_mapped(argv[3], atol(argv[2]), psz, !getenv("FAULTPROG_READAHEAD"));
+	} else {
+		sum = 0;
+	}
 	grow_heap(argc > 4 ? atol(argv[4]) : 256, psz);
 	touch_anon(atol(argv[1]), psz);
 	printf("faultprog: read %ld bytes of %s\n", sum, argv[3]);

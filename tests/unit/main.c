@@ -13,6 +13,7 @@ int main(void)
 	srunner_add_suite(sr, tracedat_suite());
 	srunner_add_suite(sr, output_suite());
 	srunner_add_suite(sr, slab_suite());
+	srunner_add_suite(sr, fault_suite());
 	srunner_add_suite(sr, support_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

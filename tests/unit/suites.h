@@ -9,5 +9,6 @@ Suite *tracedat_suite(void);
 Suite *output_suite(void);
 Suite *slab_suite(void);
 Suite *support_suite(void);
+Suite *fault_suite(void);
 
 #endif

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: LGPL-2.1
+/* fault analysis and vmmap: pairing, outcomes, classes, rusage, mappings. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <check.h>
+
+#include <kmtrace/analysis.h>
+#include "analyses/fault.h"
+#include "analyses/vmmap.h"
+#include "fixtures.h"
+#include "suites.h"
+
+extern const struct kmt_analysis kmt_analysis_fault;
+
+static const char fmt_fault_return[] =
+	"name: fault_return\n"
+	"ID: 2000\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:u32 ret;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"(%lx <- %lx) ret=%u\", REC->__probe_func, REC->__probe_ret_ip, REC->ret\n";
+
+static char *path;
+static struct kmt_session sess;
+
+/* An empty recording with @opts, and the kprobe's format when @kprobe. */
+static void open_with(const struct kmt_td_option *opts, int nopts, bool kprobe)
+{
+	struct fix_page *pages[2] = { NULL, NULL };
+	struct kmt_td_format formats[8];
+	int npages[2] = { 0, 0 };
+	struct kmt_tracedat_meta m;
+	struct kmt_error err;
+
+	fix_meta(&m, opts, nopts);
+	memcpy(formats, m.formats, m.nformats * sizeof(*formats));
+	if (kprobe)
+		formats[m.nformats++] = (struct kmt_td_format){ "kmtrace", fmt_fault_return,
+								strlen(fmt_fault_return) };
+	m.formats = formats;
+	path = fix_write_tracedat(&m, 2, pages, npages);
+	sess.input = path;
+	sess.reader = kmt_reader_open(path, &err);
+	ck_assert_ptr_nonnull(sess.reader);
+	sess.tep = kmt_reader_tep(sess.reader);
+}
+
+static void close_session(void)
+{
+	kmt_reader_close(sess.reader);
+	unlink(path);
+	free(path);
+}
+
+#define UNAME	"Linux host 6.18.0 #1 SMP x86_64"
+#define RUSAGE	"pid=100 minflt=12 majflt=1 maxrss_kb=4 minflt_before=3 majflt_before=0"
+
+static struct fault_state *fault_new(void)
+{
+	struct fault_state *st = kmt_analysis_fault.init();
+
+	ck_assert_ptr_nonnull(st);
+	ck_assert_int_eq(kmt_analysis_fault.start(st, &sess), 0);
+	return st;
+}
+
+static void fault(struct fault_state *st, unsigned long long ts, int pid, unsigned long long code)
+{
+	struct kmt_event ev = { .type = KMT_EV_FAULT_USER, .ts = ts, .pid = pid,
+				.address = 0x7f0000001000ull, .ip = 0x401000, .error_code = code };
+
+	kmt_analysis_fault.event(st, &ev);
+}
+
+static void fault_ret(struct fault_state *st, unsigned long long ts, int pid, long long ret)
+{
+	struct kmt_event ev = { .type = KMT_EV_FAULT_RETURN, .ts = ts, .pid = pid, .ret = ret };
+
+	kmt_analysis_fault.event(st, &ev);
+}
+
+static void fork_(struct fault_state *st, unsigned long long ts, int parent, int child)
+{
+	struct kmt_event ev = { .type = KMT_EV_FORK, .ts = ts, .pid = parent,
+				.target_pid = child };
+
+	kmt_analysis_fault.event(st, &ev);
+}
+
+/* Resolve what is pending, as the report does, without printing. */
+static void finish(struct fault_state *st)
+{
+	FILE *fp = fopen("/dev/null", "w");
+	struct kmt_output *out = kmt_output_new(KMT_FORMAT_JSON, fp, 0);
+
+	ck_assert_int_eq(kmt_output_begin(out, "fault"), 0);
+	ck_assert_int_eq(kmt_analysis_fault.report(st, &sess, out), 0);
+	ck_assert_int_eq(kmt_output_finish(out), 0);
+	fclose(fp);
+}
+
+START_TEST(test_perf_pairing)
+{
+	static const char source[] = "perf lost=0 minor-faults major-faults (kprobe: none)";
+	static const char samples[] =
+		"1300 101 1 7f0000001000 m\n"
+		"1500 100 0 7f0000001000 m\n"
+		"2600 100 1 7f0000001000 M\n"
+		"4100 100 0 7f0000001000 m\n"
+		"5000 100 0 7f0000001000 m\n"
+		"5100 999 0 7f0000001000 m\n";
+	const struct kmt_td_option opts[] = {
+		{ KMT_TD_OPT_UNAME, UNAME, sizeof(UNAME) },
+		{ KMT_TD_OPT_KMT_FAULT_SOURCE, source, sizeof(source) },
+		{ KMT_TD_OPT_KMT_FAULT_SAMPLES, samples, sizeof(samples) },
+		{ KMT_TD_OPT_KMT_RUSAGE, RUSAGE, sizeof(RUSAGE) },
+	};
+	struct fault_state *st;
+
+	open_with(opts, 4, false);
+	st = fault_new();
+	ck_assert_int_eq(st->source, FS_PERF);
+	ck_assert(st->x86);
+	fork_(st, 900, 100, 101);
+	fault(st, 1000, 100, 0x6);	/* user write, not present: minor at 1500 */
+	fault(st, 1200, 101, 0x4);	/* the child: minor at 1300 */
+	fault(st, 2000, 100, 0x4);	/* user read: major at 2600 */
+	fault(st, 3000, 100, 0x4);	/* no sample before the next fault */
+	fault(st, 4000, 100, 0x15);	/* user exec, protection: minor at 4100 */
+	fault(st, 6000, 100, 0x0);	/* kernel read: no sample at all */
+	finish(st);
+	ck_assert_uint_eq(st->total.faults, 6);
+	ck_assert_uint_eq(st->total.out[FAULT_MINOR], 3);
+	ck_assert_uint_eq(st->total.out[FAULT_MAJOR], 1);
+	ck_assert_uint_eq(st->total.out[FAULT_UNRESOLVED], 2);
+	ck_assert_uint_eq(st->without_event[0], 1);	/* 5000; tid 999 is not traced */
+	ck_assert_uint_eq(st->command_out[0], 4);	/* 100's three and its child's */
+	ck_assert_uint_eq(st->command_out[1], 1);
+	ck_assert_uint_eq(st->total.cls[FC_USER], 5);
+	ck_assert_uint_eq(st->total.cls[FC_KERNEL], 1);
+	ck_assert_uint_eq(st->total.cls[FC_WRITE], 1);
+	ck_assert_uint_eq(st->total.cls[FC_EXEC], 1);
+	ck_assert_uint_eq(st->total.cls[FC_READ], 4);
+	ck_assert_uint_eq(st->total.cls[FC_PROTECTION], 1);
+	ck_assert_uint_eq(st->total.cls[FC_NOT_PRESENT], 5);
+	ck_assert_uint_eq(st->total.lat_n, 4);
+	ck_assert_uint_eq(st->total.lat_max, 600);
+	ck_assert_uint_eq(st->total.lat_sum, 500 + 100 + 600 + 100);
+	kmt_analysis_fault.free(st);
+	close_session();
+}
+END_TEST
+
+START_TEST(test_kprobe_outcomes)
+{
+	const struct kmt_td_option opts[] = { { KMT_TD_OPT_UNAME, UNAME, sizeof(UNAME) } };
+	struct fault_state *st;
+
+	struct kmt_decoder *dec;
+	struct kmt_event ev;
+	unsigned char payload[28] = { 0 };
+	uint32_t ret = 0x404;
+
+	open_with(opts, 1, true);
+	/* the probe's payload decodes to its return value */
+	dec = kmt_decoder_new(sess.tep);
+	fix_common(payload, 2000, 100, sizeof(payload));
+	memcpy(payload + 24, &ret, 4);
+	ck_assert_int_eq(kmt_decode(dec, payload, sizeof(payload), &ev), KMT_EV_FAULT_RETURN);
+	ck_assert_int_eq(ev.ret, 0x404);
+	ck_assert_int_eq(ev.pid, 100);
+	kmt_decoder_free(dec);
+	st = fault_new();
+	ck_assert_int_eq(st->source, FS_KPROBE);
+	fault(st, 10, 100, 0x4);
+	fault_ret(st, 20, 100, 0x400);	/* VM_FAULT_RETRY: called again */
+	fault_ret(st, 30, 100, 0x0);	/* completes: major because it retried */
+	fault(st, 40, 100, 0x4);
+	fault_ret(st, 45, 100, 0x4);	/* VM_FAULT_MAJOR */
+	fault(st, 60, 100, 0x6);
+	fault_ret(st, 61, 100, 0x40);	/* VM_FAULT_SIGSEGV */
+	fault(st, 70, 100, 0x6);
+	fault_ret(st, 72, 100, 0x2);	/* VM_FAULT_SIGBUS */
+	fault_ret(st, 75, 100, 0x0);	/* no fault event: get_user_pages() */
+	fault(st, 80, 100, 0x6);
+	fault_ret(st, 83, 100, 0x100);	/* VM_FAULT_NOPAGE alone: minor */
+	fault(st, 90, 100, 0x6);
+	fault_ret(st, 91, 100, 0x1);	/* VM_FAULT_OOM */
+	finish(st);
+	ck_assert_uint_eq(st->total.faults, 6);
+	ck_assert_uint_eq(st->total.out[FAULT_MAJOR], 2);
+	ck_assert_uint_eq(st->total.out[FAULT_MINOR], 1);
+	ck_assert_uint_eq(st->total.out[FAULT_SIGSEGV], 1);
+	ck_assert_uint_eq(st->total.out[FAULT_SIGBUS], 1);
+	ck_assert_uint_eq(st->total.out[FAULT_OOM], 1);
+	ck_assert_uint_eq(st->total.out[FAULT_UNRESOLVED], 0);
+	ck_assert_uint_eq(st->total.retried, 1);
+	ck_assert_uint_eq(st->without_event[0], 1);
+	ck_assert_uint_eq(st->total.lat_max, 20);
+	kmt_analysis_fault.free(st);
+	close_session();
+}
+END_TEST
+
+START_TEST(test_no_source_not_x86)
+{
+	static const char uname[] = "Linux host 6.18.0 #1 SMP aarch64";
+	const struct kmt_td_option opts[] = { { KMT_TD_OPT_UNAME, uname, sizeof(uname) } };
+	struct fault_state *st;
+
+	open_with(opts, 1, false);
+	st = fault_new();
+	ck_assert_int_eq(st->source, FS_NONE);
+	ck_assert(!st->x86);
+	fault(st, 10, 100, 0x6);
+	finish(st);
+	ck_assert_uint_eq(st->total.faults, 1);
+	ck_assert_uint_eq(st->total.cls[FC_UNKNOWN], 1);
+	ck_assert_uint_eq(st->total.cls[FC_WRITE], 0);
+	ck_assert_uint_eq(st->total.out[FAULT_UNRESOLVED], 0);	/* nothing to pair with */
+	kmt_analysis_fault.free(st);
+	close_session();
+}
+END_TEST
+
+static void sys(struct vmmap *m, enum kmt_event_type enter, const unsigned long long *args,
+		long long ret, unsigned long long ts)
+{
+	struct kmt_event ev = { .type = enter, .ts = ts, .pid = 7 };
+	bool nomem = false;
+
+	memcpy(ev.arg, args, sizeof(ev.arg));
+	ck_assert_ptr_nonnull(vmmap_event(m, &ev, &nomem));
+	ev.type = enter + 1;
+	ev.ret = ret;
+	ck_assert_ptr_nonnull(vmmap_event(m, &ev, &nomem));
+	ck_assert(!nomem);
+}
+
+START_TEST(test_vmmap)
+{
+	struct vmmap m;
+	struct vm_task *t;
+	struct vm_region *r;
+	struct kmt_event ev = { .type = KMT_EV_FORK, .pid = 7, .target_pid = 8 };
+	bool nomem = false;
+
+	ck_assert_int_eq(vmmap_init(&m), 0);
+	/* anonymous 3 pages, then a hole punched in the middle */
+	sys(&m, KMT_EV_MMAP_ENTER, (unsigned long long[6]){ 0, 0x3000, 3, 0x22, -1ull, 0 },
+	    0x10000, 1);
+	sys(&m, KMT_EV_MUNMAP_ENTER, (unsigned long long[6]){ 0x11000, 0x1000 }, 0, 2);
+	t = vmmap_task(&m, 7);
+	ck_assert_uint_eq(t->nregions, 2);
+	ck_assert_int_eq(t->net, 0x2000);
+	ck_assert_int_eq(t->peak, 0x3000);
+	ck_assert_ptr_null(vmmap_find(&m, 7, 0x11800));
+	ck_assert_int_eq(vmmap_find(&m, 7, 0x12fff)->kind, VM_ANON);
+	/* a file mapping of 100 bytes takes a page; a failed mmap changes nothing */
+	sys(&m, KMT_EV_MMAP_ENTER, (unsigned long long[6]){ 0, 100, 1, 0x2, 5, 0 }, 0x20000, 3);
+	sys(&m, KMT_EV_MMAP_ENTER, (unsigned long long[6]){ 0, 100, 1, 0x2, 5, 0 }, -12, 4);
+	r = vmmap_find(&m, 7, 0x20010);
+	ck_assert_int_eq(r->kind, VM_FILE);
+	ck_assert_int_eq(r->fd, 5);
+	ck_assert_int_eq(t->net, 0x3000);
+	/* mremap moves the first anon page and grows it to two */
+	sys(&m, KMT_EV_MREMAP_ENTER, (unsigned long long[6]){ 0x10000, 0x1000, 0x2000, 1, 0 },
+	    0x30000, 5);
+	ck_assert_ptr_null(vmmap_find(&m, 7, 0x10000));
+	ck_assert_int_eq(vmmap_find(&m, 7, 0x31000)->kind, VM_ANON);
+	ck_assert_int_eq(t->net, 0x4000);
+	/* brk(0) finds the heap, then it grows by two pages */
+	sys(&m, KMT_EV_BRK_ENTER, (unsigned long long[6]){ 0 }, 0x50000, 6);
+	sys(&m, KMT_EV_BRK_ENTER, (unsigned long long[6]){ 0x52000 }, 0x52000, 7);
+	ck_assert_int_eq(vmmap_find(&m, 7, 0x51000)->kind, VM_HEAP);
+	ck_assert_int_eq(t->net, 0x6000);
+	ck_assert_uint_eq(t->peak_ts, 7);
+	/* the child has a copy; exec empties it */
+	ck_assert_ptr_nonnull(vmmap_event(&m, &ev, &nomem));
+	ck_assert_int_eq(vmmap_find(&m, 8, 0x51000)->kind, VM_HEAP);
+	ev = (struct kmt_event){ .type = KMT_EV_EXEC, .pid = 8 };
+	ck_assert_ptr_nonnull(vmmap_event(&m, &ev, &nomem));
+	ck_assert_ptr_null(vmmap_find(&m, 8, 0x51000));
+	ck_assert_ptr_nonnull(vmmap_find(&m, 7, 0x51000));
+	ck_assert(!nomem);
+	vmmap_free(&m);
+}
+END_TEST
+
+Suite *fault_suite(void)
+{
+	Suite *s = suite_create("fault");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_perf_pairing);
+	tcase_add_test(tc, test_kprobe_outcomes);
+	tcase_add_test(tc, test_no_source_not_x86);
+	tcase_add_test(tc, test_vmmap);
+	suite_add_tcase(s, tc);
+	return s;
+}
