@@ -15,7 +15,10 @@ if sh "$dir/tracefs-writable.sh"; then
 	"$KMTRACE" report -i "$out/demo.dat" || exit 1
 	echo
 	echo "\$ kmtrace report -i demo.dat slab --caller --cache -l 8"
-	"$KMTRACE" report -i "$out/demo.dat" slab --caller --cache -l 8
+	"$KMTRACE" report -i "$out/demo.dat" slab --caller --cache -l 8 || exit 1
+	echo
+	echo "\$ kmtrace report -i demo.dat fault --regions -l 5"
+	"$KMTRACE" report -i "$out/demo.dat" fault --regions -l 5
 else
 	echo "kmtrace demo: tracefs is not writable here (needs root and tracefs);"
 	echo "reporting the recording shipped in traces/small.dat instead."
@@ -24,5 +27,8 @@ else
 	cd "$dir/.." && "$KMTRACE" report -i traces/small.dat || exit 1
 	echo
 	echo "\$ kmtrace report -i traces/small.dat slab --caller --cache -l 8"
-	"$KMTRACE" report -i traces/small.dat slab --caller --cache -l 8
+	"$KMTRACE" report -i traces/small.dat slab --caller --cache -l 8 || exit 1
+	echo
+	echo "\$ kmtrace report -i traces/fault.dat fault --regions -l 5 vm"
+	"$KMTRACE" report -i traces/fault.dat fault --regions -l 5 vm
 fi

@@ -94,7 +94,7 @@ test_fault_rusage() {
 	ra=$(cat /sys/block/*/queue/read_ahead_kb 2>/dev/null | sort -n | tail -1)
 	fault_get "'  rusage minor %(rusage_minflt)d = traced %(traced_minor)d + before tracing %(before_minflt)d + untraced %(untraced_minor)d; major %(rusage_majflt)d = traced %(traced_major)d + %(before_majflt)d + %(untraced_major)d' % d['analyses']['fault']['summary']"
 	echo "  execve argument pages: $EXEC_PAGES; device readahead ${ra:-?} KiB, MADV_RANDOM mapping: 1 page"
-	fault_get "(lambda s: s['untraced_minor'] == $EXEC_PAGES and s['untraced_major'] == 0 and s['before_majflt'] == 0 and s['traced_major'] == s['rusage_majflt'] >= $FAULT_M > 0 and s['rusage_minflt'] == s['traced_minor'] + s['before_minflt'] + s['untraced_minor'] and s['perf_lost'] == 0)(d['analyses']['fault']['summary'])" |
+	fault_get "(lambda s: s['untraced_minor'] == $EXEC_PAGES and s['command_execs'] == 1 and s['untraced_major'] == 0 and s['before_majflt'] == 0 and s['traced_major'] == s['rusage_majflt'] >= $FAULT_M > 0 and s['rusage_minflt'] == s['traced_minor'] + s['before_minflt'] + s['untraced_minor'] and s['perf_lost'] == 0)(d['analyses']['fault']['summary'])" |
 		grep -q True
 }
 

@@ -69,6 +69,7 @@ static void *fault_init(void)
 	st->lines = FAULT_TOP_DEFAULT;
 	if (kmt_filter_init(&st->filter) || kmt_hashmap_init(&st->proc_index) ||
 	    kmt_hashmap_init(&st->ip_index) || kmt_hashmap_init(&st->region_index) ||
+	    kmt_hashmap_init(&st->mapping_index) ||
 	    kmt_hashmap_init(&st->pending_index) || kmt_hashmap_init(&st->command_tasks) ||
 	    vmmap_init(&st->vm)) {
 		fault_free(st);
@@ -86,6 +87,7 @@ static void fault_free(void *priv)
 	kmt_hashmap_free(&st->proc_index);
 	kmt_hashmap_free(&st->ip_index);
 	kmt_hashmap_free(&st->region_index);
+	kmt_hashmap_free(&st->mapping_index);
 	kmt_hashmap_free(&st->pending_index);
 	kmt_hashmap_free(&st->command_tasks);
 	vmmap_free(&st->vm);
@@ -285,6 +287,27 @@ static int32_t new_region(struct fault_state *st, const struct fault_region *r)
 	return st->nregions++;
 }
 
+/* The row of mapping @m; the same range mapped again (a reused buffer) shares it. */
+static int32_t mapping_row(struct fault_state *st, int pid, const struct vm_region *m)
+{
+	uint64_t key = (uint64_t)pid << 40 | m->start >> 12, idx;
+	const char *kind = vmmap_kind_name(m->kind);
+	struct fault_region row = { pid, m->start, m->end, kind, m->fd, m->prot, { 0 } };
+	int32_t r;
+
+	if (kmt_hashmap_get(&st->mapping_index, key, &idx)) {
+		const struct fault_region *old = &st->regions[idx];
+
+		if (old->end == m->end && old->kind == kind && old->fd == m->fd &&
+		    old->prot == m->prot)
+			return idx;
+	}
+	r = new_region(st, &row);
+	if (r >= 0 && kmt_hashmap_put(&st->mapping_index, key, r))
+		st->nomem = true;
+	return r;
+}
+
 /* The row of @addr: its mapping when the trace saw it made, else its bucket. */
 static int32_t region_of(struct fault_state *st, int pid, uint64_t addr)
 {
@@ -295,14 +318,8 @@ static int32_t region_of(struct fault_state *st, int pid, uint64_t addr)
 	int32_t r;
 
 	if (m) {
-		if (m->user < 0) {
-			row.start = m->start;
-			row.end = m->end;
-			row.kind = vmmap_kind_name(m->kind);
-			row.fd = m->fd;
-			row.prot = m->prot;
-			m->user = new_region(st, &row);
-		}
+		if (m->user < 0)
+			m->user = mapping_row(st, pid, m);
 		return m->user;
 	}
 	key = (uint64_t)pid << 40 | (kernel ? 1ull << 39 : addr >> 16);
@@ -508,6 +525,9 @@ static void follow_tasks(struct fault_state *st, const struct kmt_event *ev)
 	    kmt_hashmap_get(&st->command_tasks, ev->pid, &one) &&
 	    kmt_hashmap_put(&st->command_tasks, ev->target_pid, 1))
 		st->nomem = true;
+	if (ev->type == KMT_EV_EXEC && st->have_rusage &&
+	    kmt_hashmap_get(&st->command_tasks, ev->pid, &one))
+		st->command_execs++;
 	if (st->want_regions)
 		vmmap_event(&st->vm, ev, &nomem);
 	if (nomem)
@@ -563,7 +583,7 @@ const struct kmt_analysis kmt_analysis_fault = {
 		"                      heap, stack), else a SIZE bucket (64K..1G, default 1M)\n"
 		"  --ip                per faulting instruction (kernel ones symbolized)\n"
 		"  --timeline MS       faults, minor and major per MS milliseconds\n"
-		"  -l, --lines N       rows of the --regions and --ip tables (default 20)\n"
+		"  -l, --lines N       rows per table (default 20)\n"
 		KMT_FILTER_USAGE,
 	.shortopts = "l:",
 	.longopts = fault_longopts,

@@ -107,7 +107,7 @@ struct fault_state {
 	struct fault_counts total;
 	uint64_t without_event[2];	/* accounted returns with no fault event: minor, major */
 
-	struct kmt_hashmap proc_index, ip_index, region_index, pending_index;
+	struct kmt_hashmap proc_index, ip_index, region_index, mapping_index, pending_index;
 	struct fault_proc *procs;
 	uint32_t nprocs, procs_cap;
 	struct fault_ip *ips;
@@ -132,6 +132,7 @@ struct fault_state {
 	long long ru_minflt, ru_majflt, ru_maxrss_kb, before_minflt, before_majflt;
 	struct kmt_hashmap command_tasks;	/* pid -> 1 */
 	uint64_t command_out[2];		/* accounted minor, major of those tasks */
+	uint64_t command_execs;			/* their execve()s the trace saw */
 };
 
 /* Write the fault report of @st. 0 or -1. */

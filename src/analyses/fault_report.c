@@ -124,6 +124,9 @@ static int report_rusage(const struct fault_state *st, struct kmt_output *out)
 	       kmt_output_count(out, "before_minflt", "  minor before tracing began",
 				st->before_minflt) ||
 	       kmt_output_signed(out, "untraced_minor", "  minor not traced", unt_min) ||
+	       kmt_output_count(out, "command_execs",
+				"    execve() calls traced (argument pages: no event)",
+				st->command_execs) ||
 	       kmt_output_count(out, "rusage_majflt", "  rusage major faults", st->ru_majflt) ||
 	       kmt_output_count(out, "traced_major", "  traced major (its tasks)",
 				st->command_out[1]) ||
@@ -207,7 +210,7 @@ static int report_procs(struct fault_state *st, struct kmt_output *out)
 				   sizeof(proc_cols) / sizeof(proc_cols[0]), proc_cols) : NULL;
 	if (st->nlat)
 		qsort(st->lat, st->nlat, sizeof(*st->lat), by_proc_then_ns);
-	for (i = 0; t && i < st->nprocs && !ret; i++) {
+	for (i = 0; t && i < st->nprocs && i < (uint64_t)st->lines && !ret; i++) {
 		const struct fault_proc *p = &st->procs[idx[i]];
 		const struct fault_counts *c = &p->c;
 		uint64_t p50, p99;
