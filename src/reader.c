@@ -145,8 +145,10 @@ struct kmt_reader *kmt_reader_open(const char *path, struct kmt_error *err)
 		close(fd);
 		return NULL;
 	}
+	if (n >= 8 && !memcmp(head, "PERFILE2", 8))
+		return kmt_perfdata_open(path, fd, err);	/* takes fd */
 	if (n < KMT_TD_MAGIC_LEN + 2 || memcmp(head, KMT_TD_MAGIC, KMT_TD_MAGIC_LEN)) {
-		kmt_error_set(err, path, 0, "not a trace.dat file (bad magic)");
+		kmt_error_set(err, path, 0, "not a trace.dat or perf.data file (bad magic)");
 		close(fd);
 		return NULL;
 	}

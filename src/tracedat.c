@@ -215,10 +215,12 @@ static bool parse_headers(struct cursor *c, struct kmt_reader *r, struct traceda
 		return false;
 	}
 	free(hp);
-	td->kernel_long_size = tep_get_header_page_size(r->tep);
-	td->page_header_size = 8 + td->kernel_long_size;
-	td->subbuf_size = tep_get_sub_buffer_size(r->tep);
-	if (td->subbuf_size <= td->page_header_size || td->subbuf_size > (1u << 24)) {
+	if (td) {
+		td->kernel_long_size = tep_get_header_page_size(r->tep);
+		td->page_header_size = 8 + td->kernel_long_size;
+		td->subbuf_size = tep_get_sub_buffer_size(r->tep);
+	}
+	if (td && (td->subbuf_size <= td->page_header_size || td->subbuf_size > (1u << 24))) {
 		kmt_error_set(c->err, c->path, at, "corrupt: sub-buffer size %u", td->subbuf_size);
 		return false;
 	}
@@ -322,14 +324,27 @@ static bool parse_cpu_data(struct cursor *c, struct kmt_reader *r, struct traced
 	return true;
 }
 
-static bool parse_file(struct cursor *c, struct kmt_reader *r, struct tracedat *td)
+/*
+ * From the magic through the saved cmdlines: the part trace.dat shares with
+ * perf.data's tracing data. @version is the version string expected (NULL:
+ * any). @td may be NULL when no ring-buffer pages follow.
+ */
+static bool parse_tracing_data(struct cursor *c, struct kmt_reader *r, struct tracedat *td,
+			       const char *version)
 {
-	unsigned long long page_size, ncpus;
+	unsigned long long page_size;
 	unsigned char endian, lsize;
-	char kind[10];
+	size_t at = c->pos;
 
-	c->pos = KMT_TD_MAGIC_LEN;
-	if (!expect_str(c, "6", "version") || !need(c, 2, "endian and long size"))
+	if (!need(c, KMT_TD_MAGIC_LEN, "magic") ||
+	    memcmp(c->base + c->pos, KMT_TD_MAGIC, KMT_TD_MAGIC_LEN)) {
+		kmt_error_set(c->err, c->path, at, "corrupt: no tracing data magic");
+		return false;
+	}
+	c->pos += KMT_TD_MAGIC_LEN;
+	if (version ? !expect_str(c, version, "version") : !get_cstr(c, "version"))
+		return false;
+	if (!need(c, 2, "endian and long size"))
 		return false;
 	endian = c->base[c->pos];
 	lsize = c->base[c->pos + 1];
@@ -349,8 +364,24 @@ static bool parse_file(struct cursor *c, struct kmt_reader *r, struct tracedat *
 		return false;
 	}
 	tep_set_page_size(r->tep, page_size);
-	if (!parse_headers(c, r, td) || !parse_systems(c, r->tep) ||
-	    !parse_symbols(c, r) || !get_uint(c, 4, &ncpus, "CPU count"))
+	return parse_headers(c, r, td) && parse_systems(c, r->tep) && parse_symbols(c, r);
+}
+
+bool kmt_parse_tracing_data(const void *base, size_t size, size_t offset, const char *path,
+			    struct kmt_reader *r, struct kmt_error *err)
+{
+	struct cursor c = { .base = base, .size = size, .pos = offset, .path = path, .err = err };
+
+	return parse_tracing_data(&c, r, NULL, NULL);
+}
+
+static bool parse_file(struct cursor *c, struct kmt_reader *r, struct tracedat *td)
+{
+	unsigned long long ncpus;
+	char kind[10];
+
+	c->pos = 0;
+	if (!parse_tracing_data(c, r, td, "6") || !get_uint(c, 4, &ncpus, "CPU count"))
 		return false;
 	if (ncpus > 8192) {
 		kmt_error_set(c->err, c->path, c->pos - 4, "corrupt: %llu CPUs", ncpus);

@@ -141,9 +141,11 @@ check "kmtrace-report(1) documents every report option with an example" test_rep
 . "$TOP/tests/slab.sh"
 . "$TOP/tests/page.sh"
 . "$TOP/tests/fault.sh"
+. "$TOP/tests/perfdata.sh"
 slab_parsing_tests
 page_parsing_tests
 fault_parsing_tests
+perfdata_parsing_tests
 
 # ---------------------------------------------------------------- live capture
 writable=0
