@@ -420,7 +420,6 @@ struct kmt_reader *kmt_perfdata_open(const char *path, int fd, struct kmt_error 
 {
 	struct kmt_reader *r = kmt_reader_alloc(path, &perfdata_ops);
 	struct perfdata *pd = calloc(1, sizeof(*pd));
-	struct stat st;
 
 	if (!r || !pd || !(r->tep = tep_alloc())) {
 		kmt_error_set(err, path, -1, "out of memory");
@@ -428,18 +427,10 @@ struct kmt_reader *kmt_perfdata_open(const char *path, int fd, struct kmt_error 
 	}
 	r->priv = pd;
 	r->format = "perf.data";
-	if (fstat(fd, &st)) {
-		kmt_error_set(err, path, -1, "cannot stat: %s", strerror(errno));
+	if (kmt_map_file(fd, path, &pd->map, &pd->map_size, err)) {
+		fd = -1;
 		goto fail;
 	}
-	pd->map_size = st.st_size;
-	pd->map = mmap(NULL, pd->map_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (pd->map == MAP_FAILED) {
-		pd->map = NULL;
-		kmt_error_set(err, path, -1, "cannot mmap: %s", strerror(errno));
-		goto fail;
-	}
-	close(fd);
 	fd = -1;
 	if (!parse_perfdata(r, pd, path, err))
 		goto fail;

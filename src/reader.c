@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <traceevent/event-parse.h>
 
@@ -126,6 +128,28 @@ unsigned long long kmt_cpu_stats_lost(const struct kmt_cpu_stats *st)
 	if (st->overrun > lost)
 		lost = st->overrun;
 	return lost + st->dropped + st->commit_overrun;
+}
+
+int kmt_map_file(int fd, const char *path, const unsigned char **map, size_t *size,
+		 struct kmt_error *err)
+{
+	struct stat st;
+	void *m;
+
+	if (fstat(fd, &st)) {
+		kmt_error_set(err, path, -1, "cannot stat: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	m = st.st_size ? mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+	close(fd);
+	if (m == MAP_FAILED) {
+		kmt_error_set(err, path, -1, "cannot mmap: %s", strerror(st.st_size ? errno : EINVAL));
+		return -1;
+	}
+	*map = m;
+	*size = st.st_size;
+	return 0;
 }
 
 struct kmt_reader *kmt_reader_open(const char *path, struct kmt_error *err)

@@ -44,4 +44,11 @@ void kmt_cpu_stats_parse(const char *text, size_t len, struct kmt_cpu_stats *st)
 /* Parse trace-cmd CPUSTAT texts ("CPU: N\n" then the stats file) into @r. */
 void kmt_reader_parse_cpustats(struct kmt_reader *r, const char *text, size_t len);
 
+/*
+ * Map all of @fd read-only into *@map and *@size, then close @fd (also on
+ * failure). Returns 0, or -1 with @err filled for @path.
+ */
+int kmt_map_file(int fd, const char *path, const unsigned char **map, size_t *size,
+		 struct kmt_error *err);
+
 #endif /* KMT_READER_LOCAL_H */

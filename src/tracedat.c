@@ -40,7 +40,7 @@ struct cpu_stream {
 };
 
 struct tracedat {
-	void *map;
+	const unsigned char *map;
 	size_t map_size;
 	unsigned int subbuf_size;
 	unsigned int page_header_size;
@@ -503,7 +503,7 @@ static void tracedat_close(struct kmt_reader *r)
 				kbuffer_free(td->cpus[cpu].kbuf);
 		free(td->cpus);
 		if (td->map)
-			munmap(td->map, td->map_size);
+			munmap((void *)td->map, td->map_size);
 		free(td);
 	}
 	tep_free(r->tep);
@@ -519,7 +519,6 @@ struct kmt_reader *kmt_tracedat_open(const char *path, int fd, struct kmt_error 
 	struct cursor c = { .path = path, .err = err };
 	struct kmt_reader *r = NULL;
 	struct tracedat *td;
-	struct stat st;
 
 	r = kmt_reader_alloc(path, &tracedat_ops);
 	td = calloc(1, sizeof(*td));
@@ -529,18 +528,10 @@ struct kmt_reader *kmt_tracedat_open(const char *path, int fd, struct kmt_error 
 	}
 	r->priv = td;
 	r->format = "trace.dat v6";
-	if (fstat(fd, &st)) {
-		kmt_error_set(err, path, -1, "cannot stat: %s", strerror(errno));
+	if (kmt_map_file(fd, path, &td->map, &td->map_size, err)) {
+		fd = -1;
 		goto fail;
 	}
-	td->map_size = st.st_size;
-	td->map = mmap(NULL, td->map_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (td->map == MAP_FAILED) {
-		td->map = NULL;
-		kmt_error_set(err, path, -1, "cannot mmap: %s", strerror(errno));
-		goto fail;
-	}
-	close(fd);
 	fd = -1;
 	c.base = td->map;
 	c.size = td->map_size;

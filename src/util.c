@@ -61,3 +61,17 @@ int kmt_parse_count(const char *arg, const char *what, long long *v, char *msg, 
 	}
 	return 0;
 }
+
+int kmt_parse_interval_ms(const char *arg, uint64_t *ns, char *msg, int msglen)
+{
+	long long ms;
+
+	if (kmt_parse_count(arg, "--timeline", &ms, msg, msglen))
+		return -1;
+	if (!ms) {
+		snprintf(msg, msglen, "bad --timeline '%s': want milliseconds > 0", arg);
+		return -1;
+	}
+	*ns = (uint64_t)ms * 1000000;
+	return 0;
+}

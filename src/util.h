@@ -24,4 +24,10 @@ uint32_t *kmt_sorted_index(uint32_t n, kmt_index_cmp cmp, void *ctx);
  */
 int kmt_parse_count(const char *arg, const char *what, long long *v, char *msg, int msglen);
 
+/*
+ * Parse a --timeline interval @arg in milliseconds (> 0) into *@ns.
+ * Returns 0, or -1 with "bad --timeline ..." in @msg.
+ */
+int kmt_parse_interval_ms(const char *arg, uint64_t *ns, char *msg, int msglen);
+
 #endif /* KMT_UTIL_H */

@@ -42,7 +42,6 @@ static int page_option(void *priv, int key, const char *arg, char *msg, int msgl
 	};
 	struct page_state *st = priv;
 	int ret = kmt_filter_option(&st->filter, key, arg, msg, msglen);
-	long long ms;
 
 	if (ret)
 		return ret < 0 ? -1 : 0;
@@ -52,16 +51,8 @@ static int page_option(void *priv, int key, const char *arg, char *msg, int msgl
 	}
 	if (key == 'l')
 		return kmt_parse_count(arg, "--lines", &st->lines, msg, msglen);
-	if (key == OPT_TIMELINE) {
-		if (kmt_parse_count(arg, "--timeline", &ms, msg, msglen))
-			return -1;
-		if (!ms) {
-			snprintf(msg, msglen, "bad --timeline '%s': want milliseconds > 0", arg);
-			return -1;
-		}
-		st->interval_ns = ms * 1000000ull;
-		return 0;
-	}
+	if (key == OPT_TIMELINE)
+		return kmt_parse_interval_ms(arg, &st->interval_ns, msg, msglen);
 	snprintf(msg, msglen, "unhandled option");
 	return -1;
 }

@@ -96,21 +96,13 @@ static void *vm_init(void)
 static int vm_option(void *priv, int key, const char *arg, char *msg, int msglen)
 {
 	struct vm_state *st = priv;
-	long long v;
 	int ret = kmt_filter_option(&st->filter, key, arg, msg, msglen);
 
 	if (ret)
 		return ret < 0 ? -1 : 0;
 	switch (key) {
 	case OPT_TIMELINE:
-		if (kmt_parse_count(arg, "--timeline interval", &v, msg, msglen))
-			return -1;
-		if (!v) {
-			snprintf(msg, msglen, "bad --timeline interval '%s': must be > 0 ms", arg);
-			return -1;
-		}
-		st->interval_ns = (uint64_t)v * 1000000;
-		return 0;
+		return kmt_parse_interval_ms(arg, &st->interval_ns, msg, msglen);
 	case 'l':
 		return kmt_parse_count(arg, "line count", &st->lines, msg, msglen);
 	default:
