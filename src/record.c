@@ -460,7 +460,8 @@ static int setup_fault_source(struct recorder *r)
 			 "fault events: %s)", why, strerror(errno));
 		return 0;
 	}
-	snprintf(r->fault_source, sizeof(r->fault_source), "perf minor-faults major-faults "
+	/* "perf lost=N " goes in front once the count is known. */
+	snprintf(r->fault_source, sizeof(r->fault_source), "minor-faults major-faults "
 		 "(kprobe: %s)", why);
 	errno = 0;
 	if (tracefs_instance_file_write(r->inst, "trace_clock", "mono") < 0)
@@ -590,7 +591,7 @@ static int gather_fault_texts(struct recorder *r, struct meta_texts *m)
 		if (!m->fault_samples)
 			return fail(r, "cannot gather the fault samples");
 		snprintf(m->fault_source, sizeof(m->fault_source), "perf lost=%llu %s", lost,
-			 r->fault_source + strlen("perf "));
+			 r->fault_source);
 		add_option(m, KMT_TD_OPT_KMT_FAULT_SAMPLES, m->fault_samples);
 	} else {
 		snprintf(m->fault_source, sizeof(m->fault_source), "%s", r->fault_source);

@@ -69,15 +69,16 @@ build_faultprog() {
 # aligned top of the stack; EXEC_PAGES is the number of pages they touch.
 FAULT_N=50000 FAULT_M=512 FAULT_BRK=256
 record_faultprog() {
-	local f=$WORK/faultprog.dat
+	local f=$WORK/faultprog.dat pad
 	build_faultprog || return 1
 	[ -s "$f" ] && return 0
 	# a known environment: the exec argument pages are counted from it
-	env -i PATH=/usr/bin:/bin FAULT_ENV_PAD="$(head -c 5000 /dev/zero | tr '\0' x)" \
+	pad=$(head -c 5000 /dev/zero | tr '\0' x)
+	env -i PATH=/usr/bin:/bin FAULT_ENV_PAD="$pad" \
 		"$KMTRACE" record -o "$f" -- "$WORK/faultprog" $FAULT_N $FAULT_M \
 		"$WORK/cold.bin" $FAULT_BRK >/dev/null 2>"$WORK/fp.err" ||
 		{ cat "$WORK/fp.err"; return 1; }
-	EXEC_PAGES=$(env -i PATH=/usr/bin:/bin FAULT_ENV_PAD="$(head -c 5000 /dev/zero | tr '\0' x)" \
+	EXEC_PAGES=$(env -i PATH=/usr/bin:/bin FAULT_ENV_PAD="$pad" \
 		python3 -c '
 import os, sys
 total = len(sys.argv[1]) + 1 + sum(len(a) + 1 for a in sys.argv[1:])

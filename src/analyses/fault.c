@@ -341,26 +341,29 @@ static uint32_t interval_of(struct fault_state *st, uint64_t ts)
 	return idx;
 }
 
-static void classify(const struct fault_state *st, uint64_t code, bool kernel_event,
-		     struct fault_counts *c)
+/* The classes of a fault as a bit per enum fault_class. */
+static unsigned int classes_of(const struct fault_state *st, uint64_t code, bool kernel_event)
 {
+	unsigned int m;
+
+	if (!st->x86)
+		return 1u << (kernel_event ? FC_KERNEL : FC_USER) | 1u << FC_UNKNOWN;
+	m = 1u << (code & PF_USER ? FC_USER : FC_KERNEL);
+	m |= 1u << (code & PF_INSTR ? FC_EXEC : code & PF_WRITE ? FC_WRITE : FC_READ);
+	m |= 1u << (code & PF_PROT ? FC_PROTECTION : FC_NOT_PRESENT);
+	m |= (code & PF_RSVD ? 1u << FC_RESERVED : 0) | (code & PF_PK ? 1u << FC_PKEY : 0) |
+	     (code & PF_SHSTK ? 1u << FC_SHADOW_STACK : 0) | (code & PF_SGX ? 1u << FC_SGX : 0);
+	return m;
+}
+
+static void count_fault(struct fault_counts *c, unsigned int classes)
+{
+	int i;
+
 	c->faults++;
-	if (!st->x86) {
-		c->cls[kernel_event ? FC_KERNEL : FC_USER]++;
-		c->cls[FC_UNKNOWN]++;
-		return;
-	}
-	c->cls[code & PF_USER ? FC_USER : FC_KERNEL]++;
-	c->cls[code & PF_INSTR ? FC_EXEC : code & PF_WRITE ? FC_WRITE : FC_READ]++;
-	c->cls[code & PF_PROT ? FC_PROTECTION : FC_NOT_PRESENT]++;
-	if (code & PF_RSVD)
-		c->cls[FC_RESERVED]++;
-	if (code & PF_PK)
-		c->cls[FC_PKEY]++;
-	if (code & PF_SHSTK)
-		c->cls[FC_SHADOW_STACK]++;
-	if (code & PF_SGX)
-		c->cls[FC_SGX]++;
+	for (i = 0; i < FC_NR; i++)
+		if (classes & 1u << i)
+			c->cls[i]++;
 }
 
 /* The fault state of task @tid, or NULL if no fault event of it was seen. */
@@ -488,19 +491,19 @@ static void fault_taken(struct fault_state *st, const struct kmt_event *ev)
 {
 	struct fault_pending *p = pending_of(st, ev->pid);
 	uint32_t proc = proc_of(st, ev->pid);
+	unsigned int classes = classes_of(st, ev->error_code, ev->type == KMT_EV_FAULT_KERNEL);
 
 	if (!p || proc == UINT32_MAX)
 		return;
 	if (p->active)	/* the previous one never returned accounted */
 		resolve(st, p, FAULT_UNRESOLVED, 0);
-	classify(st, ev->error_code, ev->type == KMT_EV_FAULT_KERNEL, &st->total);
-	classify(st, ev->error_code, ev->type == KMT_EV_FAULT_KERNEL, &st->procs[proc].c);
+	count_fault(&st->total, classes);
+	count_fault(&st->procs[proc].c, classes);
 	*p = (struct fault_pending){ .ts = ev->ts, .proc = proc, .region = -1 };
 	if (st->want_ip && (p->ip = ip_of(st, ev->ip)) != UINT32_MAX)
-		classify(st, ev->error_code, ev->type == KMT_EV_FAULT_KERNEL, &st->ips[p->ip].c);
+		count_fault(&st->ips[p->ip].c, classes);
 	if (st->want_regions && (p->region = region_of(st, ev->pid, ev->address)) >= 0)
-		classify(st, ev->error_code, ev->type == KMT_EV_FAULT_KERNEL,
-			 &st->regions[p->region].c);
+		count_fault(&st->regions[p->region].c, classes);
 	if (st->interval_ns) {
 		p->interval = interval_of(st, ev->ts);
 		st->intervals[p->interval].faults++;

@@ -59,7 +59,6 @@ static int report_outcomes(const struct fault_state *st, struct kmt_output *out)
 		"  minor", "  major", "  OOM", "  SIGBUS", "  SIGSEGV", "  hardware poison",
 		"  unresolved (error or not handled)",
 	};
-	char key[32];
 	int o;
 
 	if (kmt_output_string(out, "outcome_source", "Outcomes from", st->source_text) ||
@@ -72,8 +71,7 @@ static int report_outcomes(const struct fault_state *st, struct kmt_output *out)
 		/* perf samples only accounted faults: its errors are all "unresolved". */
 		if (st->source == FS_PERF && o > FAULT_MAJOR && o < FAULT_UNRESOLVED)
 			continue;
-		snprintf(key, sizeof(key), "%s", fault_outcome_keys[o]);
-		if (kmt_output_count(out, key, labels[o], st->total.out[o]))
+		if (kmt_output_count(out, fault_outcome_keys[o], labels[o], st->total.out[o]))
 			return -1;
 	}
 	if (st->source == FS_KPROBE &&
