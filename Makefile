@@ -18,7 +18,8 @@ export PKG_CONFIG_PATH := /usr/local/lib/pkgconfig:$(PKG_CONFIG_PATH)
 
 CC        ?= gcc
 PKGS      := libtracefs libtraceevent libtracecmd
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+# libperf: only its headers (perf/event.h record layouts), nothing to link.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) libperf 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
@@ -26,7 +27,7 @@ WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -Iinclude -Isrc -DKMT_VERSION='"$(VERSION)"' \
 	     -D_GNU_SOURCE $(PKG_CFLAGS) -MMD -MP
-LIBS       = $(PKG_LIBS) -lpthread
+LIBS       = $(PKG_LIBS) -lzstd -lpthread
 
 LIB_SRC   := $(wildcard src/*.c) $(wildcard src/analyses/*.c)
 CMD_SRC   := $(wildcard src/cmd/*.c)

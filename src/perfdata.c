@@ -1,36 +1,44 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * perf.data (file mode, perf.data-file-format.txt): the attrs and their
- * ids, HEADER_TRACING_DATA fed to the same tep setup as trace.dat, and the
- * PERF_RECORD_SAMPLE records of tracepoints, whose RAW payload is the
- * ftrace entry. Samples are sorted by time per CPU; PERF_RECORD_LOST and
- * LOST_SAMPLES become each CPU's dropped events.
+ * perf.data (tools/perf/Documentation/perf.data-file-format.txt), file mode
+ * and pipe mode. File mode: the header, the attrs and their ids, the
+ * feature sections (HEADER_TRACING_DATA goes to the same tep setup as
+ * trace.dat; NRCPUS, HOSTNAME, OSRELEASE, ARCH), then the data section.
+ * Pipe mode: the same things as records (HEADER_ATTR, HEADER_FEATURE,
+ * HEADER_TRACING_DATA) ahead of the samples. Tracepoint samples are walked
+ * field by field up to RAW, keeping the callchain, and handed out as one
+ * stream in time order; LOST and LOST_SAMPLES become each CPU's dropped
+ * events.
  */
 #include <errno.h>
-#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
+#include <perf/event.h>
 #include <traceevent/event-parse.h>
 
 #include "hashmap.h"
+#include "perfdata.h"
 #include "reader_local.h"
 #include "tracedat.h"
 #include "util.h"
 
 #define PERF_MAGIC		"PERFILE2"
-#define HEADER_SIZE		104
+#define FILE_HEADER_SIZE	104
+#define PIPE_HEADER_SIZE	16
 #define FEAT_TRACING_DATA	1
 #define FEAT_HOSTNAME		3
 #define FEAT_OSRELEASE		4
 #define FEAT_ARCH		6
 #define FEAT_NRCPUS		7
-#define RECORD_COMPRESSED	81
+#define FEAT_BITS		256
+#define MAX_FEATURE		(256u << 20)	/* larger sections are corrupt */
 #define SAMPLE_ID_ALL_BIT	(1ull << 18)
-#define MAX_CPUS		8192
+#define ATTR_MIN_SIZE		64
+#define MMAP_NAME_AT		40	/* PERF_RECORD_MMAP: filename */
+#define MMAP2_NAME_AT		72
+#define KERNEL_MAP		"[kernel.kallsyms]"
 
 struct pd_attr {
 	uint32_t type;
@@ -38,28 +46,16 @@ struct pd_attr {
 	bool sample_id_all;
 };
 
-struct pd_sample {
-	uint64_t ts;
-	uint64_t offset;	/* of the raw payload in the file */
-	uint32_t size;
-	uint32_t seq;		/* file order, for equal times */
-};
-
-struct pd_cpu {
-	struct pd_sample *s;
-	uint32_t n, cap, next;
-};
-
 struct perfdata {
-	const unsigned char *map;
-	size_t map_size;
+	struct pd_stream in;
+	struct pd_order order;
 	struct pd_attr *attrs;
-	uint32_t nattrs;
+	uint32_t nattrs, cap_attrs;
 	struct kmt_hashmap ids;		/* sample id -> attr index */
-	struct pd_cpu *cpus;
-	uint32_t ncpus;
-	uint32_t seq;
-	char uname[512];
+	uint32_t nrcpus;		/* HEADER_NRCPUS, 0: not given */
+	uint64_t kernel_text;		/* _text at the recording (kernel MMAP pgoff) */
+	bool tracing, done, sampled;
+	char *feat[FEAT_NRCPUS];	/* HOSTNAME, OSRELEASE, ARCH strings */
 };
 
 static uint64_t u64_at(const unsigned char *p)
@@ -78,58 +74,195 @@ static uint32_t u32_at(const unsigned char *p)
 	return v;
 }
 
-/* Is [@off, @off + @len) inside the file? */
-static bool in_file(const struct perfdata *pd, uint64_t off, uint64_t len)
+static int nomem(const char *path, struct kmt_error *err)
 {
-	return off <= pd->map_size && len <= pd->map_size - off;
+	kmt_error_set(err, path, -1, "out of memory");
+	return -1;
 }
 
-static bool parse_attrs(struct perfdata *pd, const char *path, struct kmt_error *err)
+/* Read @size bytes at @off of the file into a new buffer. */
+static unsigned char *read_at(struct perfdata *pd, uint64_t off, uint64_t size,
+			      const char *what, struct kmt_error *err)
 {
-	const unsigned char *h = pd->map;
+	unsigned char *buf = malloc(size ? size : 1);
+	ssize_t got;
+
+	if (!buf) {
+		nomem(pd->in.path, err);
+		return NULL;
+	}
+	got = size ? pread(pd->in.fd, buf, size, off) : 0;
+	if (got < 0 || (uint64_t)got != size) {
+		kmt_error_set(err, pd->in.path, off, got < 0 ? "cannot read %s: %s" :
+			      "truncated: %s%s", what, got < 0 ? strerror(errno) : "");
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The attr at @a (a perf_event_attr); returns its index or -1. */
+static int add_attr(struct perfdata *pd, const unsigned char *a)
+{
+	struct pd_attr *x;
+
+	if (kmt_grow(&pd->attrs, &pd->cap_attrs, pd->nattrs, sizeof(*pd->attrs)))
+		return -1;
+	x = &pd->attrs[pd->nattrs];
+	x->type = u32_at(a);
+	x->sample_type = u64_at(a + 24);
+	x->sample_id_all = u64_at(a + 40) & SAMPLE_ID_ALL_BIT;
+	return pd->nattrs++;
+}
+
+static int add_ids(struct perfdata *pd, const unsigned char *ids, uint64_t n, int attr)
+{
+	uint64_t k;
+
+	for (k = 0; k < n; k++)
+		if (kmt_hashmap_put(&pd->ids, u64_at(ids + k * 8), attr))
+			return -1;
+	return 0;
+}
+
+/* File mode: the attr section, each entry an attr and the file section of its ids. */
+static int read_attrs(struct perfdata *pd, const unsigned char *h, struct kmt_error *err)
+{
 	uint64_t attr_size = u64_at(h + 16), off = u64_at(h + 24), size = u64_at(h + 32), i;
+	unsigned char *sec, *ids = NULL;
+	int ret = -1;
 
-	if (attr_size < 64 + 16 || !size || size % attr_size || !in_file(pd, off, size)) {
-		kmt_error_set(err, path, 16, "corrupt: attr section (entry size %llu, size %llu)",
-			      (unsigned long long)attr_size, (unsigned long long)size);
-		return false;
+	if (attr_size < ATTR_MIN_SIZE + 16 || !size || size % attr_size || size > MAX_FEATURE) {
+		kmt_error_set(err, pd->in.path, 16, "corrupt: attr section (entry size %llu, "
+			      "size %llu)", (unsigned long long)attr_size, (unsigned long long)size);
+		return -1;
 	}
-	pd->nattrs = size / attr_size;
-	pd->attrs = calloc(pd->nattrs, sizeof(*pd->attrs));
-	if (!pd->attrs || kmt_hashmap_init(&pd->ids))
-		goto nomem;
-	for (i = 0; i < pd->nattrs; i++) {
-		const unsigned char *a = pd->map + off + i * attr_size;
-		const unsigned char *ids = a + attr_size - 16;
-		uint64_t ids_off = u64_at(ids), ids_size = u64_at(ids + 8), k;
+	if (!(sec = read_at(pd, off, size, "attr section", err)))
+		return -1;
+	for (i = 0; i < size / attr_size; i++) {
+		const unsigned char *a = sec + i * attr_size, *f = a + attr_size - 16;
+		uint64_t ids_size = u64_at(f + 8);
+		int idx = add_attr(pd, a);
 
-		pd->attrs[i].type = u32_at(a);
-		pd->attrs[i].sample_type = u64_at(a + 24);
-		pd->attrs[i].sample_id_all = u64_at(a + 40) & SAMPLE_ID_ALL_BIT;
-		if (!in_file(pd, ids_off, ids_size) || ids_size % 8) {
-			kmt_error_set(err, path, off + i * attr_size + attr_size - 16,
-				      "corrupt: ids of attr %llu", (unsigned long long)i);
-			return false;
+		if (idx < 0)
+			goto nomem;
+		if (ids_size % 8 || ids_size > MAX_FEATURE) {
+			kmt_error_set(err, pd->in.path, off + (f - sec), "corrupt: ids of attr %llu",
+				      (unsigned long long)i);
+			goto out;
 		}
-		for (k = 0; k < ids_size / 8; k++)
-			if (kmt_hashmap_put(&pd->ids, u64_at(pd->map + ids_off + k * 8), i))
-				goto nomem;
+		if (!(ids = read_at(pd, u64_at(f), ids_size, "attr ids", err)))
+			goto out;
+		if (add_ids(pd, ids, ids_size / 8, idx))
+			goto nomem;
+		free(ids);
+		ids = NULL;
 	}
-	return true;
+	ret = 0;
+	goto out;
 nomem:
-	kmt_error_set(err, path, -1, "out of memory");
-	return false;
+	nomem(pd->in.path, err);
+out:
+	free(ids);
+	free(sec);
+	return ret;
+}
+
+static int parse_tracing(struct kmt_reader *r, struct perfdata *pd, const unsigned char *buf,
+			 uint64_t size, uint64_t file_off, struct kmt_error *err)
+{
+	if (!kmt_parse_tracing_data(buf, size, 0, pd->in.path, r, err)) {
+		if (err && err->offset >= 0)
+			err->offset += file_off;
+		return -1;
+	}
+	pd->tracing = true;
+	return 0;
+}
+
+/* A feature's content (the same in a file section and a HEADER_FEATURE record). */
+static int take_feature(struct kmt_reader *r, struct perfdata *pd, int bit,
+			const unsigned char *buf, uint64_t size, uint64_t file_off,
+			struct kmt_error *err)
+{
+	uint32_t len;
+
+	switch (bit) {
+	case FEAT_TRACING_DATA:
+		return parse_tracing(r, pd, buf, size, file_off, err);
+	case FEAT_NRCPUS:
+		if (size >= 8)
+			pd->nrcpus = u32_at(buf);
+		return 0;
+	case FEAT_HOSTNAME:
+	case FEAT_OSRELEASE:
+	case FEAT_ARCH:
+		if (size < 4 || (len = u32_at(buf)) > size - 4 || !len ||
+		    !memchr(buf + 4, '\0', len))
+			return 0;	/* a damaged string is left out */
+		free(pd->feat[bit]);
+		pd->feat[bit] = strdup((const char *)buf + 4);
+		return pd->feat[bit] ? 0 : nomem(pd->in.path, err);
+	default:
+		return 0;
+	}
+}
+
+static bool wanted_feature(int bit)
+{
+	return bit == FEAT_TRACING_DATA || bit == FEAT_NRCPUS || bit == FEAT_HOSTNAME ||
+	       bit == FEAT_OSRELEASE || bit == FEAT_ARCH;
+}
+
+/* File mode: the feature sections listed after the data section. */
+static int read_features(struct kmt_reader *r, struct perfdata *pd, const unsigned char *h,
+			 struct kmt_error *err)
+{
+	uint64_t at = u64_at(h + 40) + u64_at(h + 48);
+	int bit;
+
+	for (bit = 0; bit < FEAT_BITS; bit++) {
+		unsigned char *ent, *buf;
+		uint64_t off, size;
+		int ret;
+
+		if (!(u64_at(h + 72 + bit / 64 * 8) & (1ull << (bit % 64))))
+			continue;
+		at += 16;
+		if (!wanted_feature(bit))
+			continue;
+		if (!(ent = read_at(pd, at - 16, 16, "feature section table", err)))
+			return -1;
+		off = u64_at(ent);
+		size = u64_at(ent + 8);
+		free(ent);
+		if (size > MAX_FEATURE) {
+			kmt_error_set(err, pd->in.path, at - 16, "corrupt: feature %d of %llu "
+				      "bytes", bit, (unsigned long long)size);
+			return -1;
+		}
+		if (!(buf = read_at(pd, off, size, "feature section", err)))
+			return -1;
+		ret = take_feature(r, pd, bit, buf, size, off, err);
+		free(buf);
+		if (ret)
+			return -1;
+	}
+	return 0;
 }
 
 /* The attr of a sample: by its id where the sample carries one. */
 static const struct pd_attr *sample_attr(const struct perfdata *pd, const unsigned char *p,
 					 const unsigned char *end)
 {
-	uint64_t st = pd->attrs[0].sample_type, id, idx;
+	uint64_t st, idx;
 	const unsigned char *q = p;
 
+	if (!pd->nattrs)
+		return NULL;
 	if (pd->nattrs == 1)
 		return &pd->attrs[0];
+	st = pd->attrs[0].sample_type;
 	if (!(st & PERF_SAMPLE_IDENTIFIER)) {
 		if (!(st & PERF_SAMPLE_ID))
 			return NULL;
@@ -138,311 +271,349 @@ static const struct pd_attr *sample_attr(const struct perfdata *pd, const unsign
 	}
 	if (q + 8 > end)
 		return NULL;
-	id = u64_at(q);
-	return kmt_hashmap_get(&pd->ids, id, &idx) ? &pd->attrs[idx] : NULL;
+	return kmt_hashmap_get(&pd->ids, u64_at(q), &idx) ? &pd->attrs[idx] : NULL;
 }
 
-static int add_sample(struct perfdata *pd, uint32_t cpu, uint64_t ts, uint64_t off,
-		      uint32_t size)
+/* Make the reader's per-CPU stats cover @cpu. */
+static int cover_cpu(struct kmt_reader *r, uint32_t cpu)
 {
-	struct pd_cpu *c;
-
-	if (cpu >= MAX_CPUS)
-		return -1;
-	if (cpu >= pd->ncpus) {
-		struct pd_cpu *n = realloc(pd->cpus, (cpu + 1) * sizeof(*n));
-
-		if (!n)
-			return -1;
-		memset(n + pd->ncpus, 0, (cpu + 1 - pd->ncpus) * sizeof(*n));
-		pd->cpus = n;
-		pd->ncpus = cpu + 1;
-	}
-	c = &pd->cpus[cpu];
-	if (kmt_grow(&c->s, &c->cap, c->n, sizeof(*c->s)))
-		return -1;
-	c->s[c->n++] = (struct pd_sample){ ts, off, size, pd->seq++ };
-	return 0;
+	return cpu < (uint32_t)r->ncpus ? 0 : kmt_reader_set_cpus(r, cpu + 1);
 }
 
-/* Walk a sample's fields in sample_type order up to RAW; keep tracepoint payloads. */
-static bool take_sample(struct perfdata *pd, uint64_t pos, uint32_t size, const char *path,
-			struct kmt_error *err)
+/* Walk a sample's fields in sample_type order up to RAW; queue tracepoint payloads. */
+static int take_sample(struct kmt_reader *r, struct perfdata *pd, const struct pd_record *rec,
+		       struct kmt_error *err)
 {
-	const unsigned char *p = pd->map + pos + 8, *end = pd->map + pos + size;
+	const unsigned char *p = rec->data + 8, *end = rec->data + rec->size, *chain = NULL;
 	const struct pd_attr *a = sample_attr(pd, p, end);
-	uint64_t st, ts = 0, nr, raw;
+	uint64_t st, ts = 0, nr = 0, raw;
 	uint32_t cpu = 0;
 
 	if (!a || a->type != PERF_TYPE_TRACEPOINT)
-		return true;	/* not a tracepoint, or an id no attr has: nothing to decode */
+		return 0;	/* not a tracepoint, or an id no attr has: nothing to decode */
 	st = a->sample_type;
 	if (st & PERF_SAMPLE_READ) {
-		kmt_error_set(err, path, pos, "perf.data samples with PERF_SAMPLE_READ are not "
-			      "supported (perf record -s)");
-		return false;
+		kmt_error_set(err, pd->in.path, rec->offset, "perf.data samples with "
+			      "PERF_SAMPLE_READ are not supported (perf record -s)");
+		return -1;
 	}
 	p += 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
 		  !!(st & PERF_SAMPLE_TID));
-	if (st & PERF_SAMPLE_TIME) {
-		if (p + 8 > end)
-			goto short_;
+	if ((st & PERF_SAMPLE_TIME) && p + 8 <= end)
 		ts = u64_at(p);
-		p += 8;
-	}
+	p += 8 * !!(st & PERF_SAMPLE_TIME);
 	p += 8 * (!!(st & PERF_SAMPLE_ADDR) + !!(st & PERF_SAMPLE_ID) +
 		  !!(st & PERF_SAMPLE_STREAM_ID));
-	if (st & PERF_SAMPLE_CPU) {
-		if (p + 8 > end)
-			goto short_;
+	if ((st & PERF_SAMPLE_CPU) && p + 8 <= end)
 		cpu = u32_at(p);
-		p += 8;
-	}
-	p += 8 * !!(st & PERF_SAMPLE_PERIOD);
+	p += 8 * (!!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_PERIOD));
 	if (st & PERF_SAMPLE_CALLCHAIN) {
-		if (p + 8 > end)
+		if (p + 8 > end || (nr = u64_at(p)) > (uint64_t)(end - p - 8) / 8)
 			goto short_;
-		nr = u64_at(p);
-		if (nr > (uint64_t)(end - p) / 8)
-			goto short_;
+		chain = p + 8;
 		p += 8 + nr * 8;
 	}
 	if (!(st & PERF_SAMPLE_RAW))
-		return true;
+		return 0;
 	if (p + 4 > end || (raw = u32_at(p)) > (uint64_t)(end - p - 4))
 		goto short_;
-	if (add_sample(pd, cpu, ts, p + 4 - pd->map, raw)) {
-		kmt_error_set(err, path, pos, cpu >= MAX_CPUS ? "corrupt: sample of CPU %u" :
-			      "out of memory (CPU %u)", cpu);
-		return false;
+	if (cpu >= 8192) {
+		kmt_error_set(err, pd->in.path, rec->offset, "corrupt: sample of CPU %u", cpu);
+		return -1;
 	}
-	return true;
+	if (cover_cpu(r, cpu) || pd_order_add(&pd->order, cpu, ts, p + 4, raw, chain, nr))
+		return nomem(pd->in.path, err);
+	pd->sampled = true;
+	return 0;
 short_:
-	kmt_error_set(err, path, pos, "corrupt: sample record shorter than its fields");
-	return false;
+	kmt_error_set(err, pd->in.path, rec->offset, "corrupt: sample record shorter than "
+		      "its fields");
+	return -1;
 }
 
 /* CPU of a LOST record, from its sample_id trailer when it has one. */
-static uint32_t lost_cpu(const struct perfdata *pd, const unsigned char *end)
+static uint32_t lost_cpu(const struct perfdata *pd, const struct pd_record *rec)
 {
-	const struct pd_attr *a = &pd->attrs[0];
+	const struct pd_attr *a = pd->nattrs ? &pd->attrs[0] : NULL;
+	uint32_t back;
 
-	if (!a->sample_id_all || !(a->sample_type & PERF_SAMPLE_CPU))
+	if (!a || !a->sample_id_all || !(a->sample_type & PERF_SAMPLE_CPU))
 		return 0;
-	return u32_at(end - 8 - 8 * !!(a->sample_type & PERF_SAMPLE_IDENTIFIER));
+	back = 8 + 8 * !!(a->sample_type & PERF_SAMPLE_IDENTIFIER);
+	return rec->size >= 16 + back ? u32_at(rec->data + rec->size - back) : 0;
 }
 
-static void add_lost(struct kmt_reader *r, uint32_t cpu, uint64_t lost)
+static int add_lost(struct kmt_reader *r, uint32_t cpu, uint64_t lost)
 {
-	if (cpu >= (uint32_t)r->ncpus && kmt_reader_set_cpus(r, cpu + 1))
-		return;
+	if (cpu >= 8192 || cover_cpu(r, cpu))
+		return 0;	/* a damaged trailer: the count has no CPU to go to */
 	r->stats[cpu].have_stats = true;
 	r->stats[cpu].dropped += lost;
+	return 0;
 }
 
-static bool parse_data(struct kmt_reader *r, struct perfdata *pd, const char *path,
+/* Pipe mode: HEADER_ATTR is an attr, then the ids of its events. */
+static int take_attr_record(struct perfdata *pd, const struct pd_record *rec,
+			    struct kmt_error *err)
+{
+	uint32_t attr_size = rec->size >= 16 ? u32_at(rec->data + 12) : 0;
+	int idx;
+
+	if (attr_size < ATTR_MIN_SIZE || attr_size > rec->size - 8u) {
+		kmt_error_set(err, pd->in.path, rec->offset, "corrupt: attr record");
+		return -1;
+	}
+	idx = add_attr(pd, rec->data + 8);
+	if (idx < 0 || add_ids(pd, rec->data + 8 + attr_size, (rec->size - 8 - attr_size) / 8, idx))
+		return nomem(pd->in.path, err);
+	return 0;
+}
+
+/* Pipe mode: HEADER_TRACING_DATA is followed by the tracing data itself. */
+static int take_tracing_record(struct kmt_reader *r, struct perfdata *pd,
+			       const struct pd_record *rec, struct kmt_error *err)
+{
+	uint32_t size = rec->size >= 12 ? u32_at(rec->data + 8) : 0;
+	uint64_t at = rec->offset + rec->size;
+	unsigned char *buf;
+	int ret;
+
+	if (!size || size > MAX_FEATURE || rec->unpacked) {
+		kmt_error_set(err, pd->in.path, rec->offset, "corrupt: tracing data record");
+		return -1;
+	}
+	if (!(buf = malloc(size)))
+		return nomem(pd->in.path, err);
+	ret = pd_stream_read(&pd->in, buf, size, err);
+	if (!ret)
+		ret = parse_tracing(r, pd, buf, size, at, err);
+	free(buf);
+	return ret;
+}
+
+/* The kernel's map: its pgoff is where _text was at the recording. */
+static void take_mmap(struct perfdata *pd, const struct pd_record *rec, size_t name_at)
+{
+	size_t n = sizeof(KERNEL_MAP) - 1;
+
+	if (rec->size >= name_at + n && !memcmp(rec->data + name_at, KERNEL_MAP, n) &&
+	    !pd->kernel_text)
+		pd->kernel_text = u64_at(rec->data + 32);
+}
+
+/* Act on one record. Returns 1 at the end of a round, 0 otherwise, -1 on error. */
+static int take_record(struct kmt_reader *r, struct perfdata *pd, const struct pd_record *rec,
 		       struct kmt_error *err)
 {
-	uint64_t off = u64_at(pd->map + 40), size = u64_at(pd->map + 48), pos;
-
-	if (!in_file(pd, off, size)) {
-		kmt_error_set(err, path, 40, "corrupt: data section past the end of the file");
-		return false;
+	switch (rec->type) {
+	case PERF_RECORD_SAMPLE:
+		return take_sample(r, pd, rec, err);
+	case PERF_RECORD_LOST:
+		return rec->size < 24 ? 0 : add_lost(r, lost_cpu(pd, rec), u64_at(rec->data + 16));
+	case PERF_RECORD_LOST_SAMPLES:
+		return rec->size < 16 ? 0 : add_lost(r, lost_cpu(pd, rec), u64_at(rec->data + 8));
+	case PERF_RECORD_FINISHED_ROUND:
+		pd_order_round(&pd->order);
+		return 1;
+	case PERF_RECORD_HEADER_ATTR:
+		return take_attr_record(pd, rec, err);
+	case PERF_RECORD_HEADER_FEATURE:
+		if (rec->size < 16 || u64_at(rec->data + 8) >= FEAT_BITS)
+			return 0;
+		return take_feature(r, pd, u64_at(rec->data + 8), rec->data + 16, rec->size - 16,
+				    rec->offset + 16, err);
+	case PERF_RECORD_HEADER_TRACING_DATA:
+		return take_tracing_record(r, pd, rec, err);
+	case PERF_RECORD_MMAP:
+		take_mmap(pd, rec, MMAP_NAME_AT);
+		return 0;
+	case PERF_RECORD_MMAP2:
+		take_mmap(pd, rec, MMAP2_NAME_AT);
+		return 0;
+	default:
+		return 0;
 	}
-	for (pos = off; pos < off + size;) {
-		const unsigned char *h = pd->map + pos;
-		uint32_t type;
-		uint16_t rsize;
-
-		if (off + size - pos < 8) {
-			kmt_error_set(err, path, pos, "truncated: record header");
-			return false;
-		}
-		type = u32_at(h);
-		memcpy(&rsize, h + 6, 2);
-		if (rsize < 8 || rsize > off + size - pos) {
-			kmt_error_set(err, path, pos, "corrupt: record size %u", rsize);
-			return false;
-		}
-		if (type == PERF_RECORD_SAMPLE && !take_sample(pd, pos, rsize, path, err))
-			return false;
-		if (type == PERF_RECORD_LOST && rsize >= 24)
-			add_lost(r, lost_cpu(pd, h + rsize), u64_at(h + 16));
-		if (type == PERF_RECORD_LOST_SAMPLES && rsize >= 16)
-			add_lost(r, lost_cpu(pd, h + rsize), u64_at(h + 8));
-		if (type == RECORD_COMPRESSED) {
-			kmt_error_set(err, path, pos, "compressed perf.data (perf record -z) is "
-				      "not supported yet: record without -z");
-			return false;
-		}
-		pos += rsize;
-	}
-	return true;
 }
 
-/* A feature string: u32 length, then the text. */
-static const char *feat_string(const struct perfdata *pd, uint64_t off, uint64_t size)
+/* Read records up to the end of the next round, or of the input. */
+static int read_round(struct kmt_reader *r, struct perfdata *pd, struct kmt_error *err)
 {
-	uint32_t len;
+	struct pd_record rec;
+	int ret;
 
-	if (size < 4 || !in_file(pd, off, size))
-		return NULL;
-	len = u32_at(pd->map + off);
-	if (len > size - 4 || !len || !memchr(pd->map + off + 4, '\0', len))
-		return NULL;
-	return (const char *)pd->map + off + 4;
+	while ((ret = pd_stream_next(&pd->in, &rec, err)) > 0) {
+		ret = take_record(r, pd, &rec, err);
+		if (ret)
+			return ret < 0 ? -1 : 0;
+	}
+	if (ret < 0)
+		return -1;
+	pd->done = true;
+	return 0;
 }
 
-static bool parse_features(struct kmt_reader *r, struct perfdata *pd, const char *path,
-			   struct kmt_error *err)
-{
-	uint64_t at = u64_at(pd->map + 40) + u64_at(pd->map + 48);
-	const char *host = NULL, *release = NULL, *arch = NULL;
-	bool tracing = false;
-	int bit;
-
-	for (bit = 0; bit < 256; bit++) {
-		uint64_t off, size;
-
-		if (!(u64_at(pd->map + 72 + bit / 64 * 8) & (1ull << (bit % 64))))
-			continue;
-		if (!in_file(pd, at, 16)) {
-			kmt_error_set(err, path, at, "truncated: feature section table");
-			return false;
-		}
-		off = u64_at(pd->map + at);
-		size = u64_at(pd->map + at + 8);
-		at += 16;
-		if (bit == FEAT_TRACING_DATA) {
-			if (!in_file(pd, off, size) ||
-			    !kmt_parse_tracing_data(pd->map, off + size, off, path, r, err))
-				return false;
-			tracing = true;
-		} else if (bit == FEAT_HOSTNAME) {
-			host = feat_string(pd, off, size);
-		} else if (bit == FEAT_OSRELEASE) {
-			release = feat_string(pd, off, size);
-		} else if (bit == FEAT_ARCH) {
-			arch = feat_string(pd, off, size);
-		}
-	}
-	if (!tracing) {
-		kmt_error_set(err, path, 72, "perf.data without tracing data: record tracepoints "
-			      "(perf record -e 'kmem:*')");
-		return false;
-	}
-	if (release) {
-		snprintf(pd->uname, sizeof(pd->uname), "Linux %s %s perf.data %s",
-			 host ? host : "?", release, arch ? arch : "?");
-		r->texts[KMT_TEXT_UNAME] = strdup(pd->uname);
-	}
-	return true;
-}
-
-static int by_time(const void *a, const void *b)
-{
-	const struct pd_sample *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static int perfdata_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
-			 struct kmt_error *err)
+static int perfdata_next_any(struct kmt_reader *r, struct kmt_record *rec,
+			     struct kmt_error *err)
 {
 	struct perfdata *pd = r->priv;
-	struct pd_cpu *c;
-	const struct pd_sample *s;
+	struct pd_sample s;
+	uint32_t cpu;
 
-	(void)err;
-	if (cpu < 0 || (uint32_t)cpu >= pd->ncpus)
-		return 0;
-	c = &pd->cpus[cpu];
-	if (c->next >= c->n)
-		return 0;
-	s = &c->s[c->next++];
-	rec->ts = s->ts;
-	rec->data = pd->map + s->offset;
-	rec->size = s->size;
-	rec->cpu = cpu;
-	return 1;
+	for (;;) {
+		if (pd_order_take(&pd->order, pd->done, &s, &cpu)) {
+			rec->ts = s.ts;
+			rec->data = s.data;
+			rec->size = s.size;
+			rec->cpu = cpu;
+			rec->callchain = s.chain;
+			rec->callchain_nr = s.nchain;
+			return 1;
+		}
+		if (pd->done)
+			return 0;
+		if (read_round(r, pd, err))
+			return -1;
+	}
 }
 
 static void perfdata_close(struct kmt_reader *r)
 {
 	struct perfdata *pd = r->priv;
-	uint32_t i;
+	int i;
 
+	tep_free(r->tep);
+	r->tep = NULL;
 	if (!pd)
 		return;
-	for (i = 0; i < pd->ncpus; i++)
-		free(pd->cpus[i].s);
-	free(pd->cpus);
+	pd_order_free(&pd->order);
+	pd_stream_free(&pd->in);
 	free(pd->attrs);
 	kmt_hashmap_free(&pd->ids);
-	if (pd->map)
-		munmap((void *)pd->map, pd->map_size);
+	for (i = 0; i < FEAT_NRCPUS; i++)
+		free(pd->feat[i]);
 	free(pd);
 	r->priv = NULL;
 }
 
 static const struct kmt_reader_ops perfdata_ops = {
-	.next = perfdata_next,
+	.next_any = perfdata_next_any,
 	.close = perfdata_close,
 };
 
-static bool parse_perfdata(struct kmt_reader *r, struct perfdata *pd, const char *path,
-			   struct kmt_error *err)
+/* File mode: header, attrs and features, then the data section as the stream. */
+static int open_file_mode(struct kmt_reader *r, struct perfdata *pd, int fd,
+			  struct kmt_error *err)
 {
-	uint32_t cpu;
+	unsigned char *h;
+	int ret;
 
-	if (pd->map_size < HEADER_SIZE || u64_at(pd->map + 8) != HEADER_SIZE) {
-		kmt_error_set(err, path, 8, "perf.data header size is not %d (pipe mode, "
-			      "perf record -o -, is not supported)", HEADER_SIZE);
-		return false;
+	pd->in.fd = fd;
+	if (lseek(fd, 0, SEEK_CUR) < 0) {
+		kmt_error_set(err, pd->in.path, 0, "file-mode perf.data cannot be read from a "
+			      "pipe: give the file with -i, or record with perf record -o -");
+		return -1;
 	}
-	if (!parse_attrs(pd, path, err) || !parse_features(r, pd, path, err) ||
-	    !parse_data(r, pd, path, err))
-		return false;
-	if (pd->ncpus > (uint32_t)r->ncpus && kmt_reader_set_cpus(r, pd->ncpus)) {
-		kmt_error_set(err, path, -1, "out of memory");
-		return false;
-	}
-	for (cpu = 0; cpu < pd->ncpus; cpu++)
-		if (pd->cpus[cpu].n)
-			qsort(pd->cpus[cpu].s, pd->cpus[cpu].n, sizeof(struct pd_sample), by_time);
-	tep_set_cpus(r->tep, r->ncpus);
-	return true;
+	if (!(h = read_at(pd, 0, FILE_HEADER_SIZE, "file header", err)))
+		return -1;
+	ret = read_attrs(pd, h, err) || read_features(r, pd, h, err);
+	if (!ret)
+		ret = pd_stream_init(&pd->in, pd->in.path, fd, NULL, 0, u64_at(h + 40),
+				     u64_at(h + 40) + u64_at(h + 48), err);
+	free(h);
+	return ret ? -1 : 0;
 }
 
-struct kmt_reader *kmt_perfdata_open(const char *path, int fd, struct kmt_error *err)
+/*
+ * perf.data keeps no kallsyms (perf writes an empty one): take this
+ * machine's when it runs the recorded kernel at the same address, and say
+ * where the symbols came from.
+ */
+static int find_symbols(struct kmt_reader *r, struct perfdata *pd)
+{
+	const char *why = "the recording has no kernel map";
+	char text[256];
+
+	if (r->symbols)
+		return 0;
+	if (pd->kernel_text)
+		why = kmt_reader_use_live_kallsyms(r, pd->feat[FEAT_OSRELEASE], pd->kernel_text);
+	if (why)
+		snprintf(text, sizeof(text), "none: %s", why);
+	else
+		snprintf(text, sizeof(text), "/proc/kallsyms of this machine (same kernel, "
+			 "_text at 0x%llx)", (unsigned long long)pd->kernel_text);
+	r->texts[KMT_TEXT_SYMBOLS] = strdup(text);
+	return r->texts[KMT_TEXT_SYMBOLS] ? 0 : -1;
+}
+
+/* Read ahead until the first samples, so that formats and CPU count are known. */
+static int prime(struct kmt_reader *r, struct perfdata *pd, struct kmt_error *err)
+{
+	while (!pd->done && !(pd->sampled && pd->tracing && pd->nrcpus))
+		if (read_round(r, pd, err))
+			return -1;
+	if (!pd->tracing) {
+		kmt_error_set(err, pd->in.path, -1, "perf.data without tracing data: record "
+			      "tracepoints (perf record -e 'kmem:*')");
+		return -1;
+	}
+	if (cover_cpu(r, pd->nrcpus ? pd->nrcpus - 1 : 0) || find_symbols(r, pd))
+		return nomem(pd->in.path, err);
+	tep_set_cpus(r->tep, r->ncpus);
+	if (pd->feat[FEAT_OSRELEASE]) {
+		char uname[512];
+		const char *host = pd->feat[FEAT_HOSTNAME], *arch = pd->feat[FEAT_ARCH];
+
+		snprintf(uname, sizeof(uname), "Linux %s %s perf.data %s", host ? host : "?",
+			 pd->feat[FEAT_OSRELEASE], arch ? arch : "?");
+		r->texts[KMT_TEXT_UNAME] = strdup(uname);
+	}
+	return 0;
+}
+
+static int open_perfdata(struct kmt_reader *r, struct perfdata *pd, int fd,
+			 const unsigned char *head, size_t head_len, struct kmt_error *err)
+{
+	uint64_t hsize = head_len >= 16 ? u64_at(head + 8) : 0;
+
+	if (kmt_hashmap_init(&pd->ids))
+		return nomem(pd->in.path, err);
+	if (hsize == FILE_HEADER_SIZE) {
+		r->format = "perf.data";
+		if (open_file_mode(r, pd, fd, err))
+			return -1;
+	} else if (hsize == PIPE_HEADER_SIZE) {
+		r->format = "perf.data (pipe mode)";
+		if (pd_stream_init(&pd->in, pd->in.path, fd, head, head_len, PIPE_HEADER_SIZE,
+				   UINT64_MAX, err))
+			return -1;
+	} else {
+		kmt_error_set(err, pd->in.path, 8, "corrupt: perf.data header size %llu",
+			      (unsigned long long)hsize);
+		return -1;
+	}
+	return prime(r, pd, err);
+}
+
+struct kmt_reader *kmt_perfdata_open(const char *path, int fd, const void *head,
+				     size_t head_len, struct kmt_error *err)
 {
 	struct kmt_reader *r = kmt_reader_alloc(path, &perfdata_ops);
 	struct perfdata *pd = calloc(1, sizeof(*pd));
 
 	if (!r || !pd || !(r->tep = tep_alloc())) {
 		kmt_error_set(err, path, -1, "out of memory");
-		goto fail;
+		close(fd);
+		free(pd);
+		kmt_reader_close(r);
+		return NULL;
 	}
 	r->priv = pd;
-	r->format = "perf.data";
-	if (kmt_map_file(fd, path, &pd->map, &pd->map_size, err)) {
-		fd = -1;
-		goto fail;
-	}
-	fd = -1;
-	if (!parse_perfdata(r, pd, path, err))
-		goto fail;
-	return r;
-fail:
-	if (fd >= 0)
-		close(fd);
-	if (r && !r->priv)
-		free(pd);
-	if (r)
+	pd->in.path = r->path;
+	pd->in.fd = fd;
+	if (open_perfdata(r, pd, fd, head, head_len, err)) {
 		kmt_reader_close(r);
-	else
-		free(pd);
-	return NULL;
+		return NULL;
+	}
+	return r;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <traceevent/event-parse.h>
 
@@ -57,11 +58,12 @@ struct kmt_reader *kmt_reader_alloc(const char *path, const struct kmt_reader_op
 
 int kmt_reader_set_cpus(struct kmt_reader *r, int ncpus)
 {
-	struct kmt_cpu_stats *st = calloc(ncpus ? ncpus : 1, sizeof(*st));
+	struct kmt_cpu_stats *st = realloc(r->stats, (ncpus ? ncpus : 1) * sizeof(*st));
 
 	if (!st)
 		return -1;
-	free(r->stats);
+	if (ncpus > r->ncpus)
+		memset(st + r->ncpus, 0, (ncpus - r->ncpus) * sizeof(*st));
 	r->stats = st;
 	r->ncpus = ncpus;
 	return 0;
@@ -152,27 +154,43 @@ int kmt_map_file(int fd, const char *path, const unsigned char **map, size_t *si
 	return 0;
 }
 
-struct kmt_reader *kmt_reader_open(const char *path, struct kmt_error *err)
+/* Read the first bytes of @fd (a pipe, or a file at its start) into @head. */
+static ssize_t read_head(int fd, unsigned char *head, size_t len)
 {
-	char head[KMT_TD_MAGIC_LEN + 2];
-	ssize_t n;
-	int fd;
+	size_t have = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	while (have < len) {
+		ssize_t n = read(fd, head + have, len - have);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (!n)
+			break;
+		have += n;
+	}
+	return have;
+}
+
+/* Open @path read-only; "-" is standard input. */
+static int open_input(const char *path, struct kmt_error *err)
+{
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) :
+				     fcntl(0, F_DUPFD_CLOEXEC, 3);
+
+	if (fd < 0)
 		kmt_error_set(err, path, -1, "cannot open: %s", strerror(errno));
-		return NULL;
-	}
-	n = pread(fd, head, sizeof(head), 0);
-	if (n < 0) {
-		kmt_error_set(err, path, 0, "cannot read: %s", strerror(errno));
-		close(fd);
-		return NULL;
-	}
-	if (n >= 8 && !memcmp(head, "PERFILE2", 8))
-		return kmt_perfdata_open(path, fd, err);	/* takes fd */
-	if (n < KMT_TD_MAGIC_LEN + 2 || memcmp(head, KMT_TD_MAGIC, KMT_TD_MAGIC_LEN)) {
-		kmt_error_set(err, path, 0, "not a trace.dat or perf.data file (bad magic)");
+	return fd;
+}
+
+/* A trace.dat: version 6 read directly, the others through libtracecmd. */
+static struct kmt_reader *open_tracedat(const char *path, int fd, const unsigned char *head,
+					struct kmt_error *err)
+{
+	if (lseek(fd, 0, SEEK_SET) < 0) {
+		kmt_error_set(err, path, 0, "a trace.dat cannot be read from a pipe: give the "
+			      "file with -i");
 		close(fd);
 		return NULL;
 	}
@@ -180,6 +198,30 @@ struct kmt_reader *kmt_reader_open(const char *path, struct kmt_error *err)
 		return kmt_tracedat_open(path, fd, err);	/* takes fd */
 	close(fd);
 	return kmt_tracecmd_open(path, err);
+}
+
+struct kmt_reader *kmt_reader_open(const char *path, struct kmt_error *err)
+{
+	unsigned char head[KMT_HEAD_LEN];
+	ssize_t n;
+	int fd;
+
+	fd = open_input(path, err);
+	if (fd < 0)
+		return NULL;
+	n = read_head(fd, head, sizeof(head));
+	if (n < 0) {
+		kmt_error_set(err, path, 0, "cannot read: %s", strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	if (n >= 8 && !memcmp(head, "PERFILE2", 8))
+		return kmt_perfdata_open(path, fd, head, n, err);	/* takes fd */
+	if (n >= KMT_TD_MAGIC_LEN + 2 && !memcmp(head, KMT_TD_MAGIC, KMT_TD_MAGIC_LEN))
+		return open_tracedat(path, fd, head, err);
+	kmt_error_set(err, path, 0, "not a trace.dat or perf.data file");
+	close(fd);
+	return NULL;
 }
 
 void kmt_reader_close(struct kmt_reader *r)
@@ -205,10 +247,19 @@ const char *kmt_reader_format(struct kmt_reader *r)
 	return r->format;
 }
 
+bool kmt_reader_merged(struct kmt_reader *r)
+{
+	return r->ops->next_any != NULL;
+}
+
 int kmt_reader_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 		    struct kmt_error *err)
 {
-	if (cpu < 0 || cpu >= r->ncpus)
+	rec->callchain = NULL;
+	rec->callchain_nr = 0;
+	if (cpu == -1 && r->ops->next_any)
+		return r->ops->next_any(r, rec, err);
+	if (cpu < 0 || cpu >= r->ncpus || !r->ops->next)
 		return 0;
 	return r->ops->next(r, cpu, rec, err);
 }
@@ -236,6 +287,69 @@ int kmt_reader_set_symbols(struct kmt_reader *r, const char *text, size_t len)
 	return 0;
 }
 
+/* All of /proc/kallsyms (its size is not known ahead). NULL on failure. */
+static char *read_kallsyms(size_t *len)
+{
+	size_t cap = 1 << 20, have = 0;
+	char *buf = malloc(cap);
+	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	ssize_t n = 0;
+
+	while (buf && fd >= 0 && (n = read(fd, buf + have, cap - have)) > 0) {
+		char *grown;
+
+		have += n;
+		if (have < cap)
+			continue;
+		grown = realloc(buf, cap * 2);
+		if (!grown)
+			n = -1;
+		if (!grown)
+			break;
+		buf = grown;
+		cap *= 2;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!buf || fd < 0 || n < 0) {
+		free(buf);
+		return NULL;
+	}
+	*len = have;
+	return buf;
+}
+
+/* The address of _text in kallsyms @text, or 0. */
+static unsigned long long kallsyms_text(const char *text)
+{
+	const char *p = strstr(text, " T _text\n");
+
+	while (p && p > text && p[-1] != '\n')
+		p--;
+	return p ? strtoull(p, NULL, 16) : 0;
+}
+
+const char *kmt_reader_use_live_kallsyms(struct kmt_reader *r, const char *release,
+					 unsigned long long text_addr)
+{
+	struct utsname u;
+	size_t len;
+	char *text;
+	const char *why = NULL;
+
+	if (uname(&u) || !release || strcmp(u.release, release))
+		return "the recording is of another kernel than this machine runs";
+	if (!(text = read_kallsyms(&len)))
+		return "cannot read /proc/kallsyms";
+	text[len ? len - 1 : 0] = '\0';
+	if (!text_addr || kallsyms_text(text) != text_addr)
+		why = "/proc/kallsyms does not match the recording (another boot, or addresses hidden)";
+	else if (kmt_reader_set_symbols(r, text, len))
+		why = "out of memory";
+	free(text);
+	return why;
+}
+
 /* Function, start and module of @addr: our table, else libtraceevent's. */
 static const char *find_function(struct kmt_reader *r, unsigned long long addr,
 				 unsigned long long *start, const char **mod)
@@ -248,6 +362,12 @@ static const char *find_function(struct kmt_reader *r, unsigned long long addr,
 	if (!tep_find_function_info(r->tep, addr, &name, start, NULL))
 		return NULL;
 	return name;
+}
+
+const char *kmt_reader_function(struct kmt_reader *r, unsigned long long addr,
+				unsigned long long *start, const char **mod)
+{
+	return find_function(r, addr, start, mod);
 }
 
 int kmt_reader_symbol(struct kmt_reader *r, unsigned long long addr, char *buf, size_t len)

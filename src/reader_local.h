@@ -3,14 +3,17 @@
 #ifndef KMT_READER_LOCAL_H
 #define KMT_READER_LOCAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <kmtrace/reader.h>
 
 struct kmt_symbols;
 
+/* A backend gives per-CPU streams (next) or one stream in time order (next_any). */
 struct kmt_reader_ops {
 	int (*next)(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 		    struct kmt_error *err);
+	int (*next_any)(struct kmt_reader *r, struct kmt_record *rec, struct kmt_error *err);
 	void (*close)(struct kmt_reader *r);
 };
 
@@ -29,11 +32,19 @@ struct kmt_reader {
 /* Allocate a reader for @path with @ncpus (0 allowed) zeroed stats. */
 struct kmt_reader *kmt_reader_alloc(const char *path, const struct kmt_reader_ops *ops);
 
-/* Size the per-CPU stats array to @ncpus. Returns 0 or -1. */
+/* Size the per-CPU stats array to @ncpus, keeping the stats it had. Returns 0 or -1. */
 int kmt_reader_set_cpus(struct kmt_reader *r, int ncpus);
 
 /* Build @r's symbols from kallsyms @text and make its tep use them. 0 or -1. */
 int kmt_reader_set_symbols(struct kmt_reader *r, const char *text, size_t len);
+
+/*
+ * perf.data carries no kallsyms: take this machine's /proc/kallsyms when it
+ * runs kernel @release with _text at @text_addr, as at the recording.
+ * Returns NULL when it did, else why not.
+ */
+const char *kmt_reader_use_live_kallsyms(struct kmt_reader *r, const char *release,
+					 unsigned long long text_addr);
 
 /* Free the common parts (ops->close frees the backend's own first). */
 void kmt_reader_free_common(struct kmt_reader *r);
@@ -50,5 +61,8 @@ void kmt_reader_parse_cpustats(struct kmt_reader *r, const char *text, size_t le
  */
 int kmt_map_file(int fd, const char *path, const unsigned char **map, size_t *size,
 		 struct kmt_error *err);
+
+/* Bytes of an input read to tell its format. */
+#define KMT_HEAD_LEN	4096
 
 #endif /* KMT_READER_LOCAL_H */

@@ -9,12 +9,22 @@
 #include <kmtrace/analysis.h>
 #include <kmtrace/reader.h>
 
-/* A min-heap of CPUs keyed by the timestamp of their pending record. */
+/*
+ * A min-heap of CPUs keyed by the timestamp of their pending record. A
+ * reader whose records come merged already has one stream, read as CPU -1.
+ */
 struct merge {
-	struct kmt_record *head;	/* pending record per CPU */
+	struct kmt_record *head;	/* pending record per stream */
 	int *heap;
 	int n;
+	bool merged;
 };
+
+static int stream_next(struct merge *m, struct kmt_reader *r, int stream,
+		       struct kmt_error *err)
+{
+	return kmt_reader_next(r, m->merged ? -1 : stream, &m->head[stream], err);
+}
 
 static bool earlier(const struct merge *m, int a, int b)
 {
@@ -50,8 +60,7 @@ static void sift_down(struct merge *m, int i)
 /* Refill the root's CPU; drop it from the heap at the end of its stream. */
 static int advance_root(struct merge *m, struct kmt_reader *r, struct kmt_error *err)
 {
-	int cpu = m->heap[0];
-	int ret = kmt_reader_next(r, cpu, &m->head[cpu], err);
+	int ret = stream_next(m, r, m->heap[0], err);
 
 	if (ret < 0)
 		return -1;
@@ -66,6 +75,9 @@ static int merge_init(struct merge *m, const struct kmt_session *s, struct kmt_e
 	struct kmt_reader *r = s->reader;
 	int ncpus = kmt_reader_cpus(r), cpu, i;
 
+	m->merged = kmt_reader_merged(r);
+	if (m->merged)
+		ncpus = 1;
 	m->head = calloc(ncpus ? ncpus : 1, sizeof(*m->head));
 	m->heap = calloc(ncpus ? ncpus : 1, sizeof(*m->heap));
 	m->n = 0;
@@ -74,7 +86,7 @@ static int merge_init(struct merge *m, const struct kmt_session *s, struct kmt_e
 		return -1;
 	}
 	for (cpu = 0; cpu < ncpus; cpu++) {
-		int ret = kmt_reader_next(r, cpu, &m->head[cpu], err);
+		int ret = stream_next(m, r, cpu, err);
 
 		if (ret < 0)
 			return -1;
@@ -113,6 +125,8 @@ int kmt_replay(const struct kmt_session *s, const struct kmt_analysis *const *an
 		kmt_decode(dec, rec->data, rec->size, &ev);
 		ev.ts = rec->ts;
 		ev.cpu = rec->cpu;
+		ev.callchain = rec->callchain;
+		ev.callchain_nr = rec->callchain_nr;
 		for (i = 0; i < n; i++)
 			if (an[i]->events & KMT_EVMASK(ev.type))
 				an[i]->event(priv[i], &ev);

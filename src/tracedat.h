@@ -84,7 +84,11 @@ struct kmt_reader *kmt_tracecmd_open(const char *path, struct kmt_error *err);
 bool kmt_parse_tracing_data(const void *base, size_t size, size_t offset, const char *path,
 			    struct kmt_reader *r, struct kmt_error *err);
 
-/* Open perf.data (file mode) at @path, taking @fd. NULL with @err filled. */
-struct kmt_reader *kmt_perfdata_open(const char *path, int fd, struct kmt_error *err);
+/*
+ * Open the perf.data @path (file or pipe mode), taking @fd; @head holds the
+ * first @head_len bytes, already read from it. NULL with @err filled.
+ */
+struct kmt_reader *kmt_perfdata_open(const char *path, int fd, const void *head,
+				     size_t head_len, struct kmt_error *err);
 
 #endif /* KMT_TRACEDAT_H */

@@ -283,6 +283,7 @@ live "kmtrace-record(1) examples run" test_man_examples kmtrace-record.1
 slab_live_tests
 page_live_tests
 fault_live_tests
+perfdata_live_tests
 
 test_top_untouched() { [ "$(top_state)" = "$TOP_BEFORE" ] && [ -z "$(leftover_instances)" ]; }
 live "top-level instance unchanged, no instance left" test_top_untouched

@@ -1,43 +1,83 @@
 # Integration tests of perf.data input, sourced by tests/integration.sh (uses
-# its KMTRACE, TOP, TRACES, WORK, check, json_get, expect_bad_input).
+# its KMTRACE, TOP, TRACES, WORK, check, live, json_get, expect_bad_input).
 
 PERF_SMALL=$TRACES/perf-small.data
+PERF_ZG=$TRACES/perf-zg.data	# perf record -z -g -a
 
-# Events per type equal what `perf script` prints of the same file.
+# json_run FILE PYTHON-STATEMENTS-ON-d: fails when an assert does.
+json_run() { python3 -c "import json, sys
+d = json.load(open(sys.argv[1]))
+$2" "$1"; }
+
+# Events per type of kmtrace reading $1 (or stdin with $1 = -, $2 the file) as "name count".
+kmt_perf_counts() {
+	"$KMTRACE" report -i "$1" --format csv stat |
+		awk -F, '$1 == "stat.events" && $2 ~ /^kmem:/ { print $2, $3 }' | sort
+}
+
+perf_script_counts() {
+	perf script -i "$1" 2>/dev/null |
+		awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^kmem:.*:$/) print substr($i, 1, length($i) - 1) }' |
+		sort | uniq -c | awk '{ print $2, $1 }'
+}
+
+# Events per type of $1 equal what `perf script` prints of the same file.
 test_perf_counts() {
 	local k p
-	k=$("$KMTRACE" report -i "$PERF_SMALL" --format csv stat |
-		awk -F, '$1 == "stat.events" && $2 ~ /^kmem:/ { print $2, $3 }' | sort)
-	p=$(perf script -i "$PERF_SMALL" 2>/dev/null |
-		awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^kmem:.*:$/) print substr($i, 1, length($i) - 1) }' |
-		sort | uniq -c | awk '{ print $2, $1 }')
+	k=$(kmt_perf_counts "$1")
+	p=$(perf_script_counts "$1")
 	[ -n "$k" ] && [ "$k" = "$p" ] || { echo "  kmtrace: $k"; echo "  perf script: $p"; return 1; }
 	echo "  equal: $(echo "$k" | tr '\n' ' ')"
 }
 
-# slab's byte figures equal `perf kmem --slab stat` on the same perf.data.
+# slab's byte figures of $1 equal `perf kmem --slab stat` on the same perf.data.
 test_perf_kmem_slab() {
 	local want got
-	want=$(perf kmem -i "$PERF_SMALL" --slab stat 2>/dev/null |
+	want=$(perf kmem -i "$1" --slab stat 2>/dev/null |
 		awk -F: '/^Total bytes requested/ { r = $2 } /^Total bytes allocated/ { a = $2 }
 			 /^Total bytes freed/ { f = $2 } /^Net total bytes/ { n = $2 }
 			 /^Total bytes wasted/ { w = $2 }
 			 END { print r + 0, a + 0, f + 0, n + 0, w + 0 }')
-	"$KMTRACE" report -i "$PERF_SMALL" slab --format json >"$WORK/ps.json" || return 1
+	"$KMTRACE" report -i "$1" slab --format json >"$WORK/ps.json" || return 1
 	got=$(json_get "$WORK/ps.json" "' '.join(str(d['analyses']['slab']['summary'][k]) for k in ('bytes_requested', 'bytes_allocated', 'bytes_freed', 'net_bytes', 'bytes_wasted'))")
 	[ "$want" = "$got" ] || { echo "  perf kmem: $want"; echo "  kmtrace:   $got"; return 1; }
 	echo "  equal: requested, allocated, freed, net, wasted = $got"
 }
 
-# page's six request lines equal `perf kmem --page stat`'s.
+# page's six request lines of $1 equal `perf kmem --page stat`'s.
 test_perf_kmem_page() {
 	local want got
-	want=$(perf kmem -i "$PERF_SMALL" --page stat 2>/dev/null |
+	want=$(perf kmem -i "$1" --page stat 2>/dev/null |
 		awk -F'[:[]' '/^Total .*requests|^Total allocation failures/ { gsub(/ /, "", $2); gsub(/[^0-9]/, "", $3); printf "%s %s ", $2, $3 }')
-	"$KMTRACE" report -i "$PERF_SMALL" page --format json >"$WORK/pp.json" || return 1
+	"$KMTRACE" report -i "$1" page --format json >"$WORK/pp.json" || return 1
 	got=$(json_get "$WORK/pp.json" "' '.join(str(d['analyses']['page']['summary'][k]) for k in ('alloc_requests', 'alloc_kib', 'free_requests', 'free_kib', 'alloc_freed_requests', 'alloc_freed_kib', 'alloc_only_requests', 'alloc_only_kib', 'free_only_requests', 'free_only_kib', 'alloc_failures', 'alloc_failures_kib'))")
 	[ "${want% }" = "$got" ] || { echo "  perf kmem: $want"; echo "  kmtrace:   $got"; return 1; }
 	echo "  equal: $got"
+}
+
+# page --caller on a -g recording: rows whose allocations add up to the
+# requests with a stack; with this kernel's symbols, named functions and
+# none of them inside the page allocator.
+test_perf_caller() {
+	local syms
+	"$KMTRACE" report -i "$1" page --caller --format json >"$WORK/pc.json" || return 1
+	json_run "$WORK/pc.json" "
+rows = d['analyses']['page']['tables']['callers']
+s = d['analyses']['page']['summary']
+assert len(rows) >= 3, rows
+assert sum(r['allocs'] for r in rows) + s['allocs_without_caller'] == s['alloc_requests'], s
+print('  %d callers, top: %s' % (len(rows), ', '.join(r['caller'] for r in rows[:3])))" || return 1
+	syms=$("$KMTRACE" report -i "$1" --format json stat >"$WORK/pcs.json" &&
+		json_get "$WORK/pcs.json" "d['analyses']['stat']['summary'].get('kernel_symbols', '')")
+	case $syms in
+	/proc/kallsyms*)
+		json_run "$WORK/pc.json" "
+import re
+bad = [r['caller'] for r in d['analyses']['page']['tables']['callers']
+       if r['caller'].startswith('0x') or re.match(r'_*(alloc_pages|alloc_frozen_pages|folio_alloc|get_page_from_freelist)', r['caller'])]
+assert not bad, bad" || return 1 ;;
+	*) echo "  symbols: $syms (names not checked)" ;;
+	esac
 }
 
 test_perf_truncated() {
@@ -45,16 +85,88 @@ test_perf_truncated() {
 	expect_bad_input "$WORK/pt.data" "offset [0-9]*: "
 }
 
-test_perf_pipe_mode() {
-	printf 'PERFILE2\020\0\0\0\0\0\0\0' >"$WORK/pipe.data"
-	head -c 200 /dev/zero >>"$WORK/pipe.data"
-	expect_bad_input "$WORK/pipe.data" "pipe mode"
+# Cut and flipped bytes: every run ends 0 or 2, never a crash; exit 2 is one
+# line naming the file and an offset, with nothing on stdout.
+test_perf_corrupt() {
+	local src size at n=0 twos=0 rc f="$WORK/pc.data"
+	for src in "$PERF_SMALL" "$PERF_ZG"; do
+		size=$(stat -c %s "$src")
+		for at in 8 16 24 40 48 72 104 200 1000 $((size / 7)) $((size / 3)) $((size / 2)) \
+			  $((size - 4000)) $((size - 600)) $((size - 20)); do
+			for how in flip cut; do
+				if [ $how = flip ]; then
+					cp "$src" "$f"
+					printf '\377\377\377\177' | dd of="$f" bs=1 seek=$at conv=notrunc 2>/dev/null
+				else
+					head -c "$at" "$src" >"$f"
+				fi
+				"$KMTRACE" report -i "$f" slab page >"$WORK/pc.out" 2>"$WORK/pc.err"
+				rc=$?
+				n=$((n + 1))
+				case $rc in
+				0) ;;
+				2) twos=$((twos + 1))
+				   [ "$(wc -l <"$WORK/pc.err")" -eq 1 ] && [ ! -s "$WORK/pc.out" ] &&
+				   grep -q "^kmtrace: $f: offset [0-9]*: " "$WORK/pc.err" ||
+					{ echo "  $how at $at of $src: $(cat "$WORK/pc.err")"; return 1; } ;;
+				*) echo "  $how at $at of $src: exit $rc: $(tail -3 "$WORK/pc.err")"; return 1 ;;
+				esac
+			done
+		done
+	done
+	[ $twos -ge 15 ] || { echo "  only $twos of $n damaged files refused"; return 1; }
+	echo "  $n damaged files: $twos refused with one line, the rest read"
 }
 
 perfdata_parsing_tests() {
-	check "perf.data: events per type equal perf script's" test_perf_counts
-	check "perf.data: slab bytes equal perf kmem --slab stat" test_perf_kmem_slab
-	check "perf.data: page requests and KiB equal perf kmem --page stat" test_perf_kmem_page
+	check "perf.data: events per type equal perf script's" test_perf_counts "$PERF_SMALL"
+	check "perf.data: slab bytes equal perf kmem --slab stat" test_perf_kmem_slab "$PERF_SMALL"
+	check "perf.data: page requests and KiB equal perf kmem --page stat" test_perf_kmem_page "$PERF_SMALL"
+	check "perf.data -z -g -a: events per type equal perf script's" test_perf_counts "$PERF_ZG"
+	check "perf.data -z -g -a: slab bytes equal perf kmem" test_perf_kmem_slab "$PERF_ZG"
+	check "perf.data -z -g -a: page requests equal perf kmem" test_perf_kmem_page "$PERF_ZG"
+	check "perf.data -g: page --caller lists the calling functions" test_perf_caller "$PERF_ZG"
 	check "perf.data: a truncated file is one line with an offset, exit 2" test_perf_truncated
-	check "perf.data: pipe mode is refused with one line, exit 2" test_perf_pipe_mode
+	check "perf.data: cut and flipped bytes end in exit 0 or 2, never a crash" test_perf_corrupt
+}
+
+# ---------------------------------------------------------------- live (perf record)
+PERF_WORKLOAD="cat /usr/share/common-licenses/GPL-3 /etc/os-release >/dev/null; ls -R /usr/share/doc >/dev/null"
+
+# Done-when 1: perf record -a, then slab and page summaries equal perf kmem's.
+test_perf_live_system_wide() {
+	perf record -q -a -e 'kmem:*' -o "$WORK/live.data" -- sh -c "$PERF_WORKLOAD" \
+		>/dev/null 2>"$WORK/live.err" || { cat "$WORK/live.err"; return 1; }
+	test_perf_kmem_slab "$WORK/live.data" && test_perf_kmem_page "$WORK/live.data" &&
+		test_perf_counts "$WORK/live.data"
+}
+
+# Pipe mode through standard input: the same counts as perf script of the saved stream.
+test_perf_live_pipe() {
+	local k p
+	perf record -q -o - -e 'kmem:kmalloc,kmem:kfree,kmem:mm_page_alloc' -- sh -c "$PERF_WORKLOAD" \
+		2>/dev/null | tee "$WORK/pipe.data" | "$KMTRACE" report -i - --format csv stat >"$WORK/pipe.csv" ||
+		return 1
+	k=$(awk -F, '$1 == "stat.events" && $2 ~ /^kmem:/ { print $2, $3 }' "$WORK/pipe.csv" | sort)
+	p=$(perf_script_counts "$WORK/pipe.data")
+	grep -q '^stat.summary,format,perf.data (pipe mode)$' "$WORK/pipe.csv" && [ -n "$k" ] && [ "$k" = "$p" ] ||
+		{ echo "  kmtrace: $k"; echo "  perf script: $p"; return 1; }
+	echo "  equal: $(echo "$k" | tr '\n' ' ')"
+}
+
+# -z and -g recorded here: counts equal perf script's, callers are named functions.
+test_perf_live_zg() {
+	perf record -q -z -g -e 'kmem:mm_page_alloc,kmem:mm_page_free,kmem:kmalloc' -o "$WORK/zg.data" \
+		-- sh -c "$PERF_WORKLOAD" >/dev/null 2>&1 || return 1
+	test_perf_counts "$WORK/zg.data" && test_perf_caller "$WORK/zg.data"
+}
+
+perfdata_live_tests() {
+	if ! perf record -q -e kmem:kfree -o "$WORK/probe.data" -- true >/dev/null 2>&1; then
+		skip "perf.data live: perf record -e kmem:* does not work here"
+		return
+	fi
+	live "perf record -a: slab and page summaries equal perf kmem's" test_perf_live_system_wide
+	live "perf record -o - | kmtrace report -i -: counts equal perf script's" test_perf_live_pipe
+	live "perf record -z -g: counts equal perf script's, page --caller names callers" test_perf_live_zg
 }

@@ -92,6 +92,9 @@ struct kmt_event {
 	long long target_pid;	/* OOM victim, fork child, exec/exit pid */
 	const char *str;
 	int str_len;
+
+	const unsigned long long *callchain;	/* perf.data -g: ips, innermost first */
+	int callchain_nr;
 };
 
 /* Return "system:event" for @type, e.g. "kmem:kmalloc". */

@@ -30,6 +30,8 @@ struct kmt_record {
 	const void *data;
 	int size;
 	int cpu;
+	const unsigned long long *callchain;	/* perf.data -g: ips, innermost first */
+	int callchain_nr;
 };
 
 /* What a file tells about one CPU's buffer and its losses. */
@@ -55,6 +57,7 @@ enum kmt_reader_text {
 	KMT_TEXT_FAULT_SOURCE,	/* "kprobe ...", "perf lost=N ..." or "none (WHY)" */
 	KMT_TEXT_FAULT_SAMPLES,	/* perf fault samples: "TIME TID CPU ADDR m|M" lines */
 	KMT_TEXT_RUSAGE,	/* the command's: "pid=N minflt=N majflt=N maxrss_kb=N ..." */
+	KMT_TEXT_SYMBOLS,	/* where kernel symbols came from, when not the recording */
 	KMT_TEXT_NR
 };
 
@@ -80,9 +83,16 @@ int kmt_reader_cpus(struct kmt_reader *r);
 const char *kmt_reader_format(struct kmt_reader *r);
 
 /*
- * Next record of @cpu's stream in time order. Returns 1 and fills @rec,
- * 0 at the end of the stream, -1 on corrupt data (fills @err). @rec->data
- * stays valid until the next call for the same @cpu.
+ * True when the reader hands out one stream already in time order over all
+ * CPUs (perf.data, text): read it with kmt_reader_next(r, -1, ...).
+ */
+bool kmt_reader_merged(struct kmt_reader *r);
+
+/*
+ * Next record of @cpu's stream in time order (@cpu -1: of the merged
+ * stream). Returns 1 and fills @rec, 0 at the end of the stream, -1 on
+ * corrupt data (fills @err). @rec->data and @rec->callchain stay valid
+ * until the next call for the same @cpu.
  */
 int kmt_reader_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 		    struct kmt_error *err);
@@ -102,6 +112,13 @@ int kmt_reader_cpu_node(struct kmt_reader *r, int cpu);
  * 0 when not (then @buf holds "0xADDR").
  */
 int kmt_reader_symbol(struct kmt_reader *r, unsigned long long addr, char *buf, size_t len);
+
+/*
+ * The function holding @addr (its start in @start, its module or NULL in
+ * @mod) through the recording's kallsyms; NULL when not known.
+ */
+const char *kmt_reader_function(struct kmt_reader *r, unsigned long long addr,
+				unsigned long long *start, const char **mod);
 
 /* Events a CPU lost: sub-buffer marks or the kernel's overrun, plus drops. */
 unsigned long long kmt_cpu_stats_lost(const struct kmt_cpu_stats *st);

@@ -71,6 +71,9 @@ static void page_free_state(void *priv)
 	free(st->gfps);
 	free(st->blocks);
 	free(st->recent);
+	free(st->callers);
+	kmt_hashmap_free(&st->caller_index);
+	kmt_hashmap_free(&st->frame_cache);
 	kmt_hashmap_free(&st->gfp_index);
 	kmt_hashmap_free(&st->proc_index);
 	kmt_hashmap_free(&st->live);
@@ -89,7 +92,8 @@ static void *page_init(void)
 	st->free_block = UINT32_MAX;
 	if (kmt_filter_init(&st->filter) || kmt_hashmap_init(&st->gfp_index) ||
 	    kmt_hashmap_init(&st->proc_index) || kmt_hashmap_init(&st->live) ||
-	    kmt_hashmap_init(&st->recent_index)) {
+	    kmt_hashmap_init(&st->recent_index) || kmt_hashmap_init(&st->caller_index) ||
+	    kmt_hashmap_init(&st->frame_cache)) {
 		page_free_state(st);
 		return NULL;
 	}
@@ -203,6 +207,8 @@ static void drop_replaced(struct page_state *st, const struct page_block *b)
 	st->mts[b->mt].live_pages -= pages;
 	if (kmt_hashmap_get(&st->gfp_index, b->gfp, &idx))
 		st->gfps[idx].c.live_pages -= pages;
+	if (b->caller != PAGE_NO_CALLER)
+		st->callers[b->caller].c.live_pages -= pages;
 }
 
 /* The pfn of a failed allocation: -1 (pfn field) or a NULL struct page. */
@@ -216,7 +222,7 @@ static void on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel
 	int o = order_slot(ev->order), m = mt_slot(ev->migratetype);
 	uint64_t pages = 1ull << (ev->order < 63 ? ev->order : 0);
 	struct page_block b = { .ts = ev->ts, .gfp = ev->gfp_flags, .pid = ev->pid,
-				.order = o, .mt = m, .selected = sel };
+				.caller = PAGE_NO_CALLER, .order = o, .mt = m, .selected = sel };
 	struct page_count *g = sel ? gfp_of(st, ev->gfp_flags) : NULL;
 	struct page_proc *p = sel ? proc_of(st, ev->pid) : NULL;
 	struct page_block old;
@@ -228,6 +234,8 @@ static void on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel
 	if (sel) {
 		st->alloc_req++;
 		st->alloc_bytes += st->page_size * pages;
+		if (st->tables & PAGE_TABLE_CALLER)
+			b.caller = page_caller_of(st, ev);
 	}
 	if (alloc_failed(ev)) {
 		if (sel) {
@@ -235,6 +243,8 @@ static void on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel
 			st->fail_bytes += st->page_size * pages;
 			st->orders[o].failures++;
 			g->failures++;
+			if (b.caller != PAGE_NO_CALLER)
+				st->callers[b.caller].c.failures++;
 		}
 		return;
 	}
@@ -249,6 +259,8 @@ static void on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel
 	counts_alloc(&st->orders[o], pages);
 	counts_alloc(&st->mts[m], pages);
 	counts_alloc(g, pages);
+	if (b.caller != PAGE_NO_CALLER)
+		counts_alloc(&st->callers[b.caller].c, pages);
 	p->allocs++;
 	p->pages_alloc += pages;
 	account(st, p, pages, ev->ts);
@@ -338,6 +350,8 @@ static void on_free(struct page_state *st, const struct kmt_event *ev, uint64_t 
 		counts_free(&st->mts[b.mt], pages);
 		if (g)
 			counts_free(g, pages);
+		if (b.caller != PAGE_NO_CALLER)
+			counts_free(&st->callers[b.caller].c, pages);
 	} else {
 		st->nomatch_req++;
 		st->nomatch_bytes += bytes;

@@ -53,9 +53,18 @@ struct page_block {
 	uint64_t ts;		/* allocated at; on the free list: next free index */
 	uint64_t gfp;
 	int pid;
+	uint32_t caller;	/* callers[] row, PAGE_NO_CALLER without a call stack */
 	uint8_t order;
 	int8_t mt;
 	bool selected;
+};
+
+#define PAGE_NO_CALLER	UINT32_MAX
+
+/* The function that asked the page allocator (first frame outside it). */
+struct page_caller {
+	uint64_t start;		/* function start, or the raw ip when unresolved */
+	struct page_count c;
 };
 
 struct page_gfp {
@@ -101,6 +110,13 @@ struct page_state {
 	struct page_block *blocks;
 	uint32_t nblocks, cap_blocks, free_block;
 
+	/* --caller: rows per calling function; per ip, its function (0: allocator) */
+	struct kmt_hashmap caller_index;	/* function start -> callers[] */
+	struct page_caller *callers;
+	uint32_t ncallers, cap_callers;
+	struct kmt_hashmap frame_cache;
+	uint64_t no_stack;		/* allocations without a call stack */
+
 	/* Per task, the last pfns it freed with mm_page_free, + 1 (0: empty). */
 	struct kmt_hashmap recent_index;	/* pid -> recent[] */
 	uint64_t (*recent)[PAGE_RECENT_FREES];
@@ -119,6 +135,12 @@ struct kmt_gfp_names;
 /* The --live table: pages allocated and not freed, oldest first. */
 int page_report_live(struct page_state *st, struct kmt_output *out,
 		     const struct kmt_gfp_names *names);
+
+/* The callers[] row of allocation @ev, PAGE_NO_CALLER without a stack; sets st->failed. */
+uint32_t page_caller_of(struct page_state *st, const struct kmt_event *ev);
+
+/* The --caller table. */
+int page_report_callers(struct page_state *st, struct kmt_output *out);
 
 /* The --timeline table. */
 int page_report_timeline(struct page_state *st, struct kmt_output *out);

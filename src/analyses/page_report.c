@@ -233,6 +233,54 @@ static int report_gfp(const struct page_state *st, struct kmt_output *out,
 	return t ? ret : -1;
 }
 
+static int by_caller_pages(uint32_t a, uint32_t b, void *ctx)
+{
+	const struct page_state *st = ctx;
+	uint64_t x = st->callers[a].c.pages, y = st->callers[b].c.pages;
+
+	return x > y ? -1 : x < y;
+}
+
+/* Name of a caller row: the function [module], or its raw address. */
+static const char *caller_name(struct page_state *st, uint64_t fn, char *buf, size_t len)
+{
+	unsigned long long start;
+	const char *mod, *name = kmt_reader_function(st->reader, fn, &start, &mod);
+
+	if (!name)
+		snprintf(buf, len, "0x%llx", (unsigned long long)fn);
+	else if (mod)
+		snprintf(buf, len, "%s [%s]", name, mod);
+	else
+		snprintf(buf, len, "%s", name);
+	return buf;
+}
+
+int page_report_callers(struct page_state *st, struct kmt_output *out)
+{
+	static const struct kmt_column cols[] = {
+		{ "caller", "CALLER", KMT_KIND_STRING }, COUNT_COLUMNS,
+	};
+	uint32_t *idx = kmt_sorted_index(st->ncallers, by_caller_pages, st), i;
+	union kmt_cell row[1 + NCOUNT];
+	struct kmt_table *t;
+	char name[256];
+	int ret = 0;
+
+	t = idx ? kmt_output_table(out, "callers", "Per caller (first frame outside the page "
+				   "allocator)", 1 + NCOUNT, cols) : NULL;
+	for (i = 0; t && i < st->ncallers && (st->lines < 0 || i < st->lines) && !ret; i++) {
+		row[0].s = caller_name(st, st->callers[idx[i]].start, name, sizeof(name));
+		count_cells(&st->callers[idx[i]].c, row + 1);
+		ret = kmt_table_row(t, row);
+	}
+	free(idx);
+	if (!ret && t)
+		ret = kmt_output_count(out, "allocs_without_caller", "Allocations without a "
+				       "call stack", st->no_stack);
+	return t ? ret : -1;
+}
+
 static int report_orders(const struct page_state *st, struct kmt_output *out)
 {
 	static const struct kmt_column cols[] = {
@@ -334,15 +382,16 @@ int page_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
 	(void)s;
 	if (st->failed)
 		return -1;
-	if (st->tables & PAGE_TABLE_CALLER)
-		fprintf(stderr, "kmtrace report page: --caller needs call stacks, which this "
-			"recording does not carry; no call-site table\n");
+	if ((st->tables & PAGE_TABLE_CALLER) && !st->ncallers)
+		fprintf(stderr, "kmtrace report page: --caller needs call stacks (perf record -g), "
+			"which this recording does not carry; no caller table\n");
 	names = kmt_gfp_names_new(st->tep);	/* NULL: GFP values in hex */
 	ret = report_summary(st, out) || report_matrix(st, out) || report_gfp(st, out, names) ||
 	      ((st->tables & PAGE_TABLE_ORDER) && report_orders(st, out)) ||
 	      ((st->tables & PAGE_TABLE_MIGRATETYPE) && report_migratetypes(st, out)) ||
 	      ((st->tables & PAGE_TABLE_PID) && report_procs(st, out)) ||
 	      ((st->tables & PAGE_TABLE_LIVE) && page_report_live(st, out, names)) ||
+	      ((st->tables & PAGE_TABLE_CALLER) && st->ncallers && page_report_callers(st, out)) ||
 	      (st->interval_ns && page_report_timeline(st, out));
 	kmt_gfp_names_free(names);
 	return ret ? -1 : 0;

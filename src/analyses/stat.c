@@ -159,6 +159,9 @@ static int stat_report(void *priv, const struct kmt_session *s, struct kmt_outpu
 			     (union kmt_cell){ .s = s->input }) ||
 	    kmt_output_value(out, "format", "Format", KMT_KIND_STRING,
 			     (union kmt_cell){ .s = kmt_reader_format(s->reader) }) ||
+	    (kmt_reader_text(s->reader, KMT_TEXT_SYMBOLS) &&
+	     kmt_output_string(out, "kernel_symbols", "Kernel symbols",
+			       kmt_reader_text(s->reader, KMT_TEXT_SYMBOLS))) ||
 	    report_events(st, s, out) || report_cpus(st, s, out, &lost) ||
 	    put_count(out, "cpus", "CPUs", KMT_KIND_COUNT, st->ncpus) ||
 	    put_count(out, "total_events", "Events", KMT_KIND_COUNT, st->total) ||
