@@ -1,8 +1,9 @@
 #!/bin/sh
 # make bench: events/s of `kmtrace report` (stat, and slab --caller) and of
 # `trace-cmd report` on the same recording of >= 1M events, best of 3 runs
-# each, and their ratios; peak RSS of each. The recording is made once (needs root and
-# tracefs) and reused from bench-out/.
+# each, and their ratios, with the peak RSS of each; then kmtrace report
+# slab/page against perf kmem on a >= 2M-event perf.data. The recordings are
+# made once (need root, tracefs and perf) and reused from bench-out/.
 set -u
 KMTRACE=$(realpath "${1:-./kmtrace}")
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -43,4 +44,35 @@ for name, sec, rss in (("kmtrace report (stat)", ks, km),
     print(f"{name:<32}{sec:>9.2f}{n/sec:>14,.0f}{rss/1024:>9.1f} MiB")
 print(f"speed ratio kmtrace stat/trace-cmd: {ts/ks:.1f}x   memory ratio: {km/tm:.2f}")
 print(f"speed ratio kmtrace slab/trace-cmd: {ts/ss:.1f}x   memory ratio: {sm/tm:.2f}")
+PY
+
+# perf.data: kmtrace report slab/page against perf kmem --slab/--page stat on
+# the same >= 2M-event perf.data, recorded once with perf record -a.
+pdat=$out/big.perf.data
+if [ ! -s "$pdat" ]; then
+	command -v perf >/dev/null || { echo "bench: no perf to record $pdat" >&2; exit 1; }
+	echo "bench: recording $pdat with perf record -a (workload: 4000 spawns, 40000 file reads)"
+	perf record -q -a -m 8M -o "$pdat" \
+		-e kmem:kmalloc,kmem:kfree,kmem:kmem_cache_alloc,kmem:kmem_cache_free \
+		-e kmem:mm_page_alloc,kmem:mm_page_free \
+		-- sh "$dir/workload.sh" 4000 40000 >/dev/null 2>&1 || exit 1
+fi
+pevents=$("$KMTRACE" report -i "$pdat" --format json |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["analyses"]["stat"]["summary"]["total_events"])')
+[ "$pevents" -ge 2000000 ] || echo "bench: warning: only $pevents events in $pdat" >&2
+ks=$(best "$KMTRACE" report -i "$pdat" slab) || { echo "bench: kmtrace report slab failed" >&2; exit 1; }
+ps=$(best perf kmem -i "$pdat" --slab stat) || { echo "bench: perf kmem --slab failed" >&2; exit 1; }
+kp=$(best "$KMTRACE" report -i "$pdat" page) || { echo "bench: kmtrace report page failed" >&2; exit 1; }
+pp=$(best perf kmem -i "$pdat" --page stat) || { echo "bench: perf kmem --page failed" >&2; exit 1; }
+python3 - "$pevents" $ks $ps $kp $pp <<'PY'
+import sys
+n = int(sys.argv[1])
+ks, km, ps, pm, kps, kpm, pps, ppm = (max(float(v), 0.01) for v in sys.argv[2:10])
+print(f"\nperf.data: {n} events (perf record -a -e kmem:...)")
+print(f"{'tool':<32}{'seconds':>9}{'events/s':>14}{'peak RSS':>12}")
+for name, sec, rss in (("kmtrace report slab", ks, km), ("perf kmem --slab stat", ps, pm),
+                       ("kmtrace report page", kps, kpm), ("perf kmem --page stat", pps, ppm)):
+    print(f"{name:<32}{sec:>9.2f}{n/sec:>14,.0f}{rss/1024:>9.1f} MiB")
+print(f"slab: kmtrace {ps/ks:.1f}x the events/s of perf kmem, at {km/pm:.2f} of its peak RSS")
+print(f"page: kmtrace {pps/kps:.1f}x the events/s of perf kmem, at {kpm/ppm:.2f} of its peak RSS")
 PY

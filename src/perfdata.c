@@ -523,29 +523,6 @@ static int open_file_mode(struct kmt_reader *r, struct perfdata *pd, int fd,
 	return ret ? -1 : 0;
 }
 
-/*
- * perf.data keeps no kallsyms (perf writes an empty one): take this
- * machine's when it runs the recorded kernel at the same address, and say
- * where the symbols came from.
- */
-static int find_symbols(struct kmt_reader *r, struct perfdata *pd)
-{
-	const char *why = "the recording has no kernel map";
-	char text[256];
-
-	if (r->symbols)
-		return 0;
-	if (pd->kernel_text)
-		why = kmt_reader_use_live_kallsyms(r, pd->feat[FEAT_OSRELEASE], pd->kernel_text);
-	if (why)
-		snprintf(text, sizeof(text), "none: %s", why);
-	else
-		snprintf(text, sizeof(text), "/proc/kallsyms of this machine (same kernel, "
-			 "_text at 0x%llx)", (unsigned long long)pd->kernel_text);
-	r->texts[KMT_TEXT_SYMBOLS] = strdup(text);
-	return r->texts[KMT_TEXT_SYMBOLS] ? 0 : -1;
-}
-
 /* Read ahead until the first samples, so that formats and CPU count are known. */
 static int prime(struct kmt_reader *r, struct perfdata *pd, struct kmt_error *err)
 {
@@ -557,7 +534,10 @@ static int prime(struct kmt_reader *r, struct perfdata *pd, struct kmt_error *er
 			      "tracepoints (perf record -e 'kmem:*')");
 		return -1;
 	}
-	if (cover_cpu(r, pd->nrcpus ? pd->nrcpus - 1 : 0) || find_symbols(r, pd))
+	/* perf.data keeps no kallsyms (perf writes an empty one) */
+	if (cover_cpu(r, pd->nrcpus ? pd->nrcpus - 1 : 0) ||
+	    (!r->symbols && kmt_reader_defer_live_kallsyms(r, pd->feat[FEAT_OSRELEASE],
+							   pd->kernel_text)))
 		return nomem(pd->in.path, err);
 	tep_set_cpus(r->tep, r->ncpus);
 	if (pd->feat[FEAT_OSRELEASE]) {

@@ -76,6 +76,7 @@ void kmt_reader_free_common(struct kmt_reader *r)
 	for (i = 0; i < KMT_TEXT_NR; i++)
 		free(r->texts[i]);
 	kmt_symbols_free(r->symbols);
+	free(r->live_release);
 	free(r->stats);
 	free(r->path);
 	free(r);
@@ -269,11 +270,6 @@ const struct kmt_cpu_stats *kmt_reader_cpu_stats(struct kmt_reader *r, int cpu)
 	return cpu >= 0 && cpu < r->ncpus ? &r->stats[cpu] : NULL;
 }
 
-const char *kmt_reader_text(struct kmt_reader *r, enum kmt_reader_text what)
-{
-	return what < KMT_TEXT_NR ? r->texts[what] : NULL;
-}
-
 int kmt_reader_set_symbols(struct kmt_reader *r, const char *text, size_t len)
 {
 	struct kmt_symbols *syms = kmt_symbols_parse(text, len);
@@ -329,25 +325,63 @@ static unsigned long long kallsyms_text(const char *text)
 	return p ? strtoull(p, NULL, 16) : 0;
 }
 
-const char *kmt_reader_use_live_kallsyms(struct kmt_reader *r, const char *release,
-					 unsigned long long text_addr)
+/* Why this machine's /proc/kallsyms cannot stand for the recording's, or NULL when it did. */
+static const char *use_live_kallsyms(struct kmt_reader *r)
 {
 	struct utsname u;
 	size_t len;
 	char *text;
 	const char *why = NULL;
 
-	if (uname(&u) || !release || strcmp(u.release, release))
+	if (!r->live_text)
+		return "the recording has no kernel map";
+	if (uname(&u) || strcmp(u.release, r->live_release))
 		return "the recording is of another kernel than this machine runs";
 	if (!(text = read_kallsyms(&len)))
 		return "cannot read /proc/kallsyms";
 	text[len ? len - 1 : 0] = '\0';
-	if (!text_addr || kallsyms_text(text) != text_addr)
+	if (kallsyms_text(text) != r->live_text)
 		why = "/proc/kallsyms does not match the recording (another boot, or addresses hidden)";
 	else if (kmt_reader_set_symbols(r, text, len))
 		why = "out of memory";
 	free(text);
 	return why;
+}
+
+int kmt_reader_defer_live_kallsyms(struct kmt_reader *r, const char *release,
+				   unsigned long long text_addr)
+{
+	free(r->live_release);
+	r->live_release = strdup(release ? release : "");
+	r->live_text = text_addr;
+	return r->live_release ? 0 : -1;
+}
+
+/* Load the deferred kallsyms once, and say where the symbols came from. */
+static void load_deferred_symbols(struct kmt_reader *r)
+{
+	const char *why;
+	char text[256];
+
+	if (!r->live_release)
+		return;
+	why = use_live_kallsyms(r);
+	if (why)
+		snprintf(text, sizeof(text), "none: %s", why);
+	else
+		snprintf(text, sizeof(text), "/proc/kallsyms of this machine (same kernel, "
+			 "_text at 0x%llx)", r->live_text);
+	free(r->texts[KMT_TEXT_SYMBOLS]);
+	r->texts[KMT_TEXT_SYMBOLS] = strdup(text);
+	free(r->live_release);
+	r->live_release = NULL;
+}
+
+const char *kmt_reader_text(struct kmt_reader *r, enum kmt_reader_text what)
+{
+	if (what == KMT_TEXT_SYMBOLS)
+		load_deferred_symbols(r);
+	return what < KMT_TEXT_NR ? r->texts[what] : NULL;
 }
 
 /* Function, start and module of @addr: our table, else libtraceevent's. */
@@ -356,6 +390,7 @@ static const char *find_function(struct kmt_reader *r, unsigned long long addr,
 {
 	const char *name;
 
+	load_deferred_symbols(r);
 	if (r->symbols)
 		return kmt_symbols_find(r->symbols, addr, start, mod);
 	*mod = NULL;

@@ -26,6 +26,8 @@ struct kmt_reader {
 	struct kmt_cpu_stats *stats;	/* ncpus entries */
 	char *texts[KMT_TEXT_NR];
 	struct kmt_symbols *symbols;	/* from the saved kallsyms, or NULL */
+	char *live_release;		/* load /proc/kallsyms at first use if it matches */
+	unsigned long long live_text;
 	void *priv;
 };
 
@@ -39,12 +41,13 @@ int kmt_reader_set_cpus(struct kmt_reader *r, int ncpus);
 int kmt_reader_set_symbols(struct kmt_reader *r, const char *text, size_t len);
 
 /*
- * perf.data carries no kallsyms: take this machine's /proc/kallsyms when it
- * runs kernel @release with _text at @text_addr, as at the recording.
- * Returns NULL when it did, else why not.
+ * The recording carries no kallsyms (perf.data): at the first symbol lookup,
+ * take this machine's /proc/kallsyms if it runs kernel @release with _text
+ * at @text_addr (0: unknown), as at the recording. KMT_TEXT_SYMBOLS then
+ * says which. Returns 0 or -1.
  */
-const char *kmt_reader_use_live_kallsyms(struct kmt_reader *r, const char *release,
-					 unsigned long long text_addr);
+int kmt_reader_defer_live_kallsyms(struct kmt_reader *r, const char *release,
+				   unsigned long long text_addr);
 
 /* Free the common parts (ops->close frees the backend's own first). */
 void kmt_reader_free_common(struct kmt_reader *r);
