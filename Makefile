@@ -36,12 +36,14 @@ TEST_SRC  := $(wildcard tests/unit/*.c)
 # Each build flavour (plain, sanitized) has its own object tree.
 objs = $(patsubst %.c,$(1)/%.o,$(2))
 
-LIB_OBJ   := $(call objs,$(BUILD),$(LIB_SRC))
+# The event formats the text reader ships (formats/linux-*/), compiled in.
+FORMATS_C := $(BUILD)/gen/formats.c
+LIB_OBJ   := $(call objs,$(BUILD),$(LIB_SRC)) $(BUILD)/gen/formats.o
 CMD_OBJ   := $(call objs,$(BUILD),$(CMD_SRC))
 TEST_OBJ  := $(call objs,$(BUILD),$(TEST_SRC))
 SAN_DIR   := $(BUILD)/san
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-SAN_LIB_OBJ  := $(call objs,$(SAN_DIR),$(LIB_SRC))
+SAN_LIB_OBJ  := $(call objs,$(SAN_DIR),$(LIB_SRC)) $(SAN_DIR)/gen/formats.o
 SAN_TEST_OBJ := $(call objs,$(SAN_DIR),$(TEST_SRC))
 
 .PHONY: all deps check unit unit-san integration demo bench install clean
@@ -63,6 +65,17 @@ $(BUILD)/%.o: %.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(SAN_DIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+
+$(FORMATS_C): scripts/embed_formats.py $(wildcard formats/linux-*/*/*/format)
+	@mkdir -p $(dir $@)
+	python3 scripts/embed_formats.py $@ $(wildcard formats/linux-*)
+
+$(BUILD)/gen/formats.o: $(FORMATS_C)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(SAN_DIR)/gen/formats.o: $(FORMATS_C)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 

@@ -203,6 +203,12 @@ static struct kmt_reader *open_tracedat(const char *path, int fd, const unsigned
 
 struct kmt_reader *kmt_reader_open(const char *path, struct kmt_error *err)
 {
+	return kmt_reader_open_formats(path, NULL, err);
+}
+
+struct kmt_reader *kmt_reader_open_formats(const char *path, const char *formats_dir,
+					   struct kmt_error *err)
+{
 	unsigned char head[KMT_HEAD_LEN];
 	ssize_t n;
 	int fd;
@@ -220,7 +226,9 @@ struct kmt_reader *kmt_reader_open(const char *path, struct kmt_error *err)
 		return kmt_perfdata_open(path, fd, head, n, err);	/* takes fd */
 	if (n >= KMT_TD_MAGIC_LEN + 2 && !memcmp(head, KMT_TD_MAGIC, KMT_TD_MAGIC_LEN))
 		return open_tracedat(path, fd, head, err);
-	kmt_error_set(err, path, 0, "not a trace.dat or perf.data file");
+	if (kmt_textlog_detect(head, n))
+		return kmt_textlog_open(path, fd, head, n, formats_dir, err);	/* takes fd */
+	kmt_error_set(err, path, 0, "not a trace.dat, perf.data or ftrace text file");
 	close(fd);
 	return NULL;
 }

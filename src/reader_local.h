@@ -68,4 +68,17 @@ int kmt_map_file(int fd, const char *path, const unsigned char **map, size_t *si
 /* Bytes of an input read to tell its format. */
 #define KMT_HEAD_LEN	4096
 
+/* Do the first @len bytes at @head look like ftrace text output? */
+bool kmt_textlog_detect(const unsigned char *head, size_t len);
+
+/*
+ * Open the ftrace text @path, taking @fd; @head holds the first @head_len
+ * bytes, already read from it. Event formats come from @formats_dir (a
+ * tracefs events directory copy) or, when NULL, those shipped with kmtrace.
+ * NULL with @err filled.
+ */
+struct kmt_reader *kmt_textlog_open(const char *path, int fd, const void *head,
+				    size_t head_len, const char *formats_dir,
+				    struct kmt_error *err);
+
 #endif /* KMT_READER_LOCAL_H */

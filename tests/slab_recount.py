@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Recount slab figures from `trace-cmd report -t` text, independently of kmtrace.
+"""Recount slab figures from `trace-cmd report -t` or ftrace text, independently of kmtrace.
 
-Reads the report text on stdin and prints JSON: {"summary": {...}, "callers":
+Reads the report text (or `cat trace` of an instance) on stdin and prints JSON: {"summary": {...}, "callers":
 {call_site: {...}}}, with the keys of `kmtrace report slab --format json`.
 Rules (the ones kmtrace documents): allocations and frees pair by pointer;
 a NULL allocation is failed; a free of NULL/ZERO_SIZE_PTR (<= 16) is a null
@@ -16,9 +16,11 @@ import json
 import re
 import sys
 
-LINE = re.compile(r'^\s*(?P<comm>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+'
+# trace-cmd report's lines, and `cat trace`'s with the irq-info column
+LINE = re.compile(r'^\s*(?P<comm>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?:[^\s:]+\s+)?'
                   r'(?P<sec>\d+)\.(?P<frac>\d+):\s+(?P<event>\w+):\s+(?P<rest>.*)$')
 FIELD = re.compile(r'(\w+)=(\S+)')
+SIZE = re.compile(r'/0x[0-9a-f]+$')	# the kernel's %pS: func+0xOFF/0xSIZE
 ALLOCS = {'kmalloc', 'kmalloc_node', 'kmem_cache_alloc', 'kmem_cache_alloc_node'}
 FREES = {'kfree', 'kmem_cache_free'}
 STAT_KEYS = ('bytes_alloc', 'bytes_req', 'hits', 'frees', 'live_bytes', 'live_req',
@@ -45,6 +47,11 @@ def drop(st, obj):
     st['live_objects'] -= 1
 
 
+def ptr_num(text):
+    """A pointer: 0x-prefixed (trace-cmd) or bare hex, hashed or not (the kernel's %p)."""
+    return 0 if text == '(nil)' else int(text, 16)
+
+
 def num(text):
     """A field value: decimal, 0x hex, or "(nil)" for a NULL pointer."""
     return 0 if text == '(nil)' else int(text, 0)
@@ -63,7 +70,7 @@ class Recount:
         return not self.pids or pid in self.pids
 
     def alloc(self, ev, f):
-        ptr = num(f['ptr'])
+        ptr = ptr_num(f['ptr'])
         sel = self.wanted(ev['pid'])
         if ptr == 0:
             self.c['failed'] += sel
@@ -75,7 +82,7 @@ class Recount:
             self.c['replaced'] += 1
             self.c['replaced_bytes'] += old['alloc']
         obj = {'alloc': num(f['bytes_alloc']), 'req': num(f['bytes_req']),
-               'site': f['call_site'], 'cpu': ev['cpu'], 'sel': sel}
+               'site': SIZE.sub('', f['call_site']), 'cpu': ev['cpu'], 'sel': sel}
         self.live[ptr] = obj
         if not sel:
             return
@@ -90,7 +97,7 @@ class Recount:
             self.c['peak_ts'] = ev['ts']
 
     def free(self, ev, f):
-        ptr = num(f['ptr'])
+        ptr = ptr_num(f['ptr'])
         if ptr <= 16:
             self.c['null'] += self.wanted(ev['pid'])
             return
@@ -126,16 +133,18 @@ class Recount:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--pid', type=lambda s: {int(p) for p in s.split(',')}, default=set())
+    ap.add_argument('--usec', action='store_true',
+                    help='accept microsecond timestamps (cat trace)')
     args = ap.parse_args()
     rc = Recount(args.pid)
     for line in sys.stdin:
         m = LINE.match(line)
         if not m or m['event'] not in ALLOCS | FREES:
             continue
-        if len(m['frac']) != 9:
-            sys.exit('slab_recount: need nanosecond timestamps (trace-cmd report -t)')
+        if len(m['frac']) != 9 and not args.usec:
+            sys.exit('slab_recount: need nanosecond timestamps (trace-cmd report -t), or --usec')
         ev = {'pid': int(m['pid']), 'cpu': int(m['cpu']),
-              'ts': int(m['sec']) * 10**9 + int(m['frac'])}
+              'ts': int(m['sec']) * 10**9 + int(m['frac'].ljust(9, '0'))}
         fields = dict(FIELD.findall(m['rest']))
         (rc.alloc if m['event'] in ALLOCS else rc.free)(ev, fields)
     callers = {}

@@ -58,6 +58,7 @@ enum kmt_reader_text {
 	KMT_TEXT_FAULT_SAMPLES,	/* perf fault samples: "TIME TID CPU ADDR m|M" lines */
 	KMT_TEXT_RUSAGE,	/* the command's: "pid=N minflt=N majflt=N maxrss_kb=N ..." */
 	KMT_TEXT_SYMBOLS,	/* where kernel symbols came from, when not the recording */
+	KMT_TEXT_UNPARSED,	/* text input: "N" lines not parsed, then the first few */
 	KMT_TEXT_NR
 };
 
@@ -69,6 +70,15 @@ struct kmt_reader;
  * fills @err.
  */
 struct kmt_reader *kmt_reader_open(const char *path, struct kmt_error *err);
+
+/*
+ * Like kmt_reader_open(), also for ftrace text (`cat trace`, trace_pipe,
+ * `trace-cmd report`), whose fields are matched against the event formats
+ * in @formats_dir (SYSTEM/EVENT/format files, as in tracefs's events/), or
+ * those shipped with kmtrace when it is NULL. @path "-" is standard input.
+ */
+struct kmt_reader *kmt_reader_open_formats(const char *path, const char *formats_dir,
+					   struct kmt_error *err);
 
 /* Close a reader and free all it holds; NULL is ignored. */
 void kmt_reader_close(struct kmt_reader *r);

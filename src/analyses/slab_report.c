@@ -94,10 +94,25 @@ static bool key_applies(enum slab_sort_key k, unsigned int table)
 
 /* What one table's rows are sorted by. */
 struct row_sort {
+	const struct slab_state *st;
 	const struct slab_opts *o;
 	const struct slab_row *rows;
 	unsigned int table;
 };
+
+/*
+ * Last resort between call sites: their names, so that the order does not
+ * hang on where the kernel was loaded (or on made-up addresses of text input).
+ */
+static int cmp_callsite_names(const struct row_sort *rs, uint64_t x, uint64_t y)
+{
+	char a[256], b[256];
+
+	if (rs->o->raw_ip || !kmt_reader_symbol(rs->st->reader, x, a, sizeof(a)) ||
+	    !kmt_reader_symbol(rs->st->reader, y, b, sizeof(b)))
+		return 0;
+	return strcmp(a, b);
+}
 
 static int cmp_rows(uint32_t a, uint32_t b, void *ctx)
 {
@@ -112,13 +127,15 @@ static int cmp_rows(uint32_t a, uint32_t b, void *ctx)
 		if (r)
 			return r;
 	}
+	if (rs->table == SLAB_TABLE_CALLER && (r = cmp_callsite_names(rs, x->key, y->key)))
+		return r;
 	return cmp_u64(x->key, y->key);		/* stable across runs */
 }
 
 static uint32_t *sorted_rows(const struct slab_state *st, const struct slab_group *g,
 			     unsigned int table)
 {
-	struct row_sort rs = { &st->o, g->rows, table };
+	struct row_sort rs = { st, &st->o, g->rows, table };
 
 	return kmt_sorted_index(g->n, cmp_rows, &rs);
 }

@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <traceevent/event-parse.h>
 
 #include <kmtrace/analysis.h>
@@ -40,6 +41,21 @@ static int stat_start(void *priv, const struct kmt_session *s)
 	return st->by_cpu ? 0 : -1;
 }
 
+/* Count CPUs up to @n: merged readers (perf.data, text) meet CPUs as they go. */
+static int cover_cpus(struct stat_state *st, int n)
+{
+	unsigned long long *grown;
+
+	if (n <= st->ncpus)
+		return 0;
+	if (n > 8192 || !(grown = realloc(st->by_cpu, n * sizeof(*grown))))
+		return -1;
+	memset(grown + st->ncpus, 0, (n - st->ncpus) * sizeof(*grown));
+	st->by_cpu = grown;
+	st->ncpus = n;
+	return 0;
+}
+
 static void stat_event(void *priv, const struct kmt_event *ev)
 {
 	struct stat_state *st = priv;
@@ -52,7 +68,7 @@ static void stat_event(void *priv, const struct kmt_event *ev)
 		st->unknown++;
 	if (ev->id >= 0 && ev->id < MAX_ID)
 		st->by_id[ev->id]++;
-	if (ev->cpu >= 0 && ev->cpu < st->ncpus)
+	if (ev->cpu >= 0 && !cover_cpus(st, ev->cpu + 1))
 		st->by_cpu[ev->cpu]++;
 }
 
@@ -128,7 +144,8 @@ static int report_cpus(const struct stat_state *st, const struct kmt_session *s,
 		return -1;
 	*lost = 0;
 	for (cpu = 0; cpu < st->ncpus; cpu++) {
-		const struct kmt_cpu_stats *cs = kmt_reader_cpu_stats(s->reader, cpu);
+		static const struct kmt_cpu_stats none;
+		const struct kmt_cpu_stats *cs = kmt_reader_cpu_stats(s->reader, cpu) ?: &none;
 		union kmt_cell row[6] = {
 			{ .u = cpu }, { .u = st->by_cpu[cpu] }, { .u = kmt_cpu_stats_lost(cs) },
 			{ .u = cs->overrun }, { .u = cs->dropped }, { .u = cs->missed_marked },
@@ -153,7 +170,9 @@ static int stat_report(void *priv, const struct kmt_session *s, struct kmt_outpu
 	unsigned long long lost = 0, unknown_marks = 0;
 	int cpu;
 
-	for (cpu = 0; cpu < st->ncpus; cpu++)
+	if (cover_cpus(st, kmt_reader_cpus(s->reader)))
+		return -1;
+	for (cpu = 0; cpu < kmt_reader_cpus(s->reader); cpu++)
 		unknown_marks += kmt_reader_cpu_stats(s->reader, cpu)->missed_unknown;
 	if (kmt_output_value(out, "input", "Input", KMT_KIND_STRING,
 			     (union kmt_cell){ .s = s->input }) ||
@@ -168,6 +187,9 @@ static int stat_report(void *priv, const struct kmt_session *s, struct kmt_outpu
 	    put_count(out, "unknown_events", "Events kmtrace does not decode",
 		      KMT_KIND_COUNT, st->unknown) ||
 	    put_count(out, "lost_events", "Lost events", KMT_KIND_COUNT, lost) ||
+	    (kmt_reader_text(s->reader, KMT_TEXT_UNPARSED) &&
+	     put_count(out, "unparsed_lines", "Text lines not parsed", KMT_KIND_COUNT,
+		       strtoull(kmt_reader_text(s->reader, KMT_TEXT_UNPARSED), NULL, 10))) ||
 	    put_count(out, "lost_unknown_subbuffers", "Sub-buffers with uncounted losses",
 		      KMT_KIND_COUNT, unknown_marks) ||
 	    put_count(out, "first_ts", "First timestamp (s)", KMT_KIND_NS, st->first_ts) ||

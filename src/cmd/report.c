@@ -21,6 +21,7 @@ struct report_args {
 	struct kmt_session s;
 	int format;
 	int human;
+	const char *formats_dir;
 	const struct kmt_analysis *an[MAX_ANALYSES];
 	void *priv[MAX_ANALYSES];
 	int n;
@@ -30,6 +31,7 @@ static const struct option common_longopts[] = {
 	{ "input", required_argument, NULL, 'i' },
 	{ "format", required_argument, NULL, 'F' },
 	{ "human", no_argument, NULL, 'H' },
+	{ "formats", required_argument, NULL, 'M' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -42,9 +44,11 @@ static void usage(FILE *fp)
 	fprintf(fp,
 		"usage: kmtrace report [-i FILE] [--format text|csv|json] [-H]\n"
 		"                      [ANALYSIS [ANALYSIS-OPTIONS]]...\n\n"
-		"  -i, --input FILE  recording to read (default kmtrace.dat): a trace.dat of\n"
-		"                    kmtrace or trace-cmd\n"
+		"  -i, --input FILE  recording to read (default kmtrace.dat; - standard input):\n"
+		"                    trace.dat of kmtrace or trace-cmd, perf.data, ftrace text\n"
 		"      --format FMT  text (default), csv or json\n"
+		"      --formats DIR event formats for ftrace text (SYSTEM/EVENT/format files,\n"
+		"                    as in tracefs's events/; default: those shipped)\n"
 		"  -H, --human       sizes as KiB/MiB in text\n\n"
 		"analyses (default stat):\n");
 	kmt_cmd_list_analyses(fp, "  ");
@@ -70,6 +74,9 @@ static int common_option(struct report_args *a, int c, int *status)
 		return -1;
 	case 'H':
 		a->human = 1;
+		return 0;
+	case 'M':
+		a->formats_dir = optarg;
 		return 0;
 	case 'h':
 		usage(stdout);
@@ -242,13 +249,33 @@ static int run(struct report_args *a, struct kmt_output *out)
 	return 0;
 }
 
+/* Text input: say on standard error how many lines did not parse, and the first ones. */
+static void warn_unparsed(const struct report_args *a)
+{
+	const char *text = kmt_reader_text(a->s.reader, KMT_TEXT_UNPARSED), *nl;
+
+	if (!text)
+		return;
+	nl = strchr(text, '\n');
+	fprintf(stderr, "kmtrace: %s: %.*s lines not parsed (left out of the report)%s\n",
+		a->s.input, nl ? (int)(nl - text) : (int)strlen(text), text,
+		nl ? "; the first:" : "");
+	while (nl) {
+		const char *next = strchr(nl + 1, '\n');
+
+		fprintf(stderr, "kmtrace:   %.*s\n", next ? (int)(next - nl - 1) : (int)strlen(nl + 1),
+			nl + 1);
+		nl = next;
+	}
+}
+
 static int open_and_run(struct report_args *a)
 {
 	struct kmt_output *out;
 	struct kmt_error err;
 	int ret;
 
-	a->s.reader = kmt_reader_open(a->s.input, &err);
+	a->s.reader = kmt_reader_open_formats(a->s.input, a->formats_dir, &err);
 	if (!a->s.reader) {
 		kmt_error_print(&err);
 		return KMT_EXIT_INPUT;
@@ -260,6 +287,8 @@ static int open_and_run(struct report_args *a)
 		return KMT_EXIT_FAIL;
 	}
 	ret = run(a, out);
+	if (!ret)
+		warn_unparsed(a);
 	if (ret)
 		kmt_output_discard(out);
 	else if (kmt_output_finish(out))

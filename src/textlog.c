@@ -1,0 +1,895 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * ftrace text: what `cat trace`, `cat trace_pipe` and `trace-cmd report`
+ * print. Each event line ("COMM-PID [CPU] FLAGS TIME: EVENT: FIELDS") is
+ * turned back into the binary record its event format describes, so that
+ * decoding and the analyses work as for trace.dat. The fields are found
+ * through the event's print format: each "label=%conv" is paired with its
+ * argument, which names the field (directly, through a cast, __print_flags,
+ * __print_symbolic, or the true side of a "field != K ? field : C"
+ * ternary, whose C is read back as K). Flag and symbol names are read back
+ * through the tables of the format; %pS call sites get made-up addresses in
+ * a symbol table of their own, so reports name them as the text does.
+ * The formats are those shipped for known kernels (formats/), or those of
+ * --formats DIR. Lines that do not parse are counted, and the first few
+ * kept with their numbers.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <traceevent/event-parse.h>
+
+#include "hashmap.h"
+#include "reader_local.h"
+#include "util.h"
+
+#define LINE_MAX_LEN	65536
+#define READ_CHUNK	(1u << 20)
+#define KEPT_BAD	5		/* unparsed lines shown */
+#define FAKE_SYM_BASE	0xffff800000000000ull
+#define FAKE_SYM_STRIDE	(1ull << 24)	/* room for offsets inside one function */
+#define MAX_TEXT_CPUS	8192
+
+extern const char *const kmt_shipped_formats[][2];
+
+enum tl_kind { TL_NUMBER, TL_FLAGS, TL_SYMBOLIC, TL_FUNCTION, TL_STRING };
+
+/* One "label=%conv" of a print format and the field it fills. */
+struct tl_label {
+	char *label;
+	struct tep_format_field *field;
+	enum tl_kind kind;
+	int base;
+	struct tep_print_flag_sym *table;	/* TL_FLAGS, TL_SYMBOLIC */
+	const char *delim;
+	bool sentinel;			/* "f != K ? f : C": C reads back as K */
+	long long sentinel_shown, sentinel_value;
+};
+
+struct tl_event {
+	char *name;
+	struct tep_event *event;
+	struct tl_label *labels;
+	int nlabels;
+	int size;			/* fixed part of the record */
+};
+
+struct textlog {
+	int fd;
+	char *buf;			/* unread bytes [start, end) */
+	size_t start, end, cap;
+	bool eof, finished, too_long;
+	unsigned long long lineno;
+	unsigned char *rec;		/* the record handed out last */
+	size_t rec_cap;
+	struct tl_event *events;
+	int nevents, cap_events;
+	struct kmt_hashmap event_index;	/* name hash -> events[] */
+	struct kmt_hashmap sym_index;	/* "name [mod]" hash -> syms[] */
+	char **syms;
+	uint32_t nsyms, cap_syms;
+	unsigned long long unparsed;
+	char kept[KEPT_BAD][160];
+};
+
+static uint64_t hash_str(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (n--)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+/* ---------------------------------------------------------------- formats */
+
+/* Parse one "name: ...\nID: ...\nformat:..." text of @system into @tep. */
+static int add_format(struct tep_handle *tep, const char *system, const char *text, size_t len)
+{
+	return tep_parse_event(tep, text, len, system) ? -1 : 0;
+}
+
+/* The shipped formats: "#system NAME" lines, each followed by one format. */
+static int load_shipped(struct tep_handle *tep, const char *text)
+{
+	const char *p = strstr(text, "#system ");
+
+	while (p) {
+		const char *nl = strchr(p, '\n'), *next;
+		char system[64];
+
+		if (!nl || sscanf(p, "#system %63s", system) != 1)
+			return -1;
+		next = strstr(nl, "\n#system ");
+		if (add_format(tep, system, nl + 1, next ? (size_t)(next + 1 - (nl + 1)) :
+			       strlen(nl + 1)))
+			return -1;
+		p = next ? next + 1 : NULL;
+	}
+	return 0;
+}
+
+static char *read_small_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t cap = 0;
+
+	if (f) {
+		*len = getdelim(&buf, &cap, '\0', f) > 0 ? strlen(buf) : 0;
+		fclose(f);
+	}
+	return buf;
+}
+
+/* --formats DIR: SYSTEM/EVENT/format files, as in tracefs's events directory. */
+static int load_dir(struct tep_handle *tep, const char *dir, int *loaded)
+{
+	DIR *d = opendir(dir), *sd;
+	struct dirent *s, *e;
+	char path[4096];
+
+	if (!d)
+		return -1;
+	while ((s = readdir(d))) {
+		if (s->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, s->d_name);
+		if (!(sd = opendir(path)))
+			continue;
+		while ((e = readdir(sd))) {
+			size_t len;
+			char *text;
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s/%s/format", dir, s->d_name, e->d_name);
+			if (!(text = read_small_file(path, &len)))
+				continue;
+			if (!add_format(tep, s->d_name, text, len))
+				(*loaded)++;
+			free(text);
+		}
+		closedir(sd);
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Formats from @dir (or its events/ directory), else the newest shipped ones. */
+static int load_formats(struct kmt_reader *r, const char *dir, const char *path,
+			struct kmt_error *err)
+{
+	char events[4096], uname[128];
+	int loaded = 0, i;
+
+	if (dir) {
+		snprintf(events, sizeof(events), "%s/events", dir);
+		if (load_dir(r->tep, events, &loaded) && load_dir(r->tep, dir, &loaded)) {
+			kmt_error_set(err, dir, -1, "cannot read formats: %s", strerror(errno));
+			return -1;
+		}
+		if (!loaded) {
+			kmt_error_set(err, dir, -1, "no SYSTEM/EVENT/format files in it");
+			return -1;
+		}
+		return 0;
+	}
+	for (i = 0; kmt_shipped_formats[i + 1][0]; i++)
+		;
+	if (load_shipped(r->tep, kmt_shipped_formats[i][1])) {
+		kmt_error_set(err, path, -1, "shipped formats of Linux %s do not parse",
+			      kmt_shipped_formats[i][0]);
+		return -1;
+	}
+	snprintf(uname, sizeof(uname), "Linux ? %s (formats shipped with kmtrace; the text does "
+		 "not say)", kmt_shipped_formats[i][0]);
+	r->texts[KMT_TEXT_UNAME] = strdup(uname);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- print format */
+
+/* The field an argument prints, and how: NULL when it is computed. */
+static struct tep_format_field *dig(struct tep_event *ev, struct tep_print_arg *a,
+				    struct tl_label *l)
+{
+	struct tep_print_arg *cond, *branches;
+
+	switch (a ? a->type : TEP_PRINT_NULL) {
+	case TEP_PRINT_FIELD:
+		return tep_find_any_field(ev, a->field.name);
+	case TEP_PRINT_STRING:
+		l->kind = TL_STRING;
+		return tep_find_any_field(ev, a->string.string);
+	case TEP_PRINT_TYPE:
+		return dig(ev, a->typecast.item, l);
+	case TEP_PRINT_FLAGS:
+		l->kind = TL_FLAGS;
+		l->table = a->flags.flags;
+		l->delim = a->flags.delim;
+		return dig(ev, a->flags.field, l);
+	case TEP_PRINT_SYMBOL:
+		l->kind = TL_SYMBOLIC;
+		l->table = a->symbol.symbols;
+		return dig(ev, a->symbol.field, l);
+	case TEP_PRINT_OP:
+		if (strcmp(a->op.op, "?"))
+			return NULL;
+		cond = a->op.left;
+		branches = a->op.right;
+		if (!branches || branches->type != TEP_PRINT_OP || strcmp(branches->op.op, ":"))
+			return NULL;
+		if (cond && cond->type == TEP_PRINT_OP && !strcmp(cond->op.op, "!=") &&
+		    cond->op.right && cond->op.right->type == TEP_PRINT_ATOM &&
+		    branches->op.right && branches->op.right->type == TEP_PRINT_ATOM) {
+			l->sentinel = true;
+			l->sentinel_value = strtoll(cond->op.right->atom.atom, NULL, 0);
+			l->sentinel_shown = strtoll(branches->op.right->atom.atom, NULL, 0);
+		}
+		return dig(ev, branches->op.left, l);
+	default:
+		return NULL;
+	}
+}
+
+/* Skip a conversion at @p (after '%'); its kind letter in *@conv. */
+static const char *conversion(const char *p, char *conv, bool *star)
+{
+	*star = false;
+	while (*p && strchr("-+ #0123456789.*lhzjt", *p)) {
+		if (*p == '*')
+			*star = true;
+		p++;
+	}
+	*conv = *p;
+	if (*p == 'p')
+		while (p[1] && strchr("SsFfBbKxRrMmIiUEhadg", p[1]) && p[1] != ' ')
+			p++;
+	if (*conv == 'p' && p[0] != 'p' && strchr("SsFfB", p[0]))
+		*conv = 'S';
+	return *p ? p + 1 : p;
+}
+
+/* The label before "=" ending at @pct (the '%'), or NULL. */
+static char *label_before(const char *fmt, const char *pct)
+{
+	const char *start = pct, *eq = NULL;
+
+	while (start > fmt && start[-1] != ' ' && start[-1] != ',' && start[-1] != '(')
+		start--;
+	for (const char *q = start; q < pct; q++)
+		if (*q == '=') {
+			eq = q;
+			break;
+		}
+	return eq && eq > start ? strndup(start, eq - start) : NULL;
+}
+
+/* Pair the print format's "label=%conv"s with their arguments. */
+static int build_labels(struct tl_event *te)
+{
+	struct tep_event *ev = te->event;
+	const char *fmt = ev->print_fmt.format, *p = fmt;
+	struct tep_print_arg *arg = ev->print_fmt.args;
+
+	te->labels = calloc(strlen(fmt) / 2 + 1, sizeof(*te->labels));
+	if (!te->labels)
+		return -1;
+	while (p && (p = strchr(p, '%'))) {
+		struct tl_label l = { .kind = TL_NUMBER, .base = 10 };
+		const char *pct = p;
+		char conv;
+		bool star;
+
+		if (p[1] == '%') {
+			p += 2;
+			continue;
+		}
+		p = conversion(p + 1, &conv, &star);
+		if (star && arg)
+			arg = arg->next;
+		l.label = label_before(fmt, pct);
+		l.base = conv == 'x' || conv == 'X' || conv == 'p' ? 16 : 10;
+		l.field = arg ? dig(ev, arg, &l) : NULL;
+		if (conv == 'S')
+			l.kind = TL_FUNCTION;
+		if (l.label && l.field)
+			te->labels[te->nlabels++] = l;
+		else
+			free(l.label);
+		if (arg)
+			arg = arg->next;
+	}
+	return 0;
+}
+
+static int record_size(struct tep_event *ev)
+{
+	struct tep_format_field *f;
+	int size = 0;
+
+	for (f = ev->format.common_fields; f; f = f->next)
+		if (f->offset + f->size > size)
+			size = f->offset + f->size;
+	for (f = ev->format.fields; f; f = f->next)
+		if (f->offset + f->size > size)
+			size = f->offset + f->size;
+	return size;
+}
+
+/* The event named @name (its print format paired once), or NULL. */
+static struct tl_event *event_of(struct kmt_reader *r, struct textlog *tl, const char *name,
+				 size_t len)
+{
+	uint64_t h = hash_str(name, len), idx;
+	struct tep_event *ev;
+	struct tl_event *te;
+	char *copy;
+
+	if (kmt_hashmap_get(&tl->event_index, h, &idx))
+		return tl->events[idx].event ? &tl->events[idx] : NULL;
+	if (tl->nevents == tl->cap_events) {
+		struct tl_event *n = realloc(tl->events, (tl->cap_events * 2 + 8) * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		tl->events = n;
+		tl->cap_events = tl->cap_events * 2 + 8;
+	}
+	copy = strndup(name, len);
+	ev = copy ? tep_find_event_by_name(r->tep, NULL, copy) : NULL;
+	te = &tl->events[tl->nevents];
+	*te = (struct tl_event){ .name = copy, .event = ev };
+	if (ev && (build_labels(te) || (te->size = record_size(ev)) <= 0))
+		te->event = NULL;
+	if (kmt_hashmap_put(&tl->event_index, h, tl->nevents))
+		return NULL;
+	tl->nevents++;
+	return te->event ? te : NULL;
+}
+
+/* ---------------------------------------------------------------- values */
+
+/* A made-up address for "function+0xOFF[/0xSIZE] [module]" (or a plain 0xADDR). */
+static unsigned long long function_address(struct textlog *tl, const char *v)
+{
+	const char *plus = strchr(v, '+'), *mod = strchr(v, '[');
+	size_t nlen = plus ? (size_t)(plus - v) : strcspn(v, " /");
+	unsigned long long off = plus ? strtoull(plus + 1, NULL, 16) : 0;
+	char key[320];
+	uint64_t idx;
+
+	if (!strncmp(v, "0x", 2) || !nlen)
+		return strtoull(v, NULL, 16);
+	snprintf(key, sizeof(key), "%.*s%s%.*s", (int)nlen, v, mod ? " " : "",
+		 mod ? (int)strcspn(mod, "]") + 1 : 0, mod ? mod : "");
+	if (!kmt_hashmap_get(&tl->sym_index, hash_str(key, strlen(key)), &idx)) {
+		if (kmt_grow(&tl->syms, &tl->cap_syms, tl->nsyms, sizeof(*tl->syms)) ||
+		    !(tl->syms[tl->nsyms] = strdup(key)) ||
+		    kmt_hashmap_put(&tl->sym_index, hash_str(key, strlen(key)), tl->nsyms))
+			return 0;
+		idx = tl->nsyms++;
+	}
+	return FAKE_SYM_BASE + idx * FAKE_SYM_STRIDE + (off < FAKE_SYM_STRIDE ? off : 0);
+}
+
+/* The value of a flag or symbol name in @table, or a number. */
+static unsigned long long table_value(const struct tep_print_flag_sym *table, const char *name,
+				      size_t len)
+{
+	for (; table; table = table->next)
+		if (strlen(table->str) == len && !strncmp(table->str, name, len))
+			return strtoull(table->value, NULL, 0);
+	return strtoull(name, NULL, 0);
+}
+
+static unsigned long long flags_value(const struct tl_label *l, const char *v)
+{
+	const char *delim = l->delim && *l->delim ? l->delim : "|";
+	unsigned long long val = 0;
+
+	while (*v) {
+		size_t n = strcspn(v, delim);
+
+		val |= table_value(l->table, v, n);
+		v += n;
+		v += strspn(v, delim);
+	}
+	return val;
+}
+
+static void put_int(unsigned char *rec, const struct tep_format_field *f, unsigned long long v)
+{
+	if (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) {
+		uint8_t b = v;
+		uint16_t h = v;
+		uint32_t w = v;
+		uint64_t q = v;
+
+		memcpy(rec + f->offset, f->size == 1 ? (void *)&b : f->size == 2 ? (void *)&h :
+		       f->size == 4 ? (void *)&w : (void *)&q, f->size);
+	}
+}
+
+/* Store string @v in field @f: inline array, or appended data at *@tail. */
+static int put_string(struct textlog *tl, const struct tep_format_field *f, const char *v,
+		      size_t *tail)
+{
+	size_t len = strlen(v) + 1;
+
+	if (!(f->flags & TEP_FIELD_IS_DYNAMIC)) {
+		if (f->size > 0) {
+			memset(tl->rec + f->offset, 0, f->size);
+			memcpy(tl->rec + f->offset, v, len < (size_t)f->size ? len : (size_t)f->size - 1);
+		}
+		return 0;
+	}
+	if (*tail + len > tl->rec_cap || len > 0xffff)
+		return -1;
+	memcpy(tl->rec + *tail, v, len);
+	put_int(tl->rec, f, (len << 16) | (f->flags & TEP_FIELD_IS_RELATIVE ?
+					  *tail - (f->offset + f->size) : *tail));
+	*tail += len;
+	return 0;
+}
+
+static int put_value(struct textlog *tl, const struct tl_label *l, const char *v, size_t *tail)
+{
+	long long n;
+
+	switch (l->kind) {
+	case TL_STRING:
+		return put_string(tl, l->field, v, tail);
+	case TL_FLAGS:
+		put_int(tl->rec, l->field, flags_value(l, v));
+		return 0;
+	case TL_SYMBOLIC:
+		put_int(tl->rec, l->field, table_value(l->table, v, strlen(v)));
+		return 0;
+	case TL_FUNCTION:
+		put_int(tl->rec, l->field, function_address(tl, v));
+		return 0;
+	case TL_NUMBER:
+		if (l->field->flags & TEP_FIELD_IS_STRING)
+			return put_string(tl, l->field, v, tail);
+		n = l->base == 16 ? (long long)strtoull(v, NULL, 16) : *v == '-' ?
+		    strtoll(v, NULL, 10) : (long long)strtoull(v, NULL, 10);
+		if (l->sentinel && n == l->sentinel_shown)
+			n = l->sentinel_value;
+		put_int(tl->rec, l->field, n);
+		return 0;
+	}
+	return 0;
+}
+
+static const struct tl_label *label_of(const struct tl_event *te, const char *name, size_t n)
+{
+	int i;
+
+	for (i = 0; i < te->nlabels; i++)
+		if (strlen(te->labels[i].label) == n && !strncmp(te->labels[i].label, name, n))
+			return &te->labels[i];
+	return NULL;
+}
+
+/* Does @p start "label=" (a C identifier, then '=')? Its length, or 0. */
+static size_t label_len(const char *p)
+{
+	size_t n = 0;
+
+	while (p[n] == '_' || (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') ||
+	       (n && p[n] >= '0' && p[n] <= '9'))
+		n++;
+	return n && p[n] == '=' ? n : 0;
+}
+
+/*
+ * Fill the fields from "label=value label=value ...": a value runs to the
+ * next " label=" (so "func+0x10/0x40 [mod]" stays whole); text before the
+ * first label (a plugin's prefix) is left.
+ */
+static int fill_fields(struct textlog *tl, const struct tl_event *te, char *text, size_t *tail)
+{
+	char *p = text;
+
+	while (*p && !(label_len(p) && (p == text || p[-1] == ' ')))
+		p++;
+	while (*p) {
+		size_t n = label_len(p);
+		char *v = p + n + 1, *end = v;
+		const struct tl_label *l;
+
+		while (*end && !(end[0] == ' ' && label_len(end + 1)))
+			end++;
+		p = *end ? end + 1 : end;
+		*end = '\0';
+		l = label_of(te, v - n - 1, n);
+		if (l && put_value(tl, l, v, tail))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- lines */
+
+struct tl_line {
+	const char *comm;
+	int pid, cpu;
+	unsigned long long ts;
+	const char *event;
+	size_t event_len;
+	char *fields;
+};
+
+static bool parse_time(const char *p, const char **end, unsigned long long *ns)
+{
+	unsigned long long sec = 0, frac = 0;
+	int digits = 0;
+
+	if (*p < '0' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9')
+		sec = sec * 10 + (*p++ - '0');
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			if (digits < 9) {
+				frac = frac * 10 + (*p - '0');
+				digits++;
+			}
+	if (*p != ':')
+		return false;
+	while (digits++ < 9)
+		frac *= 10;
+	*ns = sec * 1000000000ull + frac;
+	*end = p + 1;
+	return true;
+}
+
+/* "COMM-PID [(TGID)] [CPU] [FLAGS] TIME: EVENT: FIELDS"; cuts @line in place. */
+static bool parse_line(char *line, struct tl_line *out)
+{
+	char *b = line, *dash, *p;
+	const char *end;
+
+	while ((b = strstr(b, " [")) && !(b[2] >= '0' && b[2] <= '9' && strchr(b + 2, ']')))
+		b++;
+	if (!b)
+		return false;
+	out->cpu = strtol(b + 2, &p, 10);
+	if (*p != ']')
+		return false;
+	p++;
+	for (*b = '\0'; b > line && b[-1] == ' '; b--)
+		b[-1] = '\0';
+	if (b > line && b[-1] == ')' && (dash = strrchr(line, '(')))	/* record-tgid's (TGID) */
+		for (*dash = '\0'; dash > line && dash[-1] == ' '; dash--)
+			dash[-1] = '\0';
+	if (!(dash = strrchr(line, '-')) || dash[1] < '0' || dash[1] > '9')
+		return false;
+	*dash = '\0';
+	out->pid = atoi(dash + 1);
+	out->comm = line + strspn(line, " ");
+	p += strspn(p, " ");
+	if (!parse_time(p, &end, &out->ts)) {		/* irq-info flags first */
+		p += strcspn(p, " ");
+		p += strspn(p, " ");
+		if (!parse_time(p, &end, &out->ts))
+			return false;
+	}
+	p = (char *)end + strspn(end, " ");
+	out->event = p;
+	out->event_len = strcspn(p, ": ");
+	if (!out->event_len || p[out->event_len] != ':')
+		return false;
+	out->fields = p + out->event_len + 1;
+	return true;
+}
+
+static void keep_bad(struct textlog *tl, const char *line, const char *why)
+{
+	if (tl->unparsed < KEPT_BAD)
+		snprintf(tl->kept[tl->unparsed], sizeof(tl->kept[0]), "line %llu: %s: %.80s",
+			 tl->lineno, why, line);
+	tl->unparsed++;
+}
+
+/* Header and notice lines: "# ...", "cpus=N", "CPU:N [LOST M EVENTS]", ... */
+static bool take_notice(struct kmt_reader *r, const char *line)
+{
+	unsigned long long cpu, n, in, written;
+	const char *p;
+
+	if (line[0] == '#') {
+		if ((p = strstr(line, "entries-in-buffer/entries-written:")) &&
+		    sscanf(p, "entries-in-buffer/entries-written: %llu/%llu", &in, &written) == 2 &&
+		    written > in && !kmt_reader_set_cpus(r, r->ncpus ? r->ncpus : 1)) {
+			r->stats[0].have_stats = true;	/* the text gives no CPU for these */
+			r->stats[0].overrun += written - in;
+		}
+		if ((p = strstr(line, "#P:")) && (n = strtoull(p + 3, NULL, 10)) &&
+		    n <= MAX_TEXT_CPUS && n > (unsigned long long)r->ncpus)
+			kmt_reader_set_cpus(r, n);
+		return true;
+	}
+	if (sscanf(line, "cpus=%llu", &n) == 1) {
+		if (n && n <= MAX_TEXT_CPUS && n > (unsigned long long)r->ncpus)
+			kmt_reader_set_cpus(r, n);
+		return true;
+	}
+	if (sscanf(line, "CPU:%llu [LOST %llu EVENTS]", &cpu, &n) == 2) {
+		if (cpu < MAX_TEXT_CPUS && (cpu < (unsigned long long)r->ncpus ||
+					    !kmt_reader_set_cpus(r, cpu + 1))) {
+			r->stats[cpu].have_stats = true;
+			r->stats[cpu].dropped += n;
+		}
+		return true;
+	}
+	return !strncmp(line, "CPU ", 4) || !strncmp(line, "version = ", 10) ||
+	       line[strspn(line, " \t")] == '\0';
+}
+
+/* The record of event line @line into tl->rec. 1: made, 0: not an event line. */
+static int make_record(struct kmt_reader *r, struct textlog *tl, char *line,
+		       struct kmt_record *rec)
+{
+	struct tl_line l;
+	const struct tl_event *te;
+	size_t tail;
+
+	if (!parse_line(line, &l))
+		return 0;
+	te = event_of(r, tl, l.event, l.event_len);
+	if (!te) {
+		keep_bad(tl, l.event, "no format for this event");
+		return -1;
+	}
+	if (l.cpu < 0 || l.cpu >= MAX_TEXT_CPUS ||
+	    (l.cpu >= r->ncpus && kmt_reader_set_cpus(r, l.cpu + 1)))
+		return 0;
+	tail = te->size;
+	memset(tl->rec, 0, tail);
+	put_int(tl->rec, tep_find_common_field(te->event, "common_type"), te->event->id);
+	put_int(tl->rec, tep_find_common_field(te->event, "common_pid"), l.pid);
+	if (fill_fields(tl, te, l.fields, &tail))
+		return 0;
+	tep_register_comm(r->tep, l.comm, l.pid);
+	*rec = (struct kmt_record){ .ts = l.ts, .data = tl->rec, .size = (int)tail, .cpu = l.cpu };
+	return 1;
+}
+
+/* The next line (NUL-terminated, in the buffer), or NULL at the end. */
+static char *next_line(struct textlog *tl, size_t *len)
+{
+	for (;;) {
+		char *nl = memchr(tl->buf + tl->start, '\n', tl->end - tl->start);
+		ssize_t got;
+
+		if (nl && tl->too_long) {		/* the end of a line too long to keep */
+			tl->start = nl - tl->buf + 1;
+			tl->too_long = false;
+			continue;
+		}
+		if (nl || (tl->eof && tl->end > tl->start && !tl->too_long)) {
+			char *line = tl->buf + tl->start;
+
+			if (!nl)
+				nl = tl->buf + tl->end;
+			*nl = '\0';
+			*len = nl - line;
+			tl->start = nl - tl->buf + (nl < tl->buf + tl->end);
+			tl->lineno++;
+			return line;
+		}
+		if (tl->eof)
+			return NULL;
+		memmove(tl->buf, tl->buf + tl->start, tl->end - tl->start);
+		tl->end -= tl->start;
+		tl->start = 0;
+		if (tl->cap - tl->end < READ_CHUNK / 2) {	/* a line longer than the buffer */
+			if (!tl->too_long) {
+				tl->lineno++;
+				tl->buf[READ_CHUNK / 4] = '\0';
+				keep_bad(tl, tl->buf, "line too long");
+			}
+			tl->too_long = true;
+			tl->end = 0;
+		}
+		got = read(tl->fd, tl->buf + tl->end, tl->cap - tl->end - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			tl->eof = true;
+		else
+			tl->end += got;
+	}
+}
+
+/* At the end: the made-up call-site symbols, and what did not parse. */
+static int finish(struct kmt_reader *r, struct textlog *tl)
+{
+	size_t size = KEPT_BAD * (sizeof(tl->kept[0]) + 1) + 32, at = 0;
+	char *text;
+	uint32_t i;
+	int k;
+
+	if (tl->finished)
+		return 0;
+	tl->finished = true;
+	for (i = 0; i <= tl->nsyms; i++)
+		size += (i < tl->nsyms ? strlen(tl->syms[i]) : 32) + 24;
+	text = malloc(size);
+	if (!text)
+		return -1;
+	for (i = 0; i < tl->nsyms; i++)
+		at += sprintf(text + at, "%016llx t %s\n", FAKE_SYM_BASE + i * FAKE_SYM_STRIDE,
+			      tl->syms[i]);
+	/* an end mark: the last function's addresses resolve too */
+	at += sprintf(text + at, "%016llx t kmtrace_text_input_end\n",
+		      FAKE_SYM_BASE + tl->nsyms * FAKE_SYM_STRIDE);
+	if (tl->nsyms && kmt_reader_set_symbols(r, text, at)) {
+		free(text);
+		return -1;
+	}
+	if (tl->unparsed) {
+		at = sprintf(text, "%llu", tl->unparsed);
+		for (k = 0; k < KEPT_BAD && (unsigned long long)k < tl->unparsed; k++)
+			at += sprintf(text + at, "\n%s", tl->kept[k]);
+		r->texts[KMT_TEXT_UNPARSED] = text;
+		return 0;
+	}
+	free(text);
+	return 0;
+}
+
+static int textlog_next_any(struct kmt_reader *r, struct kmt_record *rec, struct kmt_error *err)
+{
+	struct textlog *tl = r->priv;
+	size_t len;
+	char *line;
+
+	(void)err;
+	while ((line = next_line(tl, &len))) {
+		int made;
+
+		if (len + 1 > tl->rec_cap) {
+			unsigned char *n = realloc(tl->rec, len * 2 + 4096);
+
+			if (!n) {
+				kmt_error_set(err, r->path, -1, "out of memory");
+				return -1;
+			}
+			tl->rec = n;
+			tl->rec_cap = len * 2 + 4096;
+		}
+		if (take_notice(r, line))
+			continue;
+		made = make_record(r, tl, line, rec);
+		if (made > 0)
+			return 1;
+		if (!made)
+			keep_bad(tl, line, "not an event line");
+	}
+	if (finish(r, tl)) {
+		kmt_error_set(err, r->path, -1, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static void textlog_close(struct kmt_reader *r)
+{
+	struct textlog *tl = r->priv;
+	int i, k;
+
+	tep_free(r->tep);
+	r->tep = NULL;
+	if (!tl)
+		return;
+	for (i = 0; i < tl->nevents; i++) {
+		for (k = 0; k < tl->events[i].nlabels; k++)
+			free(tl->events[i].labels[k].label);
+		free(tl->events[i].labels);
+		free(tl->events[i].name);
+	}
+	for (i = 0; i < (int)tl->nsyms; i++)
+		free(tl->syms[i]);
+	free(tl->syms);
+	free(tl->events);
+	kmt_hashmap_free(&tl->event_index);
+	kmt_hashmap_free(&tl->sym_index);
+	free(tl->rec);
+	free(tl->buf);
+	if (tl->fd >= 0)
+		close(tl->fd);
+	free(tl);
+	r->priv = NULL;
+}
+
+static const struct kmt_reader_ops textlog_ops = {
+	.next_any = textlog_next_any,
+	.close = textlog_close,
+};
+
+/* The CPU count a header gives ("cpus=N", "#P:N"), known before replay starts. */
+static void head_cpus(struct kmt_reader *r, const char *head, size_t len)
+{
+	const char *p = head, *end = head + len;
+	unsigned long long n = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p), *hit;
+
+		if (!nl)
+			break;
+		if (!strncmp(p, "cpus=", 5))
+			n = strtoull(p + 5, NULL, 10);
+		else if (*p == '#' && (hit = memmem(p, nl - p, "#P:", 3)))
+			n = strtoull(hit + 3, NULL, 10);
+		p = nl + 1;
+	}
+	if (n > 1 && n <= MAX_TEXT_CPUS)
+		kmt_reader_set_cpus(r, n);
+}
+
+bool kmt_textlog_detect(const unsigned char *head, size_t len)
+{
+	char buf[KMT_HEAD_LEN + 1], *line, *nl;
+
+	if (len > KMT_HEAD_LEN || memchr(head, '\0', len))
+		return false;
+	memcpy(buf, head, len);
+	buf[len] = '\0';
+	for (line = buf; line && *line; line = nl ? nl + 1 : NULL) {
+		struct tl_line l;
+
+		if ((nl = strchr(line, '\n')))
+			*nl = '\0';
+		else if (len == KMT_HEAD_LEN)
+			break;		/* a cut line proves nothing */
+		if (!strncmp(line, "# tracer:", 9) || !strncmp(line, "cpus=", 5) ||
+		    parse_line(line, &l))
+			return true;
+	}
+	return false;
+}
+
+struct kmt_reader *kmt_textlog_open(const char *path, int fd, const void *head,
+				    size_t head_len, const char *formats_dir,
+				    struct kmt_error *err)
+{
+	struct kmt_reader *r = kmt_reader_alloc(path, &textlog_ops);
+	struct textlog *tl = calloc(1, sizeof(*tl));
+
+	if (!r || !tl || !(r->tep = tep_alloc()) || kmt_hashmap_init(&tl->event_index) ||
+	    kmt_hashmap_init(&tl->sym_index) || !(tl->buf = malloc(READ_CHUNK * 2))) {
+		kmt_error_set(err, path, -1, "out of memory");
+		goto fail;
+	}
+	r->priv = tl;
+	r->format = "ftrace text";
+	tl->fd = fd;
+	fd = -1;
+	tl->cap = READ_CHUNK * 2;
+	memcpy(tl->buf, head, head_len);
+	tl->end = head_len;
+	tep_set_long_size(r->tep, sizeof(long));
+	tep_set_page_size(r->tep, getpagesize());	/* the text does not say */
+	if (load_formats(r, formats_dir, path, err) || kmt_reader_set_cpus(r, 1))
+		goto fail;
+	head_cpus(r, head, head_len);
+	return r;
+fail:
+	if (fd >= 0)
+		close(fd);
+	if (r && !r->priv) {
+		kmt_hashmap_free(&tl->event_index);
+		kmt_hashmap_free(&tl->sym_index);
+		free(tl);
+	}
+	kmt_reader_close(r);
+	return NULL;
+}

@@ -1,0 +1,146 @@
+# Integration tests of ftrace text input, sourced by tests/integration.sh
+# (uses its KMTRACE, TOP, TRACES, WORK, TRACEFS, check, live, json_get,
+# expect_bad_input, slab_vs_recount's scripts and page_recount.py).
+
+INSTANCE_TEXT=$TRACES/instance-trace.txt	# cat trace of an instance
+
+# same_reports DAT TEXT [REPORT-OPTIONS...]: slab and page through the text
+# reader equal those through the trace.dat reader, every summary figure and
+# table row, but for what the text cannot carry:
+#   slab.cpu_nodes      CPU-to-node map saved by kmtrace record
+#   page.vmstat_check   /proc/vmstat saved by kmtrace record
+same_reports() {
+	local dat=$1 text=$2; shift 2
+	"$KMTRACE" report -i "$dat" slab --caller --cache page --order --gfp --pid "$@" \
+		--format json >"$WORK/tl-dat.json" || return 1
+	"$KMTRACE" report -i "$text" slab --caller --cache page --order --gfp --pid "$@" \
+		--format json >"$WORK/tl-text.json" 2>"$WORK/tl-text.err" || return 1
+	python3 - "$WORK/tl-dat.json" "$WORK/tl-text.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f))['analyses'] for f in sys.argv[1:3])
+metadata = {('slab', 'cpu_nodes'), ('page', 'vmstat_check')}
+bad, n = [], 0
+for an in ('slab', 'page'):
+    for k, v in a[an]['summary'].items():
+        if (an, k) not in metadata:
+            n += 1
+            if b[an]['summary'].get(k) != v:
+                bad.append('%s.%s: %r != %r' % (an, k, v, b[an]['summary'].get(k)))
+    for t, rows in a[an].get('tables', {}).items():
+        n += len(rows)
+        if b[an]['tables'].get(t) != rows:
+            bad.append('%s table %s differs' % (an, t))
+if bad or n < 30:
+    sys.exit('  ' + '\n  '.join(bad or ['only %d figures' % n]))
+print('  identical: %d figures and rows' % n)
+PY
+}
+
+# The text of trace-cmd report -t of a fixture reads like the fixture itself.
+test_text_trace_cmd_report() {
+	trace-cmd report -t -i "$TRACES/small.dat" >"$WORK/small.txt" 2>/dev/null || return 1
+	same_reports "$TRACES/small.dat" "$WORK/small.txt" && [ ! -s "$WORK/tl-text.err" ]
+}
+
+# Standard input gives the same report as the file.
+test_text_stdin() {
+	"$KMTRACE" report -i "$WORK/small.txt" slab page --format json >"$WORK/tf.json" &&
+	"$KMTRACE" report -i - slab page --format json <"$WORK/small.txt" >"$WORK/ts.json" &&
+	cmp -s "$WORK/tf.json" "$WORK/ts.json" || return 1
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["analyses"]["slab"]["summary"]["allocations"] < 100)' "$WORK/ts.json"
+}
+
+# cat trace (irq-info column, hashed pointers, func+off/size): slab and page
+# figures equal an independent recount of the same text.
+test_text_cat_trace() {
+	slab_vs_recount_text "$INSTANCE_TEXT" && page_vs_recount_text "$INSTANCE_TEXT"
+}
+
+slab_vs_recount_text() {
+	"$KMTRACE" report -i "$1" slab --caller --format json >"$WORK/slab.json" &&
+	python3 "$TOP/tests/slab_recount.py" --usec <"$1" >"$WORK/recount.json" || return 1
+	python3 "$TOP/tests/slab_compare.py" "$WORK/slab.json" "$WORK/recount.json" | sed 's/^/  /'
+	return "${PIPESTATUS[0]}"
+}
+
+page_vs_recount_text() {
+	"$KMTRACE" report -i "$1" page --format json >"$WORK/page.json" &&
+	python3 "$TOP/tests/page_recount.py" \
+		"$(json_get "$WORK/page.json" "d['analyses']['page']['summary']['page_size']")" \
+		<"$1" >"$WORK/page-recount.json" || return 1
+	python3 "$TOP/tests/page_compare.py" "$WORK/page.json" "$WORK/page-recount.json" | sed 's/^/  /'
+	return "${PIPESTATUS[0]}"
+}
+
+# Lines that do not parse are counted in stat and shown with their numbers.
+test_text_unparsed() {
+	local n
+	{ head -n 20 "$INSTANCE_TEXT"; echo "this is no event line"; sed -n '21,40p' "$INSTANCE_TEXT"
+	  echo "          sh-1     [000] .....  1.000000: sched_switch: prev_comm=sh"; } >"$WORK/bad.txt"
+	"$KMTRACE" report -i "$WORK/bad.txt" --format json stat >"$WORK/bad.json" 2>"$WORK/bad.err" ||
+		return 1
+	n=$(json_get "$WORK/bad.json" "d['analyses']['stat']['summary']['unparsed_lines']")
+	[ "$n" = 2 ] && grep -q "2 lines not parsed" "$WORK/bad.err" &&
+	grep -q "line 21: not an event line: this is no event line" "$WORK/bad.err" &&
+	grep -q "line 42: no format for this event: sched_switch" "$WORK/bad.err" ||
+		{ echo "  unparsed=$n; $(cat "$WORK/bad.err")"; return 1; }
+}
+
+# --formats DIR: the shipped formats' own tree reads as the compiled-in copy.
+test_text_formats_dir() {
+	"$KMTRACE" report -i "$INSTANCE_TEXT" slab page --format json >"$WORK/f1.json" &&
+	"$KMTRACE" report -i "$INSTANCE_TEXT" --formats "$TOP/formats/linux-6.18" slab page --format json \
+		>"$WORK/f2.json" || return 1
+	# all but the kernel version, which shipped formats name and a directory does not
+	python3 -c 'import json,sys
+a, b = (json.load(open(f))["analyses"] for f in sys.argv[1:])
+for d in (a, b):
+    d["page"]["summary"].pop("kernel")
+sys.exit(a != b)' "$WORK/f1.json" "$WORK/f2.json" || { echo "  reports differ"; return 1; }
+	"$KMTRACE" report -i "$INSTANCE_TEXT" --formats "$WORK/nowhere" >"$WORK/b.out" 2>"$WORK/b.err"
+	[ $? -eq 2 ] && [ "$(wc -l <"$WORK/b.err")" -eq 1 ] && [ ! -s "$WORK/b.out" ]
+}
+
+textlog_parsing_tests() {
+	check "text: trace-cmd report -t of small.dat gives slab and page identical to the trace.dat reader" \
+		test_text_trace_cmd_report
+	check "text: -i - reads standard input" test_text_stdin
+	check "text: cat trace of an instance: slab and page equal an independent recount" \
+		test_text_cat_trace
+	check "text: unparsed lines counted and shown with line numbers" test_text_unparsed
+	check "text: --formats DIR reads as the shipped formats; a missing DIR is exit 2" \
+		test_text_formats_dir
+}
+
+# ---------------------------------------------------------------- live
+# A kmtrace recording with kallsyms: its trace-cmd report -t text gives the
+# same slab and page reports (call sites by name) as the recording.
+test_text_live_record() {
+	"$KMTRACE" record -o "$WORK/tl.dat" -e kmem -- sh -c 'cat /etc/os-release >/dev/null; ls /usr/bin >/dev/null' \
+		>/dev/null 2>&1 || return 1
+	trace-cmd report -t -i "$WORK/tl.dat" >"$WORK/tl.txt" 2>/dev/null || return 1
+	same_reports "$WORK/tl.dat" "$WORK/tl.txt" || return 1
+	json_get "$WORK/tl-text.json" "d['analyses']['slab']['tables']['callers'][0]['callsite']" |
+		grep -q '^[a-z_][a-z_0-9.]*+0x' || { echo "  call sites not named"; return 1; }
+}
+
+# cat trace of an instance made here (with its header and #P:) against the recount.
+test_text_live_instance() {
+	local inst=$TRACEFS/instances/kmtrace-test-text-$$ e ret
+	mkdir "$inst" || return 1
+	for e in kmalloc kfree kmem_cache_alloc kmem_cache_free mm_page_alloc mm_page_free; do
+		echo 1 >"$inst/events/kmem/$e/enable"
+	done
+	sh -c 'cat /etc/os-release >/dev/null; ls /usr/bin >/dev/null'
+	echo 0 >"$inst/tracing_on"
+	cat "$inst/trace" >"$WORK/inst.txt"
+	rmdir "$inst"
+	slab_vs_recount_text "$WORK/inst.txt" && page_vs_recount_text "$WORK/inst.txt"
+}
+
+textlog_live_tests() {
+	live "text: trace-cmd report -t of a kmtrace recording gives identical slab and page reports" \
+		test_text_live_record
+	live "text: cat trace of a new instance: slab and page equal an independent recount" \
+		test_text_live_instance
+}
