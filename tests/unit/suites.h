@@ -10,5 +10,6 @@ Suite *output_suite(void);
 Suite *slab_suite(void);
 Suite *support_suite(void);
 Suite *fault_suite(void);
+Suite *perfdata_suite(void);
 
 #endif

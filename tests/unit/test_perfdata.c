@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: LGPL-2.1
+/* perf.data ordering: samples handed out in time order once a round makes them final. */
+#include <check.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "perfdata.h"
+#include "suites.h"
+
+static void add(struct pd_order *o, uint32_t cpu, uint64_t ts)
+{
+	uint64_t chain[2] = { ts, ts + 1 };
+
+	ck_assert_int_eq(pd_order_add(o, cpu, ts, &ts, sizeof(ts), chain, 2), 0);
+}
+
+static uint64_t take(struct pd_order *o, bool all, uint32_t *cpu)
+{
+	struct pd_sample s;
+	uint64_t payload;
+
+	if (!pd_order_take(o, all, &s, cpu))
+		return 0;
+	memcpy(&payload, s.data, sizeof(payload));
+	ck_assert_uint_eq(payload, s.ts);	/* the payload travels with its sample */
+	ck_assert_uint_eq(s.nchain, 2);
+	ck_assert_uint_eq(s.chain[1], s.ts + 1);
+	return s.ts;
+}
+
+START_TEST(test_rounds_make_samples_final)
+{
+	struct pd_order o = { 0 };
+	uint32_t cpu;
+
+	add(&o, 0, 10);
+	add(&o, 0, 30);
+	add(&o, 1, 20);
+	ck_assert_uint_eq(take(&o, false, &cpu), 0);	/* no round ended yet */
+	pd_order_round(&o);				/* final: up to the round before (none) */
+	ck_assert_uint_eq(take(&o, false, &cpu), 0);
+	add(&o, 1, 25);
+	add(&o, 0, 5);					/* late: still sorted in its CPU */
+	pd_order_round(&o);				/* final: up to 30 */
+	ck_assert_uint_eq(take(&o, false, &cpu), 5);
+	ck_assert_uint_eq(cpu, 0);
+	ck_assert_uint_eq(take(&o, false, &cpu), 10);
+	ck_assert_uint_eq(take(&o, false, &cpu), 20);
+	ck_assert_uint_eq(cpu, 1);
+	ck_assert_uint_eq(take(&o, false, &cpu), 25);
+	ck_assert_uint_eq(take(&o, false, &cpu), 30);
+	ck_assert_uint_eq(take(&o, false, &cpu), 0);
+	pd_order_free(&o);
+}
+END_TEST
+
+START_TEST(test_equal_times_keep_file_order_and_end_drains)
+{
+	struct pd_order o = { 0 };
+	uint32_t cpu;
+
+	add(&o, 1, 7);
+	add(&o, 0, 7);
+	add(&o, 0, 9);
+	ck_assert_uint_eq(take(&o, true, &cpu), 7);
+	ck_assert_uint_eq(cpu, 1);			/* added first */
+	ck_assert_uint_eq(take(&o, true, &cpu), 7);
+	ck_assert_uint_eq(cpu, 0);
+	ck_assert_uint_eq(take(&o, true, &cpu), 9);
+	ck_assert_uint_eq(take(&o, true, &cpu), 0);
+	pd_order_free(&o);
+}
+END_TEST
+
+START_TEST(test_many_samples_across_chunks)
+{
+	struct pd_order o = { 0 };
+	uint32_t cpu, i;
+	uint64_t last = 0, ts;
+
+	for (i = 0; i < 100000; i++)
+		add(&o, i % 3, 1000000 - i * 7 % 1000 + i * 10);
+	for (i = 0; (ts = take(&o, true, &cpu)); i++) {
+		ck_assert_uint_ge(ts, last);
+		last = ts;
+	}
+	ck_assert_uint_eq(i, 100000);
+	pd_order_free(&o);
+}
+END_TEST
+
+Suite *perfdata_suite(void)
+{
+	Suite *s = suite_create("perfdata");
+	TCase *tc = tcase_create("order");
+
+	tcase_add_test(tc, test_rounds_make_samples_final);
+	tcase_add_test(tc, test_equal_times_keep_file_order_and_end_drains);
+	tcase_add_test(tc, test_many_samples_across_chunks);
+	suite_add_tcase(s, tc);
+	return s;
+}
