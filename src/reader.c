@@ -17,6 +17,7 @@
 #include "reader_local.h"
 #include "symbols.h"
 #include "tracedat.h"
+#include "util.h"
 
 void kmt_error_set(struct kmt_error *err, const char *file, long long offset,
 		   const char *fmt, ...)
@@ -291,38 +292,6 @@ int kmt_reader_set_symbols(struct kmt_reader *r, const char *text, size_t len)
 	return 0;
 }
 
-/* All of /proc/kallsyms (its size is not known ahead). NULL on failure. */
-static char *read_kallsyms(size_t *len)
-{
-	size_t cap = 1 << 20, have = 0;
-	char *buf = malloc(cap);
-	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
-	ssize_t n = 0;
-
-	while (buf && fd >= 0 && (n = read(fd, buf + have, cap - have)) > 0) {
-		char *grown;
-
-		have += n;
-		if (have < cap)
-			continue;
-		grown = realloc(buf, cap * 2);
-		if (!grown)
-			n = -1;
-		if (!grown)
-			break;
-		buf = grown;
-		cap *= 2;
-	}
-	if (fd >= 0)
-		close(fd);
-	if (!buf || fd < 0 || n < 0) {
-		free(buf);
-		return NULL;
-	}
-	*len = have;
-	return buf;
-}
-
 /* The address of _text in kallsyms @text, or 0. */
 static unsigned long long kallsyms_text(const char *text)
 {
@@ -345,9 +314,8 @@ static const char *use_live_kallsyms(struct kmt_reader *r)
 		return "the recording has no kernel map";
 	if (uname(&u) || strcmp(u.release, r->live_release))
 		return "the recording is of another kernel than this machine runs";
-	if (!(text = read_kallsyms(&len)))
+	if (!(text = kmt_read_text_file("/proc/kallsyms", &len)))
 		return "cannot read /proc/kallsyms";
-	text[len ? len - 1 : 0] = '\0';
 	if (kallsyms_text(text) != r->live_text)
 		why = "/proc/kallsyms does not match the recording (another boot, or addresses hidden)";
 	else if (kmt_reader_set_symbols(r, text, len))

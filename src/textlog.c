@@ -112,19 +112,6 @@ static int load_shipped(struct tep_handle *tep, const char *text)
 	return 0;
 }
 
-static char *read_small_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t cap = 0;
-
-	if (f) {
-		*len = getdelim(&buf, &cap, '\0', f) > 0 ? strlen(buf) : 0;
-		fclose(f);
-	}
-	return buf;
-}
-
 /* --formats DIR: SYSTEM/EVENT/format files, as in tracefs's events directory. */
 static int load_dir(struct tep_handle *tep, const char *dir, int *loaded)
 {
@@ -147,7 +134,7 @@ static int load_dir(struct tep_handle *tep, const char *dir, int *loaded)
 			if (e->d_name[0] == '.')
 				continue;
 			snprintf(path, sizeof(path), "%s/%s/%s/format", dir, s->d_name, e->d_name);
-			if (!(text = read_small_file(path, &len)))
+			if (!(text = kmt_read_text_file(path, &len)))
 				continue;
 			if (!add_format(tep, s->d_name, text, len))
 				(*loaded)++;

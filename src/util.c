@@ -75,3 +75,22 @@ int kmt_parse_interval_ms(const char *arg, uint64_t *ns, char *msg, int msglen)
 	*ns = (uint64_t)ms * 1000000;
 	return 0;
 }
+
+char *kmt_read_text_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	if (!f)
+		return NULL;
+	n = getdelim(&buf, &cap, '\0', f);	/* a text file has no NUL: reads to EOF */
+	fclose(f);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	*len = n;
+	return buf;
+}

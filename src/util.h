@@ -28,6 +28,12 @@ int kmt_parse_count(const char *arg, const char *what, long long *v, char *msg, 
  * Parse a --timeline interval @arg in milliseconds (> 0) into *@ns.
  * Returns 0, or -1 with "bad --timeline ..." in @msg.
  */
+/*
+ * All of the text file @path (also /proc files, whose size is not known
+ * ahead), NUL-terminated, its length in *@len. NULL when it cannot be read.
+ */
+char *kmt_read_text_file(const char *path, size_t *len);
+
 int kmt_parse_interval_ms(const char *arg, uint64_t *ns, char *msg, int msglen);
 
 #endif /* KMT_UTIL_H */
