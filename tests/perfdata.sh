@@ -40,8 +40,29 @@ test_perf_kmem_slab() {
 			 END { print r + 0, a + 0, f + 0, n + 0, w + 0 }')
 	"$KMTRACE" report -i "$1" slab --format json >"$WORK/ps.json" || return 1
 	got=$(json_get "$WORK/ps.json" "' '.join(str(d['analyses']['slab']['summary'][k]) for k in ('bytes_requested', 'bytes_allocated', 'bytes_freed', 'net_bytes', 'bytes_wasted'))")
-	[ "$want" = "$got" ] || { echo "  perf kmem: $want"; echo "  kmtrace:   $got"; return 1; }
-	echo "  equal: requested, allocated, freed, net, wasted = $got"
+	if [ "$want" = "$got" ]; then
+		echo "  equal: requested, allocated, freed, net, wasted = $got"
+		return 0
+	fi
+	perf_kmem_freed_bug "$1" "$want" "$got" ||
+		{ echo "  perf kmem: $want"; echo "  kmtrace:   $got"; return 1; }
+}
+
+# A known perf kmem bug, the only difference allowed: perf kmem never drops
+# its per-pointer record on free, so a free of a pointer whose live
+# allocation was not traced (but an earlier one at that pointer was) adds
+# the earlier size to "Total bytes freed" (and lowers net). Allowed only
+# when requested, allocated and wasted are equal, kmtrace's freed bytes
+# equal a strict recount of perf script's text and perf kmem's equal the
+# same recount under perf kmem's rule (tests/perf_kmem_freed.py).
+perf_kmem_freed_bug() {
+	local w=($2) g=($3) rc
+	rc=($(perf script -i "$1" -F cpu,time,event,trace 2>/dev/null | python3 "$TOP/tests/perf_kmem_freed.py"))
+	[ "${w[0]} ${w[1]} ${w[4]}" = "${g[0]} ${g[1]} ${g[4]}" ] && [ "${g[2]}" = "${rc[0]}" ] &&
+	[ "${w[2]}" = "${rc[1]}" ] && [ $((w[2] - g[2])) = $((g[3] - w[3])) ] || return 1
+	echo "  equal: requested, allocated, wasted = ${g[0]} ${g[1]} ${g[4]}"
+	echo "  freed: kmtrace ${g[2]} (strict recount ${rc[0]}), perf kmem ${w[2]} (its rule: ${rc[1]}):"
+	echo "  perf kmem's per-pointer record outlives frees (known bug), $((w[2] - g[2])) bytes"
 }
 
 # page's six request lines of $1 equal `perf kmem --page stat`'s.
