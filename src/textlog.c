@@ -55,6 +55,7 @@ struct tl_event {
 	struct tl_label *labels;
 	int nlabels;
 	int size;			/* fixed part of the record */
+	struct tep_format_field *type_field, *pid_field;	/* common_type, common_pid */
 };
 
 struct textlog {
@@ -331,7 +332,9 @@ static struct tl_event *event_of(struct kmt_reader *r, struct textlog *tl, const
 	ev = copy ? tep_find_event_by_name(r->tep, NULL, copy) : NULL;
 	te = &tl->events[tl->nevents];
 	*te = (struct tl_event){ .name = copy, .event = ev };
-	if (ev && (build_labels(te) || (te->size = record_size(ev)) <= 0))
+	if (ev && (build_labels(te) || (te->size = record_size(ev)) <= 0 ||
+		   !(te->type_field = tep_find_common_field(ev, "common_type")) ||
+		   !(te->pid_field = tep_find_common_field(ev, "common_pid"))))
 		te->event = NULL;
 	if (kmt_hashmap_put(&tl->event_index, h, tl->nevents))
 		return NULL;
@@ -348,16 +351,17 @@ static unsigned long long function_address(struct textlog *tl, const char *v)
 	size_t nlen = plus ? (size_t)(plus - v) : strcspn(v, " /");
 	unsigned long long off = plus ? strtoull(plus + 1, NULL, 16) : 0;
 	char key[320];
-	uint64_t idx;
+	uint64_t idx, h;
 
 	if (!strncmp(v, "0x", 2) || !nlen)
 		return strtoull(v, NULL, 16);
 	snprintf(key, sizeof(key), "%.*s%s%.*s", (int)nlen, v, mod ? " " : "",
 		 mod ? (int)strcspn(mod, "]") + 1 : 0, mod ? mod : "");
-	if (!kmt_hashmap_get(&tl->sym_index, hash_str(key, strlen(key)), &idx)) {
+	h = hash_str(key, strlen(key));
+	if (!kmt_hashmap_get(&tl->sym_index, h, &idx)) {
 		if (kmt_grow(&tl->syms, &tl->cap_syms, tl->nsyms, sizeof(*tl->syms)) ||
 		    !(tl->syms[tl->nsyms] = strdup(key)) ||
-		    kmt_hashmap_put(&tl->sym_index, hash_str(key, strlen(key)), tl->nsyms))
+		    kmt_hashmap_put(&tl->sym_index, h, tl->nsyms))
 			return 0;
 		idx = tl->nsyms++;
 	}
@@ -584,7 +588,7 @@ static void keep_bad(struct textlog *tl, const char *line, const char *why)
 	tl->unparsed++;
 }
 
-/* Header and notice lines: "# ...", "cpus=N", "CPU:N [LOST M EVENTS]", ... */
+/* Header and notice lines: "# ...", "cpus=N", "CPU:N [LOST M EVENTS]", ... (r has >= 1 CPU) */
 static bool take_notice(struct kmt_reader *r, const char *line)
 {
 	unsigned long long cpu, n, in, written;
@@ -593,20 +597,14 @@ static bool take_notice(struct kmt_reader *r, const char *line)
 	if (line[0] == '#') {
 		if ((p = strstr(line, "entries-in-buffer/entries-written:")) &&
 		    sscanf(p, "entries-in-buffer/entries-written: %llu/%llu", &in, &written) == 2 &&
-		    written > in && !kmt_reader_set_cpus(r, r->ncpus ? r->ncpus : 1)) {
+		    written > in) {
 			r->stats[0].have_stats = true;	/* the text gives no CPU for these */
 			r->stats[0].overrun += written - in;
 		}
-		if ((p = strstr(line, "#P:")) && (n = strtoull(p + 3, NULL, 10)) &&
-		    n <= MAX_TEXT_CPUS && n > (unsigned long long)r->ncpus)
-			kmt_reader_set_cpus(r, n);
-		return true;
+		return true;	/* "#P:N" was read with the head (head_cpus) */
 	}
-	if (sscanf(line, "cpus=%llu", &n) == 1) {
-		if (n && n <= MAX_TEXT_CPUS && n > (unsigned long long)r->ncpus)
-			kmt_reader_set_cpus(r, n);
-		return true;
-	}
+	if (!strncmp(line, "cpus=", 5))
+		return true;	/* read with the head too */
 	if (sscanf(line, "CPU:%llu [LOST %llu EVENTS]", &cpu, &n) == 2) {
 		if (cpu < MAX_TEXT_CPUS && (cpu < (unsigned long long)r->ncpus ||
 					    !kmt_reader_set_cpus(r, cpu + 1))) {
@@ -639,8 +637,8 @@ static int make_record(struct kmt_reader *r, struct textlog *tl, char *line,
 		return 0;
 	tail = te->size;
 	memset(tl->rec, 0, tail);
-	put_int(tl->rec, tep_find_common_field(te->event, "common_type"), te->event->id);
-	put_int(tl->rec, tep_find_common_field(te->event, "common_pid"), l.pid);
+	put_int(tl->rec, te->type_field, te->event->id);
+	put_int(tl->rec, te->pid_field, l.pid);
 	if (fill_fields(tl, te, l.fields, &tail))
 		return 0;
 	tep_register_comm(r->tep, l.comm, l.pid);
