@@ -1,17 +1,24 @@
 # kmtrace — kernel memory tracing toolkit
 #
 #   make deps    install build/test dependencies (idempotent)
-#   make         build the kmtrace binary
+#   make         build the kmtrace binary and the libtraceevent plugins
 #   make check   deps + unit tests (also under ASan+UBSan) + integration tests
 #   make demo    record a short built-in workload and report it
 #   make bench   kmtrace report vs trace-cmd report on a >= 1M-event recording
-#   make install PREFIX=/usr/local DESTDIR=
+#   make install PREFIX=/usr/local DESTDIR=   (PLUGIN_DIR= to put the plugins elsewhere)
+#   make install-user   the plugins into ~/.local/lib/traceevent/plugins
 
 VERSION   := 0.1
 PREFIX    ?= /usr/local
 DESTDIR   ?=
 BINDIR    := $(PREFIX)/bin
 MANDIR    := $(PREFIX)/share/man/man1
+# libtraceevent's plugin directory under PREFIX (its libdir relative to its
+# prefix, e.g. lib/x86_64-linux-gnu/traceevent/plugins on Debian).
+TEP_LIBDIR = $(shell pkg-config --variable=libdir libtraceevent 2>/dev/null)
+TEP_PREFIX = $(shell pkg-config --variable=prefix libtraceevent 2>/dev/null)
+PLUGIN_DIR ?= $(PREFIX)/$(patsubst $(TEP_PREFIX)/%,%,$(TEP_LIBDIR))/traceevent/plugins
+USER_PLUGIN_DIR := $(HOME)/.local/lib/traceevent/plugins
 BUILD     ?= build
 
 export PKG_CONFIG_PATH := /usr/local/lib/pkgconfig:$(PKG_CONFIG_PATH)
@@ -25,11 +32,14 @@ CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
-ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -Iinclude -Isrc -DKMT_VERSION='"$(VERSION)"' \
+ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -Iinclude -Isrc -Iplugins -DKMT_VERSION='"$(VERSION)"' \
 	     -D_GNU_SOURCE $(PKG_CFLAGS) -MMD -MP
 LIBS       = $(PKG_LIBS) -lzstd -lpthread
 
-LIB_SRC   := $(wildcard src/*.c) $(wildcard src/analyses/*.c)
+PLUGIN_SRC := $(wildcard plugins/plugin_kmt_*.c)
+# What every plugin .so carries besides its own file.
+PLUGIN_COMMON := plugins/kmt_plugin.c src/mmnames.c
+LIB_SRC   := $(wildcard src/*.c) $(wildcard src/analyses/*.c) $(PLUGIN_SRC) plugins/kmt_plugin.c
 CMD_SRC   := $(wildcard src/cmd/*.c)
 TEST_SRC  := $(wildcard tests/unit/*.c)
 
@@ -46,9 +56,24 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 SAN_LIB_OBJ  := $(call objs,$(SAN_DIR),$(LIB_SRC)) $(SAN_DIR)/gen/formats.o
 SAN_TEST_OBJ := $(call objs,$(SAN_DIR),$(TEST_SRC))
 
-.PHONY: all deps check unit unit-san integration demo bench install clean
+PIC_DIR   := $(BUILD)/pic
+PLUGINS   := $(patsubst plugins/%.c,$(BUILD)/plugins/%.so,$(PLUGIN_SRC))
+# Plugins link against nothing: trace-cmd and perf provide libtraceevent.
+PIC_FLAGS := -fPIC -fvisibility=hidden -DKMT_PLUGIN_SO
 
-all: kmtrace
+.PHONY: all plugins deps check unit unit-san integration demo bench install install-user clean
+
+all: kmtrace plugins
+
+plugins: $(PLUGINS)
+
+$(BUILD)/plugins/%.so: $(PIC_DIR)/plugins/%.o $(call objs,$(PIC_DIR),$(PLUGIN_COMMON))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -o $@ $^
+
+$(PIC_DIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(PIC_FLAGS) -c -o $@ $<
 
 deps:
 	@sh scripts/deps.sh
@@ -108,10 +133,16 @@ demo: kmtrace
 bench: kmtrace
 	@sh scripts/bench.sh ./kmtrace
 
-install: kmtrace
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
+install: kmtrace plugins
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(PLUGIN_DIR)
 	install -m 0755 kmtrace $(DESTDIR)$(BINDIR)/kmtrace
 	install -m 0644 docs/*.1 $(DESTDIR)$(MANDIR)/
+	install -m 0644 $(PLUGINS) $(DESTDIR)$(PLUGIN_DIR)/
+
+# Where trace-cmd and perf look for a user's plugins.
+install-user: plugins
+	install -d $(USER_PLUGIN_DIR)
+	install -m 0644 $(PLUGINS) $(USER_PLUGIN_DIR)/
 
 clean:
 	rm -rf $(BUILD) kmtrace

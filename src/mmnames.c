@@ -120,19 +120,11 @@ static struct kmt_gfp_names *names_from(struct tep_print_arg *flags)
 	return g;
 }
 
-struct kmt_gfp_names *kmt_gfp_names_new(struct tep_handle *tep)
+struct kmt_gfp_names *kmt_gfp_names_new(const struct tep_event *event)
 {
-	static const char *const sources[] = { "mm_page_alloc", "kmalloc", "kmem_cache_alloc" };
-	struct tep_print_arg *flags = NULL;
+	struct tep_print_arg *flags = event ? find_gfp_flags(event->print_fmt.args) : NULL;
 	struct kmt_gfp_names *g;
-	size_t i;
 
-	for (i = 0; i < sizeof(sources) / sizeof(sources[0]) && !flags; i++) {
-		struct tep_event *e = tep_find_event_by_name(tep, "kmem", sources[i]);
-
-		if (e)
-			flags = find_gfp_flags(e->print_fmt.args);
-	}
 	if (!flags) {
 		errno = ENOENT;
 		return NULL;
@@ -141,6 +133,16 @@ struct kmt_gfp_names *kmt_gfp_names_new(struct tep_handle *tep)
 	if (!g)
 		errno = ENOMEM;
 	return g;
+}
+
+bool kmt_gfp_names_pre_4_4(const struct kmt_gfp_names *g)
+{
+	int i;
+
+	for (i = 0; g && i < g->n; i++)
+		if (!strcmp(g->names[i].name, "__GFP_WAIT"))
+			return true;
+	return false;
 }
 
 void kmt_gfp_names_free(struct kmt_gfp_names *g)

@@ -6,9 +6,10 @@
 #ifndef KMT_MMNAMES_H
 #define KMT_MMNAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
-struct tep_handle;
+struct tep_event;
 
 #define KMT_MIGRATETYPES	6
 
@@ -31,11 +32,18 @@ const char *kmt_migratetype_key(int mt, int version, char *buf, size_t len);
 struct kmt_gfp_names;
 
 /*
- * The GFP flag names of the __print_flags() in the print format of
- * kmem:mm_page_alloc (or, failing that, kmem:kmalloc) in @tep. NULL with
- * errno ENOENT when neither is there, ENOMEM on allocation failure.
+ * The GFP flag names of the __print_flags() over gfp_flags in the print
+ * format of @event (kmem:mm_page_alloc, kmalloc, ...). NULL with errno
+ * ENOENT when it has none, ENOMEM on allocation failure. Calls nothing of
+ * libtraceevent, so plugins may use it.
  */
-struct kmt_gfp_names *kmt_gfp_names_new(struct tep_handle *tep);
+struct kmt_gfp_names *kmt_gfp_names_new(const struct tep_event *event);
+
+/*
+ * Do @g name __GFP_WAIT? Kernels before 4.4 did; 4.4 split it (and
+ * reordered the migratetypes in the same series). False for NULL.
+ */
+bool kmt_gfp_names_pre_4_4(const struct kmt_gfp_names *g);
 
 /* Free names from kmt_gfp_names_new(); NULL is ignored. */
 void kmt_gfp_names_free(struct kmt_gfp_names *g);

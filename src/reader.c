@@ -369,7 +369,8 @@ static const char *find_function(struct kmt_reader *r, unsigned long long addr,
 	load_deferred_symbols(r);
 	if (r->symbols)
 		return kmt_symbols_find(r->symbols, addr, start, mod);
-	*mod = NULL;
+	if (mod)
+		*mod = NULL;
 	if (!tep_find_function_info(r->tep, addr, &name, start, NULL))
 		return NULL;
 	return name;

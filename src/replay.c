@@ -127,6 +127,8 @@ int kmt_replay(const struct kmt_session *s, const struct kmt_analysis *const *an
 		ev.cpu = rec->cpu;
 		ev.callchain = rec->callchain;
 		ev.callchain_nr = rec->callchain_nr;
+		ev.raw = rec->data;
+		ev.raw_size = rec->size;
 		for (i = 0; i < n; i++)
 			if (an[i]->events & KMT_EVMASK(ev.type))
 				an[i]->event(priv[i], &ev);

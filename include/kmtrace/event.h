@@ -95,6 +95,9 @@ struct kmt_event {
 
 	const unsigned long long *callchain;	/* perf.data -g: ips, innermost first */
 	int callchain_nr;
+
+	const void *raw;	/* the record's payload, valid during the event call */
+	int raw_size;
 };
 
 /* Return "system:event" for @type, e.g. "kmem:kmalloc". */

@@ -373,6 +373,18 @@ static int report_summary(const struct page_state *st, struct kmt_output *out)
 	       report_vmstat(st, out);
 }
 
+/* The GFP names of the first kmem event whose format prints gfp_flags by name. */
+static struct kmt_gfp_names *gfp_names(struct tep_handle *tep)
+{
+	static const char *const sources[] = { "mm_page_alloc", "kmalloc", "kmem_cache_alloc" };
+	struct kmt_gfp_names *g = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(sources) / sizeof(sources[0]) && !g; i++)
+		g = kmt_gfp_names_new(tep_find_event_by_name(tep, "kmem", sources[i]));
+	return g;
+}
+
 int page_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
 {
 	struct page_state *st = priv;
@@ -385,7 +397,7 @@ int page_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
 	if ((st->tables & PAGE_TABLE_CALLER) && !st->ncallers)
 		fprintf(stderr, "kmtrace report page: --caller needs call stacks (perf record -g), "
 			"which this recording does not carry; no caller table\n");
-	names = kmt_gfp_names_new(st->tep);	/* NULL: GFP values in hex */
+	names = gfp_names(st->tep);	/* NULL: GFP values in hex */
 	ret = report_summary(st, out) || report_matrix(st, out) || report_gfp(st, out, names) ||
 	      ((st->tables & PAGE_TABLE_ORDER) && report_orders(st, out)) ||
 	      ((st->tables & PAGE_TABLE_MIGRATETYPE) && report_migratetypes(st, out)) ||

@@ -15,6 +15,11 @@ int kmt_cmd_record(int argc, char **argv);
 /* kmtrace report: argv[0] is "report". Returns the exit status. */
 int kmt_cmd_report(int argc, char **argv);
 
+struct kmt_analysis;
+
+/* kmtrace report --print: its options are parsed as an analysis's are. */
+extern const struct kmt_analysis kmt_print;
+
 /* Print one line per analysis, name and help, each after @indent. */
 void kmt_cmd_list_analyses(FILE *fp, const char *indent);
 

@@ -32,6 +32,7 @@ static const struct option common_longopts[] = {
 	{ "format", required_argument, NULL, 'F' },
 	{ "human", no_argument, NULL, 'H' },
 	{ "formats", required_argument, NULL, 'M' },
+	{ "print", no_argument, NULL, 'P' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -43,13 +44,17 @@ static void usage(FILE *fp)
 
 	fprintf(fp,
 		"usage: kmtrace report [-i FILE] [--format text|csv|json] [-H]\n"
-		"                      [ANALYSIS [ANALYSIS-OPTIONS]]...\n\n"
+		"                      [ANALYSIS [ANALYSIS-OPTIONS]]...\n"
+		"       kmtrace report [-i FILE] --print [--time START,END] [--pid-filter PID,..]\n"
+		"                      [--comm NAME] [-O kmt:raw]\n\n"
 		"  -i, --input FILE  recording to read (default kmtrace.dat; - standard input):\n"
 		"                    trace.dat of kmtrace or trace-cmd, perf.data, ftrace text\n"
 		"      --format FMT  text (default), csv or json\n"
 		"      --formats DIR event formats for ftrace text (SYSTEM/EVENT/format files,\n"
 		"                    as in tracefs's events/; default: those shipped)\n"
-		"  -H, --human       sizes as KiB/MiB in text\n\n"
+		"  -H, --human       sizes as KiB/MiB in text\n"
+		"      --print       every event on one line instead of analyses, decoded by\n"
+		"                    kmtrace's plugins (as trace-cmd report prints them)\n\n"
 		"analyses (default stat):\n");
 	kmt_cmd_list_analyses(fp, "  ");
 	for (i = 0; kmt_analyses[i]; i++)
@@ -145,6 +150,11 @@ static int parse_analysis(struct report_args *a, const struct kmt_analysis *an, 
 			*status = KMT_EXIT_INPUT;
 			return -1;
 		}
+		if (c == 'P') {
+			fprintf(stderr, "kmtrace report: --print cannot be combined with analyses\n");
+			*status = KMT_EXIT_INPUT;
+			return -1;
+		}
 		if (is_common(c)) {
 			if (common_option(a, c, status))
 				return -1;
@@ -159,10 +169,10 @@ static int parse_analysis(struct report_args *a, const struct kmt_analysis *an, 
 	return optind;
 }
 
-/* Add analysis argv[0] and its options. Returns arguments used or -1. */
-static int add_analysis(struct report_args *a, int argc, char **argv, int *status)
+/* Add analysis @an (argv[0] names it) and its options. Returns arguments used or -1. */
+static int add_analysis(struct report_args *a, const struct kmt_analysis *an, int argc,
+			char **argv, int *status)
 {
-	const struct kmt_analysis *an = kmt_analysis_find(argv[0]);
 	void *priv;
 	int i;
 
@@ -193,6 +203,33 @@ static int add_analysis(struct report_args *a, int argc, char **argv, int *statu
 	return parse_analysis(a, an, priv, argc, argv, status);
 }
 
+/* --print at argv[0] and its options, which must be all that is left. */
+static int add_print(struct report_args *a, int argc, char **argv, int *status)
+{
+	int used;
+
+	if (a->n) {
+		fprintf(stderr, "kmtrace report: --print cannot be combined with analyses\n");
+		*status = KMT_EXIT_INPUT;
+		return -1;
+	}
+	used = add_analysis(a, &kmt_print, argc, argv, status);
+	if (used < 0)
+		return -1;
+	if (used < argc) {
+		fprintf(stderr, "kmtrace report: --print cannot be combined with analyses ('%s')\n",
+			argv[used]);
+		*status = KMT_EXIT_INPUT;
+		return -1;
+	}
+	if (a->format != KMT_FORMAT_TEXT) {
+		fprintf(stderr, "kmtrace report: --print writes text only\n");
+		*status = KMT_EXIT_INPUT;
+		return -1;
+	}
+	return used;
+}
+
 static int parse_args(struct report_args *a, int argc, char **argv, int *status)
 {
 	int c, used;
@@ -209,19 +246,22 @@ static int parse_args(struct report_args *a, int argc, char **argv, int *status)
 			*status = KMT_EXIT_INPUT;
 			return -1;
 		}
+		if (c == 'P')
+			return add_print(a, argc - optind + 1, argv + optind - 1, status) < 0 ? -1 : 0;
 		if (common_option(a, c, status))
 			return -1;
 	}
 	argc -= optind;
 	argv += optind;
 	while (argc > 0) {
-		used = add_analysis(a, argc, argv, status);
+		used = add_analysis(a, kmt_analysis_find(argv[0]), argc, argv, status);
 		if (used < 0)
 			return -1;
 		argc -= used;
 		argv += used;
 	}
-	return a->n ? 0 : add_analysis(a, 1, (char *[]){ "stat", NULL }, status) < 0 ? -1 : 0;
+	return a->n ? 0 : add_analysis(a, kmt_analysis_find("stat"), 1, (char *[]){ "stat", NULL },
+				       status) < 0 ? -1 : 0;
 }
 
 static int run(struct report_args *a, struct kmt_output *out)
@@ -240,7 +280,8 @@ static int run(struct report_args *a, struct kmt_output *out)
 		return KMT_EXIT_INPUT;
 	}
 	for (i = 0; i < a->n; i++) {
-		if (kmt_output_begin(out, a->an[i]->name) ||
+		/* --print has written its lines already: no section of its own */
+		if ((a->an[i] != &kmt_print && kmt_output_begin(out, a->an[i]->name)) ||
 		    a->an[i]->report(a->priv[i], &a->s, out)) {
 			fprintf(stderr, "kmtrace: %s: cannot build the report\n", a->an[i]->name);
 			return KMT_EXIT_FAIL;

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * kmtrace report --print: every event on one line, as trace-cmd report
+ * prints it, decoded by the handlers of kmtrace's libtraceevent plugins.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include <kmtrace/analysis.h>
+#include "cmd.h"
+#include "analyses/filter.h"
+#include "kmt_plugin.h"
+#include "mmnames.h"
+
+/* Event names are padded to this width, as trace-cmd does. */
+#define NAME_WIDTH	20
+
+struct print_state {
+	struct kmt_filter filter;
+	struct tep_handle *tep;
+	struct kmt_plugin_host host;
+	struct trace_seq seq;
+	bool failed;
+};
+
+static const struct option print_longopts[] = {
+	KMT_FILTER_LONGOPTS,
+	{ "plugin-option", required_argument, NULL, 'O' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void print_free(void *priv)
+{
+	struct print_state *st = priv;
+
+	kmt_filter_free(&st->filter);
+	trace_seq_destroy(&st->seq);
+	free(st);
+}
+
+static void *print_init(void)
+{
+	struct print_state *st = calloc(1, sizeof(*st));
+
+	if (st && kmt_filter_init(&st->filter)) {
+		free(st);
+		return NULL;
+	}
+	if (st)
+		trace_seq_init(&st->seq);
+	return st;
+}
+
+static int print_option(void *priv, int key, const char *arg, char *msg, int msglen)
+{
+	struct print_state *st = priv;
+	int ret = kmt_filter_option(&st->filter, key, arg, msg, msglen);
+
+	if (ret)
+		return ret < 0 ? -1 : 0;
+	if (key == 'O' && !kmt_plugin_option(arg))
+		return 0;
+	if (key == 'O')
+		snprintf(msg, msglen, "unknown plugin option '%s' (there is kmt:raw[=0|1])", arg);
+	else
+		snprintf(msg, msglen, "unknown option");
+	return -1;
+}
+
+/* The host's module lookup: the module of the function holding @addr. */
+static const char *module_of(void *priv, unsigned long long addr)
+{
+	const char *mod = NULL;
+
+	kmt_reader_function(priv, addr, NULL, &mod);
+	return mod;
+}
+
+static int print_start(void *priv, const struct kmt_session *s)
+{
+	struct print_state *st = priv;
+
+	st->tep = s->tep;
+	st->filter.tep = s->tep;
+	st->host.module = module_of;
+	st->host.priv = s->reader;
+	st->host.kernel_version = kmt_kernel_version(kmt_reader_text(s->reader, KMT_TEXT_UNAME));
+	/* Symbols a reader loads on first use must be there before libtraceevent asks. */
+	kmt_reader_text(s->reader, KMT_TEXT_SYMBOLS);
+	kmt_plugins_register_all(s->tep, &st->host);
+	return 0;
+}
+
+static void print_event(void *priv, const struct kmt_event *ev)
+{
+	struct print_state *st = priv;
+	struct tep_record rec = {
+		.ts = ev->ts, .cpu = ev->cpu, .data = (void *)ev->raw, .size = ev->raw_size,
+	};
+	unsigned int name_start;
+	int pad;
+
+	if (st->failed || kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
+		return;
+	trace_seq_reset(&st->seq);
+	tep_print_event(st->tep, &st->seq, &rec, "%16s-%-7d [%03d] %6.1000d: ",
+			TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_TIME);
+	name_start = st->seq.len;
+	tep_print_event(st->tep, &st->seq, &rec, "%s:", TEP_PRINT_NAME);
+	pad = NAME_WIDTH + 2 - (int)(st->seq.len - name_start);
+	trace_seq_printf(&st->seq, "%*s", pad > 1 ? pad : 1, "");
+	tep_print_event(st->tep, &st->seq, &rec, "%s", TEP_PRINT_INFO);
+	trace_seq_putc(&st->seq, '\n');
+	trace_seq_terminate(&st->seq);
+	if (st->seq.state != TRACE_SEQ__GOOD || fputs(st->seq.buffer, stdout) == EOF)
+		st->failed = true;
+}
+
+static int print_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
+{
+	struct print_state *st = priv;
+
+	(void)s;
+	(void)out;
+	return st->failed || fflush(stdout) ? -1 : 0;
+}
+
+const struct kmt_analysis kmt_print = {
+	.name = "--print",
+	.help = "every event on one line, decoded by kmtrace's plugins",
+	.usage = KMT_FILTER_USAGE
+		 "  -O, --plugin-option kmt:raw[=0|1]  numbers as the kernel stores them\n",
+	.shortopts = "O:",
+	.longopts = print_longopts,
+	.events = KMT_EVMASK_ALL,
+	.init = print_init,
+	.option = print_option,
+	.start = print_start,
+	.event = print_event,
+	.report = print_report,
+	.free = print_free,
+};
