@@ -27,18 +27,6 @@ struct tep_plugin_option KMT_OPTIONS[] = {
 
 static const struct kmt_plugin_host *kmt_host;
 
-#ifdef KMT_PLUGIN_SO
-void kmt_plugin_options_add(void)
-{
-	tep_plugin_add_options("kmt", KMT_OPTIONS);
-}
-
-void kmt_plugin_options_remove(void)
-{
-	tep_plugin_remove_options(KMT_OPTIONS);
-}
-#endif
-
 int kmt_plugin_register(struct tep_handle *tep, const struct kmt_plugin *p)
 {
 	const struct kmt_plugin_handler *h;

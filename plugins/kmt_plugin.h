@@ -6,14 +6,15 @@
  *
  * Each plugin_kmt_*.c is built twice: as a plugin_kmt_*.so for trace-cmd
  * and perf (KMT_PLUGIN_SO defined; then it exports the loader, unloader and
- * options libtraceevent looks for), and into kmtrace itself, which
+ * options libtraceevent looks for; libtraceevent sets the options from -O
+ * as it loads the .so, so the loader does not add them a second time,
+ * which would undo a toggle), and into kmtrace itself, which
  * registers the same handlers for `kmtrace report --print`.
  *
  * Perf loads plugins but resolves only a few libtraceevent functions for
  * them (tep_find_field, tep_read_number, tep_find_function,
  * tep_find_function_address, tep_register_event_handler,
- * tep_unregister_event_handler, tep_plugin_add_options,
- * tep_plugin_remove_options, trace_seq_printf, trace_seq_puts,
+ * tep_unregister_event_handler, trace_seq_printf, trace_seq_puts,
  * trace_seq_putc and a few more): the plugins call nothing else.
  */
 #ifndef KMT_PLUGIN_H
@@ -122,19 +123,13 @@ extern const struct kmt_plugin kmt_plugin_oom;
 	__attribute__((visibility("default")))					\
 	int TEP_PLUGIN_LOADER(struct tep_handle *tep)				\
 	{									\
-		kmt_plugin_options_add();					\
 		return kmt_plugin_register(tep, &(plugin));			\
 	}									\
 	__attribute__((visibility("default")))					\
 	void TEP_PLUGIN_UNLOADER(struct tep_handle *tep)			\
 	{									\
 		kmt_plugin_unregister(tep, &(plugin));				\
-		kmt_plugin_options_remove();					\
 	}
-
-/* Make the options known to libtraceevent's listing (each .so has its own). */
-void kmt_plugin_options_add(void);
-void kmt_plugin_options_remove(void);
 #else
 #define KMT_PLUGIN_EXPORT(plugin)
 #endif

@@ -113,8 +113,11 @@ static struct kmt_gfp_names *names_from(struct tep_print_arg *flags)
 	for (sym = flags->flags.flags; sym; sym = sym->next) {
 		char *end;
 		unsigned long long v = strtoull(sym->value, &end, 0);
+		char *num_end = end;
 
-		if (end != sym->value && !*end && sym->str)
+		/* libtraceevent leaves a lone constant as written: "0x10u" */
+		end += strspn(end, "uUlL");
+		if (num_end != sym->value && !*end && sym->str)
 			g->names[g->n++] = (struct gfp_name){ v, sym->str };
 	}
 	return g;

@@ -15,6 +15,7 @@ int main(void)
 	srunner_add_suite(sr, slab_suite());
 	srunner_add_suite(sr, fault_suite());
 	srunner_add_suite(sr, perfdata_suite());
+	srunner_add_suite(sr, plugins_suite());
 	srunner_add_suite(sr, support_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

@@ -11,5 +11,6 @@ Suite *slab_suite(void);
 Suite *support_suite(void);
 Suite *fault_suite(void);
 Suite *perfdata_suite(void);
+Suite *plugins_suite(void);
 
 #endif

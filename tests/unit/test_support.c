@@ -147,9 +147,9 @@ START_TEST(test_gfp_names)
 	char buf[128];
 
 	ck_assert_ptr_nonnull(tep);
-	ck_assert_ptr_null(kmt_gfp_names_new(tep));
+	ck_assert_ptr_null(kmt_gfp_names_new(NULL));
 	ck_assert_int_eq(tep_parse_event(tep, fmt, strlen(fmt), "kmem"), 0);
-	g = kmt_gfp_names_new(tep);
+	g = kmt_gfp_names_new(tep_find_event_by_name(tep, "kmem", "mm_page_alloc"));
 	ck_assert_ptr_nonnull(g);
 	kmt_gfp_format(g, 0xcc0 | 0x100, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "GFP_KERNEL|__GFP_ZERO");
@@ -159,6 +159,7 @@ START_TEST(test_gfp_names)
 	ck_assert_str_eq(buf, "none");
 	kmt_gfp_format(NULL, 0xcc0, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "0xcc0");
+	ck_assert(!kmt_gfp_names_pre_4_4(g));
 	kmt_gfp_names_free(g);
 	tep_free(tep);
 }
