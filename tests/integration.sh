@@ -143,11 +143,13 @@ check "kmtrace-report(1) documents every report option with an example" test_rep
 . "$TOP/tests/fault.sh"
 . "$TOP/tests/perfdata.sh"
 . "$TOP/tests/textlog.sh"
+. "$TOP/tests/plugins.sh"
 slab_parsing_tests
 page_parsing_tests
 fault_parsing_tests
 perfdata_parsing_tests
 textlog_parsing_tests
+plugins_parsing_tests
 
 # ---------------------------------------------------------------- live capture
 writable=0
@@ -287,6 +289,7 @@ page_live_tests
 fault_live_tests
 perfdata_live_tests
 textlog_live_tests
+plugins_live_tests
 
 test_top_untouched() { [ "$(top_state)" = "$TOP_BEFORE" ] && [ -z "$(leftover_instances)" ]; }
 live "top-level instance unchanged, no instance left" test_top_untouched
