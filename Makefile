@@ -13,6 +13,7 @@ PREFIX    ?= /usr/local
 DESTDIR   ?=
 BINDIR    := $(PREFIX)/bin
 MANDIR    := $(PREFIX)/share/man/man1
+MAN7DIR   := $(PREFIX)/share/man/man7
 # libtraceevent's plugin directory under PREFIX (its libdir relative to its
 # prefix, e.g. lib/x86_64-linux-gnu/traceevent/plugins on Debian).
 TEP_LIBDIR = $(shell pkg-config --variable=libdir libtraceevent 2>/dev/null)
@@ -118,7 +119,7 @@ unit-san: $(BUILD)/unit-tests-san
 		UBSAN_OPTIONS=print_stacktrace=1 \
 		KMT_TRACES=traces $(BUILD)/unit-tests-san
 
-integration: kmtrace
+integration: all
 	bash tests/integration.sh ./kmtrace
 
 check: deps
@@ -134,9 +135,10 @@ bench: kmtrace
 	@sh scripts/bench.sh ./kmtrace
 
 install: kmtrace plugins
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(PLUGIN_DIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(MAN7DIR) $(DESTDIR)$(PLUGIN_DIR)
 	install -m 0755 kmtrace $(DESTDIR)$(BINDIR)/kmtrace
 	install -m 0644 docs/*.1 $(DESTDIR)$(MANDIR)/
+	install -m 0644 docs/*.7 $(DESTDIR)$(MAN7DIR)/
 	install -m 0644 $(PLUGINS) $(DESTDIR)$(PLUGIN_DIR)/
 
 # Where trace-cmd and perf look for a user's plugins.

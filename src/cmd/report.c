@@ -46,7 +46,7 @@ static void usage(FILE *fp)
 		"usage: kmtrace report [-i FILE] [--format text|csv|json] [-H]\n"
 		"                      [ANALYSIS [ANALYSIS-OPTIONS]]...\n"
 		"       kmtrace report [-i FILE] --print [--time START,END] [--pid-filter PID,..]\n"
-		"                      [--comm NAME] [-O kmt:raw]\n\n"
+		"                      [--comm NAME] [-O|--plugin-option kmt:raw[=0|1]]\n\n"
 		"  -i, --input FILE  recording to read (default kmtrace.dat; - standard input):\n"
 		"                    trace.dat of kmtrace or trace-cmd, perf.data, ftrace text\n"
 		"      --format FMT  text (default), csv or json\n"
