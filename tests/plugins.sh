@@ -33,7 +33,7 @@ test_tracecmd_decodes() {
 	without_plugins trace-cmd report -i "$f" >"$WORK/pl-stock.txt" 2>/dev/null || return 1
 	python3 "$TOP/tests/plugin_lines.py" decoded "$WORK/pl-tc.txt" "$@" &&
 	python3 "$TOP/tests/plugin_lines.py" stock "$WORK/pl-stock.txt" >/dev/null &&
-	grep -q 'migratetype=[0-9]' "$WORK/pl-stock.txt"
+	grep -qE 'migratetype=[0-9]|ret=[0-9]' "$WORK/pl-stock.txt"
 }
 
 test_plugin_symbols() {
@@ -144,6 +144,22 @@ test_install() {
 		grep -q 'mark_victim: .*total_vm=[0-9.]* [KMG]iB'
 }
 
+# The handlers no recording here exercises: pcpu drains, zone-locked refills and the
+# fault return probe, in a trace.dat that build/synth-dat writes.
+test_synthetic() {
+	local f=$WORK/synth.dat
+	"$TOP/build/synth-dat" "$f" || return 1
+	test_tracecmd_decodes "$f" mm_page_pcpu_drain mm_page_alloc_zone_locked fault_return &&
+	event_texts <"$WORK/pl-tc.txt" >"$WORK/synth-texts.txt" &&
+	grep -qx 'mm_page_pcpu_drain pfn=0x1001 order=2 (16 KiB) migratetype=type-7' "$WORK/synth-texts.txt" &&
+	grep -qx 'mm_page_alloc_zone_locked pfn=0x2000 order=3 (32 KiB) migratetype=Unmovable percpu_refill=1' \
+		"$WORK/synth-texts.txt" &&
+	grep -qx 'fault_return (handle_mm_fault+0x0 <- do_user_addr_fault+0xa5) ret=0x404 (MAJOR|RETRY)' \
+		"$WORK/synth-texts.txt" &&
+	grep -q 'fault_return: .*ret=1028$' "$WORK/pl-stock.txt" &&
+	same_as_tracecmd "$f"
+}
+
 plugins_parsing_tests() {
 	check "plugins: 5 plugin_kmt_*.so that need only what perf gives plugins" test_plugin_symbols
 	check "plugins: trace-cmd report of traces/plugins.dat decodes every event type with them, stock without" \
@@ -151,6 +167,8 @@ plugins_parsing_tests() {
 	check "plugins: trace-cmd report of traces/small.dat likewise" \
 		test_tracecmd_decodes "$TRACES/small.dat" kmalloc kmem_cache_alloc kfree kmem_cache_free \
 		mm_page_alloc mm_page_free mm_page_free_batched page_fault_user page_fault_kernel rss_stat
+	check "plugins: trace-cmd decodes pcpu drain, zone-locked refill and the fault return probe (synthetic trace.dat), kmtrace --print alike" \
+		test_synthetic
 	check "plugins: a format without bytes_alloc prints the stock kmalloc/kmem_cache_alloc lines" \
 		test_doctored_format
 	check "report --print: the same text after the event name as trace-cmd report with the plugins (4 files, and -O kmt:raw=1)" \

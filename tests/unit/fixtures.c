@@ -6,6 +6,8 @@
 #include <unistd.h>
 #include <check.h>
 
+#include <traceevent/event-parse.h>
+
 #include "fixtures.h"
 
 #define COMMON_FIELDS \
@@ -78,6 +80,28 @@ const char fix_fmt_other[] =
 	"name: other_event\nID: 900\nformat:\n" COMMON_FIELDS
 	"\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n\n"
 	"print fmt: \"value=%d\", REC->value\n";
+
+/* The kretprobe kmtrace makes on handle_mm_fault (as tracefs shows it). */
+const char fix_fmt_fault_return[] =
+	"name: fault_return\nID: 2000\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:u32 ret;\toffset:24;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"(%lx <- %lx) ret=%u\", REC->__probe_func, REC->__probe_ret_ip, REC->ret\n";
+
+bool fix_set_field(void *buf, const struct tep_event *e, const char *name, unsigned long long v)
+{
+	struct tep_format_field *f = tep_find_field((struct tep_event *)e, name);
+
+	if (!f || f->size > 8)
+		return false;
+	memcpy((char *)buf + f->offset, &v, f->size);	/* little-endian */
+	return true;
+}
 
 void fix_page_init(struct fix_page *p, unsigned long long ts)
 {

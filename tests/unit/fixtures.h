@@ -6,6 +6,7 @@
 #ifndef KMT_TEST_FIXTURES_H
 #define KMT_TEST_FIXTURES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,12 @@ extern const char fix_fmt_page_alloc[];		/* id 664, pfn */
 extern const char fix_fmt_page_alloc_old[];	/* id 664, page (old kernels) */
 extern const char fix_fmt_fault_user[];		/* id 120 */
 extern const char fix_fmt_other[];		/* id 900, an event kmtrace does not know */
+extern const char fix_fmt_fault_return[];	/* id 2000, kmtrace:fault_return kretprobe */
+
+struct tep_event;
+
+/* Set field @name of @e in payload @buf to @v (little-endian); false if no such field. */
+bool fix_set_field(void *buf, const struct tep_event *e, const char *name, unsigned long long v);
 
 /* One sub-buffer being filled. */
 struct fix_page {

@@ -9,22 +9,11 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
+#include "fixtures.h"
 #include "kmt_plugin.h"
 #include "suites.h"
 
 extern const char *const kmt_shipped_formats[][2];
-
-/* The kretprobe kmtrace makes on handle_mm_fault (as tracefs shows it). */
-static const char fmt_fault_return[] =
-	"name: fault_return\nID: 2000\nformat:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-	"\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
-	"\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n"
-	"\tfield:u32 ret;\toffset:24;\tsize:4;\tsigned:0;\n\n"
-	"print fmt: \"(%lx <- %lx) ret=%u\", REC->__probe_func, REC->__probe_ret_ip, REC->ret\n";
 
 #define FUNC_KMALLOC	0xffffffff81300000ull
 #define FUNC_FAULT	0xffffffff81400000ull
@@ -62,7 +51,7 @@ static struct tep_handle *new_tep(bool plugins)
 	tep_set_long_size(t, 8);
 	tep_set_page_size(t, 4096);
 	parse_shipped(t);
-	ck_assert_int_eq(tep_parse_event(t, fmt_fault_return, strlen(fmt_fault_return),
+	ck_assert_int_eq(tep_parse_event(t, fix_fmt_fault_return, strlen(fix_fmt_fault_return),
 					 "kmtrace"), 0);
 	tep_register_function(t, "kmalloc_test", FUNC_KMALLOC, NULL);
 	tep_register_function(t, "handle_mm_fault", FUNC_FAULT, NULL);
@@ -108,10 +97,7 @@ static struct tep_event *rec_start(const char *sys, const char *name)
 /* Set field @name (little-endian, its size). */
 static void put(struct tep_event *e, const char *name, unsigned long long v)
 {
-	struct tep_format_field *f = tep_find_field(e, name);
-
-	ck_assert_msg(f != NULL, "no field %s", name);
-	memcpy(rec_buf + f->offset, &v, f->size);
+	ck_assert_msg(fix_set_field(rec_buf, e, name, v), "no field %s", name);
 }
 
 /* Set __data_loc string field @name to @s, stored after the fixed fields. */
