@@ -75,10 +75,10 @@ static void teardown(void)
 	kmt_plugin_option("kmt:raw=0");
 }
 
-/* Start a record of @sys:@name by @pid; the event is returned. */
-static struct tep_event *rec_start(const char *sys, const char *name)
+/* Start a record of @sys:@name of handle @t; the event is returned. */
+static struct tep_event *rec_start_in(struct tep_handle *t, const char *sys, const char *name)
 {
-	struct tep_event *e = tep_find_event_by_name(tep, sys, name);
+	struct tep_event *e = tep_find_event_by_name(t, sys, name);
 	unsigned short id;
 	int pid = 4242;
 
@@ -92,6 +92,23 @@ static struct tep_event *rec_start(const char *sys, const char *name)
 		if ((size_t)(f->offset + f->size) > rec_len)
 			rec_len = f->offset + f->size;
 	return e;
+}
+
+static struct tep_event *rec_start(const char *sys, const char *name)
+{
+	return rec_start_in(tep, sys, name);
+}
+
+/* A handle holding only the kmem format @fmt, with the plugins. */
+static struct tep_handle *tep_of(const char *fmt)
+{
+	struct tep_handle *t = tep_alloc();
+
+	ck_assert_ptr_nonnull(t);
+	tep_set_long_size(t, 8);
+	ck_assert_int_eq(tep_parse_event(t, fmt, strlen(fmt), "kmem"), 0);
+	kmt_plugins_register_all(t, NULL);
+	return t;
 }
 
 /* Set field @name (little-endian, its size). */
@@ -407,25 +424,13 @@ START_TEST(test_pre_4_4_migratetypes)
 		"\"|\", {(unsigned long)(0x10u | 0x40u | 0x80u), \"GFP_KERNEL\"}, "
 		"{(unsigned long)0x10u, \"GFP_WAIT\"}, {(unsigned long)0x10u, \"__GFP_WAIT\"}) "
 		": \"GFP_NOWAIT\"\n";
-	struct tep_handle *old = tep_alloc();
-	struct tep_record rec = { .data = rec_buf, .size = 28 };
-	unsigned int v;
+	struct tep_handle *old = tep_of(fmt);
+	struct tep_event *e = rec_start_in(old, "kmem", "mm_page_alloc");
 
-	tep_set_long_size(old, 8);
-	ck_assert_int_eq(tep_parse_event(old, fmt, strlen(fmt), "kmem"), 0);
-	kmt_plugins_register_all(old, NULL);
-	memset(rec_buf, 0, sizeof(rec_buf));
-	v = 3000;
-	memcpy(rec_buf, &v, 2);
-	v = 1;
-	memcpy(rec_buf + 24, &v, 4);	/* migratetype 1 */
-	v = 0xd0;
-	memcpy(rec_buf + 20, &v, 4);
-	trace_seq_reset(&seq);
-	tep_print_event(old, &seq, &rec, "%s", TEP_PRINT_INFO);
-	trace_seq_terminate(&seq);
-	ck_assert_str_eq(seq.buffer, "pfn=0x0 order=0 (4 KiB) migratetype=Reclaimable "
-			 "gfp_flags=GFP_KERNEL");
+	put(e, "migratetype", 1);
+	put(e, "gfp_flags", 0xd0);
+	ck_assert_str_eq(print_sized(old, rec_len), "pfn=0x0 order=0 (4 KiB) "
+			 "migratetype=Reclaimable gfp_flags=GFP_KERNEL");
 	tep_free(old);
 }
 END_TEST
@@ -442,26 +447,14 @@ START_TEST(test_doctored_format_prints_stock)
 		"\tfield:size_t bytes_req;\toffset:24;\tsize:8;\tsigned:0;\n\n"
 		"print fmt: \"call_site=%pS ptr=%p bytes_req=%zu\", (void *)REC->call_site, "
 		"REC->ptr, REC->bytes_req\n";
-	struct tep_handle *doc = tep_alloc();
-	struct tep_record rec = { .data = rec_buf, .size = 32 };
-	unsigned long long v;
+	struct tep_handle *doc = tep_of(fmt);
+	struct tep_event *e = rec_start_in(doc, "kmem", "kmalloc");
 
-	tep_set_long_size(doc, 8);
-	ck_assert_int_eq(tep_parse_event(doc, fmt, strlen(fmt), "kmem"), 0);
-	kmt_plugins_register_all(doc, NULL);
-	memset(rec_buf, 0, sizeof(rec_buf));
-	v = 3001;
-	memcpy(rec_buf, &v, 2);
-	v = 0x1234;
-	memcpy(rec_buf + 8, &v, 8);
-	v = 0xffff888000001000ull;
-	memcpy(rec_buf + 16, &v, 8);
-	v = 64;
-	memcpy(rec_buf + 24, &v, 8);
-	trace_seq_reset(&seq);
-	tep_print_event(doc, &seq, &rec, "%s", TEP_PRINT_INFO);
-	trace_seq_terminate(&seq);
-	ck_assert_str_eq(seq.buffer, "call_site=0x1234 ptr=0xffff888000001000 bytes_req=64");
+	put(e, "call_site", 0x1234);
+	put(e, "ptr", 0xffff888000001000ull);
+	put(e, "bytes_req", 64);
+	ck_assert_str_eq(print_sized(doc, rec_len),
+			 "call_site=0x1234 ptr=0xffff888000001000 bytes_req=64");
 	tep_free(doc);
 }
 END_TEST
