@@ -324,6 +324,38 @@ static const char *use_live_kallsyms(struct kmt_reader *r)
 	return why;
 }
 
+int kmt_reader_use_kallsyms(struct kmt_reader *r, const char *path, struct kmt_error *err)
+{
+	size_t len;
+	char *text = kmt_read_text_file(path, &len);
+	char where[512];
+	int ret = -1;
+
+	if (!text) {
+		kmt_error_set(err, path, -1, "cannot read: %s", strerror(errno));
+		return -1;
+	}
+	if (kmt_reader_set_symbols(r, text, len)) {
+		kmt_error_set(err, path, -1, "out of memory");
+		goto out;
+	}
+	if (!kmt_symbols_count(r->symbols)) {
+		kmt_error_set(err, path, 0, "no symbols in it (want /proc/kallsyms or System.map "
+			      "lines: ADDRESS TYPE NAME)");
+		goto out;
+	}
+	snprintf(where, sizeof(where), "%s (--kallsyms, %zu symbols)", path,
+		 kmt_symbols_count(r->symbols));
+	free(r->texts[KMT_TEXT_SYMBOLS]);
+	r->texts[KMT_TEXT_SYMBOLS] = strdup(where);
+	free(r->live_release);		/* this file, not this machine's /proc/kallsyms */
+	r->live_release = NULL;
+	ret = 0;
+out:
+	free(text);
+	return ret;
+}
+
 int kmt_reader_defer_live_kallsyms(struct kmt_reader *r, const char *release,
 				   unsigned long long text_addr)
 {

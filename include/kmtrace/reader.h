@@ -130,6 +130,13 @@ int kmt_reader_symbol(struct kmt_reader *r, unsigned long long addr, char *buf, 
 const char *kmt_reader_function(struct kmt_reader *r, unsigned long long addr,
 				unsigned long long *start, const char **mod);
 
+/*
+ * Resolve kernel addresses through the kallsyms (or System.map) file @path
+ * instead of what the recording carries or this machine's /proc/kallsyms.
+ * Returns 0, or -1 with @err filled (unreadable, or no symbol in it).
+ */
+int kmt_reader_use_kallsyms(struct kmt_reader *r, const char *path, struct kmt_error *err);
+
 /* Events a CPU lost: sub-buffer marks or the kernel's overrun, plus drops. */
 unsigned long long kmt_cpu_stats_lost(const struct kmt_cpu_stats *st);
 

@@ -22,10 +22,14 @@ struct report_args {
 	int format;
 	int human;
 	const char *formats_dir;
+	const char *kallsyms;
 	const struct kmt_analysis *an[MAX_ANALYSES];
 	void *priv[MAX_ANALYSES];
 	int n;
 };
+
+/* Keys of the common options without a short form (analyses use 0x100..0x3ff). */
+enum { OPT_KALLSYMS = 0x400 };
 
 static const struct option common_longopts[] = {
 	{ "input", required_argument, NULL, 'i' },
@@ -33,6 +37,7 @@ static const struct option common_longopts[] = {
 	{ "human", no_argument, NULL, 'H' },
 	{ "formats", required_argument, NULL, 'M' },
 	{ "print", no_argument, NULL, 'P' },
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -52,6 +57,8 @@ static void usage(FILE *fp)
 		"      --format FMT  text (default), csv or json\n"
 		"      --formats DIR event formats for ftrace text (SYSTEM/EVENT/format files,\n"
 		"                    as in tracefs's events/; default: those shipped)\n"
+		"      --kallsyms FILE  kernel symbols from FILE (a saved /proc/kallsyms or a\n"
+		"                    System.map) instead of the recording's or this machine's\n"
 		"  -H, --human       sizes as KiB/MiB in text\n"
 		"      --print       every event on one line instead of analyses, decoded by\n"
 		"                    kmtrace's plugins (as trace-cmd report prints them)\n\n"
@@ -83,6 +90,9 @@ static int common_option(struct report_args *a, int c, int *status)
 	case 'M':
 		a->formats_dir = optarg;
 		return 0;
+	case OPT_KALLSYMS:
+		a->kallsyms = optarg;
+		return 0;
 	case 'h':
 		usage(stdout);
 		*status = 0;
@@ -95,7 +105,7 @@ static int common_option(struct report_args *a, int c, int *status)
 
 static bool is_common(int c)
 {
-	return c == 'i' || c == 'F' || c == 'H' || c == 'h';
+	return c == 'i' || c == 'F' || c == 'H' || c == 'h' || c == 'M' || c == OPT_KALLSYMS;
 }
 
 /* The option getopt just refused, for the message. */
@@ -319,6 +329,11 @@ static int open_and_run(struct report_args *a)
 	a->s.reader = kmt_reader_open_formats(a->s.input, a->formats_dir, &err);
 	if (!a->s.reader) {
 		kmt_error_print(&err);
+		return KMT_EXIT_INPUT;
+	}
+	if (a->kallsyms && kmt_reader_use_kallsyms(a->s.reader, a->kallsyms, &err)) {
+		kmt_error_print(&err);
+		kmt_reader_close(a->s.reader);
 		return KMT_EXIT_INPUT;
 	}
 	a->s.tep = kmt_reader_tep(a->s.reader);
