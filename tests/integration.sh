@@ -1,55 +1,29 @@
 #!/bin/bash
-# Integration tests: drive the real kmtrace binary. Parsing tests need no
-# root; live-capture tests run where tracefs is writable and SKIP loudly
-# elsewhere. Ends with "N passed, N failed, N skipped".
+# Integration tests: drive the real kmtrace binary. Ends with "N passed, N
+# failed, N skipped".
+#
+# The parsing tests run as on another machine: in a mount namespace where
+# /proc/kallsyms is a made-up file and, through setarch --uname-2.6, uname
+# reports another kernel release (tests/foreign.sh). A parsing test that
+# leaned on this machine's kernel would fail there. Live-capture tests run
+# afterwards, on this machine, where tracefs is writable, and SKIP loudly
+# elsewhere. $KMTRACE is a wrapper that logs the pid of every kmtrace it
+# starts: cleanup and the leftover checks touch only those.
 set -u
-KMTRACE=$(realpath "${1:-./kmtrace}")
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-TRACES=$TOP/traces
-TRACEFS=/sys/kernel/tracing
-WORK=$(mktemp -d /tmp/kmtrace-it.XXXXXX)
-pass=0 fail=0 skip=0
-
-ok()   { pass=$((pass + 1)); echo "PASS: $*"; }
-bad()  { fail=$((fail + 1)); echo "FAIL: $*"; }
-skip() { skip=$((skip + 1)); echo "SKIP: $* ******** (tracefs not writable here) ********"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
-
-leftover_instances() { ls "$TRACEFS/instances" 2>/dev/null | grep '^kmtrace-' || true; }
-
-cleanup() {
-	# A stopped kmtrace removes its instance itself; one that died closed its
-	# pipes on exit, and only then may its instance go.
-	local n
-	pkill -TERM -f "^$KMTRACE record" 2>/dev/null
-	for n in $(seq 600); do
-		pgrep -f "^$KMTRACE record" >/dev/null || break
-		sleep 0.1
-	done
-	pkill -KILL -f "^$KMTRACE record" 2>/dev/null && sleep 1
-	for i in $(leftover_instances); do
-		echo "FAIL: instance $i left behind; removing it"
-		rmdir "$TRACEFS/instances/$i"
-	done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-# json_get FILE PYTHON-EXPR-ON-d
-json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
-
-# Per-event counts from kmtrace (json) and from trace-cmd report, as "name count" lines.
-kmt_counts() {
-	"$KMTRACE" report -i "$1" --format json >"$WORK/c.json" || return 1
-	json_get "$WORK/c.json" \
-		"'\n'.join('%s %d' % (r['event'].split(':')[1], r['count']) for r in d['analyses']['stat']['tables']['events'])" |
-		LC_ALL=C sort
-}
-tc_counts() {
-	trace-cmd report -i "$1" 2>/dev/null |
-		awk '$1 != "cpus=2" && $1 !~ /^cpus=/ { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z0-9_]+:$/ && $(i-1) ~ /^[0-9]+\.[0-9]+:$/) { sub(":", "", $i); n[$i]++; break } }
-		     END { for (e in n) print e, n[e] }' | LC_ALL=C sort
-}
+if [ "${KMT_IT_PHASE:-}" != parsing ]; then
+	REAL_KMTRACE=$(realpath "${1:-./kmtrace}")
+	WORK=$(mktemp -d /tmp/kmtrace-it.XXXXXX)
+	mkdir "$WORK/bin"
+	printf '#!/bin/sh\necho $$ >>"%s/pids"\nexec "%s" "$@"\n' "$WORK" "$REAL_KMTRACE" >"$WORK/bin/kmtrace"
+	chmod +x "$WORK/bin/kmtrace"
+	KMTRACE=$WORK/bin/kmtrace
+	export REAL_KMTRACE KMTRACE WORK
+fi
+# perf keeps its build-id cache here, not in ~/.debug
+export PERF_BUILDID_DIR=$WORK/perf-buildid
+. "$TOP/tests/lib.sh"
+. "$TOP/tests/foreign.sh"
 
 # ---------------------------------------------------------------- parsing
 test_report_small() {
@@ -57,74 +31,43 @@ test_report_small() {
 	grep -q 'kmem:kmalloc' "$WORK/r.txt" && grep -q 'Format  *trace.dat v6' "$WORK/r.txt" &&
 	[ ! -s "$WORK/r.err" ]
 }
-check "report on traces/small.dat (text)" test_report_small
 
 test_json_fields() {
 	"$KMTRACE" report -i "$TRACES/small.dat" --format json >"$WORK/j.json" || return 1
 	json_get "$WORK/j.json" "all(k in d['analyses']['stat']['summary'] for k in ('total_events','lost_events','cpus','duration_ns')) and d['analyses']['stat']['summary']['total_events'] == sum(r['count'] for r in d['analyses']['stat']['tables']['events']) > 0" | grep -q True
 }
-check "report --format json has events, total_events, lost_events, cpus, duration_ns" test_json_fields
 
 test_v7_same_counts() {
 	[ "$(kmt_counts "$TRACES/small.dat")" = "$(kmt_counts "$TRACES/small-v7.dat")" ] &&
 	"$KMTRACE" report -i "$TRACES/small-v7.dat" | grep -q 'libtracecmd'
 }
-check "trace-cmd v7 (compressed) copy reports the same counts as the v6 original" test_v7_same_counts
 
 test_small_vs_tracecmd() {
 	command -v trace-cmd >/dev/null || return 1
 	[ -n "$(kmt_counts "$TRACES/small.dat")" ] &&
 	[ "$(kmt_counts "$TRACES/small.dat")" = "$(tc_counts "$TRACES/small.dat")" ]
 }
-check "traces/small.dat: per-event counts equal trace-cmd report's" test_small_vs_tracecmd
 
 test_csv() {
 	"$KMTRACE" report -i "$TRACES/small.dat" --format csv >"$WORK/r.csv" &&
 	grep -q '^table,event,count$' "$WORK/r.csv" && grep -q '^stat.events,kmem:kmalloc,[0-9]' "$WORK/r.csv" &&
 	grep -q '^table,cpu,events,lost,overrun,dropped,missed_marked$' "$WORK/r.csv"
 }
-check "report --format csv" test_csv
 
-# expect_bad_input FILE PATTERN: exit 2, one stderr line naming FILE, nothing on stdout
-expect_bad_input() {
-	"$KMTRACE" report -i "$1" >"$WORK/b.out" 2>"$WORK/b.err"
-	local rc=$?
-	[ $rc -eq 2 ] && [ ! -s "$WORK/b.out" ] && [ "$(wc -l <"$WORK/b.err")" -eq 1 ] &&
-	grep -q -- "$1" "$WORK/b.err" && grep -q -- "$2" "$WORK/b.err" ||
-		{ echo "  rc=$rc stderr: $(cat "$WORK/b.err")"; return 1; }
-}
 test_not_a_trace() { printf 'hello world, not a trace\n' >"$WORK/text.dat"; expect_bad_input "$WORK/text.dat" "offset 0: not a trace.dat"; }
-check "not a trace: exit 2, one line with file and offset" test_not_a_trace
 test_truncated() {
 	head -c 300000 "$TRACES/small.dat" >"$WORK/trunc.dat"
 	expect_bad_input "$WORK/trunc.dat" "offset [0-9]*: corrupt: CPU . data"
 }
-check "truncated trace.dat: exit 2, no partial report" test_truncated
 test_truncated_header() { head -c 2000 "$TRACES/small.dat" >"$WORK/th.dat"; expect_bad_input "$WORK/th.dat" "offset [0-9]*: truncated"; }
-check "trace.dat cut in its header: exit 2" test_truncated_header
 test_missing() { expect_bad_input "$WORK/nonexistent.dat" "No such file"; }
-check "missing file: exit 2" test_missing
 test_bad_usage() {
 	"$KMTRACE" report -i "$TRACES/small.dat" nosuch >/dev/null 2>&1; [ $? -eq 2 ] || return 1
 	"$KMTRACE" report -i "$TRACES/small.dat" --format xml >/dev/null 2>&1; [ $? -eq 2 ] || return 1
 	"$KMTRACE" report -i "$TRACES/small.dat" slab stat slab >/dev/null 2>&1; [ $? -eq 2 ] || return 1
 	"$KMTRACE" frobnicate >/dev/null 2>&1; [ $? -eq 2 ]
 }
-check "unknown analysis, format or command, an analysis given twice: exit 2" test_bad_usage
 
-# The EXAMPLES of every man page, run from the top of the tree.
-man_examples() { sed -n '/^\.EX/,/^\.EE/p' "$TOP"/docs/$1 | sed -n 's/^\$ kmtrace //p'; }
-test_man_examples() {
-	local line n=0
-	while IFS= read -r line; do
-		(cd "$TOP" && eval "\"$KMTRACE\" $line") >/dev/null 2>&1 || { echo "  failed: $line"; return 1; }
-		n=$((n + 1))
-	done <<EOT
-$(man_examples "$1")
-EOT
-	[ $n -gt 0 ]
-}
-check "kmtrace-report(1) examples run" test_man_examples kmtrace-report.1
 
 # Every long option `kmtrace report -h` lists is described in the man page
 # and used by one of its examples.
@@ -136,7 +79,28 @@ test_report_options_documented() {
 	done
 	[ -z "$missing" ] || { echo "  undocumented or without example:$missing"; return 1; }
 }
-check "kmtrace-report(1) documents every report option with an example" test_report_options_documented
+
+test_tools_present() {
+	local t missing=
+	for t in perf trace-cmd python3; do command -v $t >/dev/null || missing="$missing $t"; done
+	[ -z "$missing" ] || { echo "  missing:$missing (make deps installs them)"; return 1; }
+}
+
+core_parsing_tests() {
+	check "perf, trace-cmd and python3 are installed (make deps)" test_tools_present
+	check "report on traces/small.dat (text)" test_report_small
+	check "report --format json has events, total_events, lost_events, cpus, duration_ns" test_json_fields
+	check "trace-cmd v7 (compressed) copy reports the same counts as the v6 original" test_v7_same_counts
+	check "traces/small.dat: per-event counts equal trace-cmd report's" test_small_vs_tracecmd
+	check "report --format csv" test_csv
+	check "not a trace: exit 2, one line with file and offset" test_not_a_trace
+	check "truncated trace.dat: exit 2, no partial report" test_truncated
+	check "trace.dat cut in its header: exit 2" test_truncated_header
+	check "missing file: exit 2" test_missing
+	check "unknown analysis, format or command, an analysis given twice: exit 2" test_bad_usage
+	check "kmtrace-report(1) examples run" test_man_examples kmtrace-report.1
+	check "kmtrace-report(1) documents every report option with an example" test_report_options_documented
+}
 
 . "$TOP/tests/slab.sh"
 . "$TOP/tests/page.sh"
@@ -144,12 +108,50 @@ check "kmtrace-report(1) documents every report option with an example" test_rep
 . "$TOP/tests/perfdata.sh"
 . "$TOP/tests/textlog.sh"
 . "$TOP/tests/plugins.sh"
-slab_parsing_tests
-page_parsing_tests
-fault_parsing_tests
-perfdata_parsing_tests
-textlog_parsing_tests
-plugins_parsing_tests
+
+parsing_tests() {
+	foreign_machine_check
+	core_parsing_tests
+	slab_parsing_tests
+	page_parsing_tests
+	fault_parsing_tests
+	perfdata_parsing_tests
+	textlog_parsing_tests
+	plugins_parsing_tests
+}
+
+if [ "${KMT_IT_PHASE:-}" = parsing ]; then
+	parsing_tests
+	echo "$pass $fail $skip" >"$WORK/parsing.counts"
+	exit 0
+fi
+
+cleanup() {
+	# A stopped kmtrace removes its instance itself; one that died closed its
+	# pipes on exit, and only then may its instance go.
+	local n p left
+	for p in $(our_pids); do
+		[ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$REAL_KMTRACE" ] && kill -TERM "$p"
+	done
+	for n in $(seq 600); do
+		left=
+		for p in $(our_pids); do
+			[ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$REAL_KMTRACE" ] && left="$left $p"
+		done
+		[ -z "$left" ] && break
+		[ "$n" = 600 ] && kill -KILL $left && sleep 1
+		sleep 0.1
+	done
+	for i in $(leftover_instances); do
+		echo "FAIL: instance $i left behind; removing it"
+		rmdir "$TRACEFS/instances/$i"
+	done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# ---------------------------------------------------------------- parsing, as on another machine
+run_parsing_as_foreign "$0"
 
 # ---------------------------------------------------------------- live capture
 writable=0
@@ -158,7 +160,6 @@ if [ "$(id -u)" = 0 ] && { mountpoint -q $TRACEFS || mount -t tracefs nodev $TRA
 	rmdir "$TRACEFS/instances/kmtrace-probe-$$"
 	writable=1
 fi
-live() { if [ $writable = 1 ]; then check "$@"; else skip "$1"; fi; }
 
 top_state() { cat $TRACEFS/tracing_on $TRACEFS/buffer_size_kb $TRACEFS/set_event $TRACEFS/set_event_pid $TRACEFS/trace_options 2>/dev/null | md5sum; }
 [ $writable = 1 ] && TOP_BEFORE=$(top_state)
@@ -175,19 +176,6 @@ test_record_command() {
 	done
 	[ "$k" = "$t" ] || { echo "  kmtrace: $k"; echo "  trace-cmd: $t"; return 1; }
 }
-live "record -- COMMAND: kmalloc/kfree/cache/page/fault counts > 0 and equal to trace-cmd report's" test_record_command
-
-# Wait until kmtrace has blocked SIGINT (bit 2 of SigBlk): from then on a
-# signal lands in its setup or recording, not in the shell or env before it.
-wait_signals_blocked() {
-	local i
-	for i in $(seq 500); do
-		[ "$(cat /proc/$1/comm 2>/dev/null)" = kmtrace ] &&
-			(( 0x$(awk '/^SigBlk/ { print $2 }' /proc/$1/status) & 2 )) && return 0
-		sleep 0.01
-	done
-	echo "  kmtrace never blocked its signals"; kill -KILL "$1"; wait "$1"; return 1
-}
 
 test_signal() {
 	local sig=$1 delay=$2 f=$WORK/sig-$1-$2.dat pid rc
@@ -203,11 +191,6 @@ test_signal() {
 	"$KMTRACE" report -i "$f" >/dev/null || return 1
 	trace-cmd report -i "$f" >/dev/null 2>&1
 }
-for s in INT TERM HUP; do
-	for d in 0 0.05 1; do
-		live "SIG$s after ${d}s of a system-wide record: valid file, no instance left" test_signal $s $d
-	done
-done
 
 test_million_no_loss() {
 	local f=$WORK/big.dat total lost
@@ -218,7 +201,6 @@ test_million_no_loss() {
 	echo "  $total events, $lost lost"
 	[ "$total" -ge 1000000 ] && [ "$lost" -eq 0 ]
 }
-live ">= 1,000,000 events with the default buffer: 0 lost" test_million_no_loss
 
 test_tiny_buffer_loses() {
 	local f=$WORK/tiny.dat lost
@@ -228,7 +210,6 @@ test_tiny_buffer_loses() {
 	echo "  $lost lost"
 	[ "$lost" -gt 0 ]
 }
-live "-b 8: lost events > 0 in the report" test_tiny_buffer_loses
 
 test_no_overwrite() {
 	local f=$WORK/keep.dat
@@ -237,20 +218,17 @@ test_no_overwrite() {
 	grep -q 'use -f' "$WORK/ow.err" && [ "$(cat "$f")" = precious ] || return 1
 	"$KMTRACE" record -f -d 0.1 -o "$f" 2>/dev/null && "$KMTRACE" report -i "$f" >/dev/null
 }
-live "existing output kept without -f, replaced with -f" test_no_overwrite
 
 test_bad_event() {
 	"$KMTRACE" record -e kmem:nosuch -d 0.1 -o "$WORK/ne.dat" 2>"$WORK/ne.err"
 	[ $? -ne 0 ] && grep -q "kmem:nosuch" "$WORK/ne.err" && [ ! -e "$WORK/ne.dat" ] &&
 	[ -z "$(leftover_instances)" ]
 }
-live "unknown event: clear error, no file, no instance" test_bad_event
 
 test_bad_filter() {
 	"$KMTRACE" record --filter 'kmem:kmalloc:nosuchfield > 3' -d 0.1 -o "$WORK/nf.dat" 2>"$WORK/nf.err"
 	[ $? -ne 0 ] && grep -q "rejected filter" "$WORK/nf.err" && [ -z "$(leftover_instances)" ]
 }
-live "rejected filter: clear error, no instance" test_bad_filter
 
 test_filter_and_events() {
 	local f=$WORK/flt.dat k
@@ -261,7 +239,6 @@ test_filter_and_events() {
 	trace-cmd report -i "$f" 2>/dev/null | grep -o 'bytes_req=[0-9]*' |
 		awk -F= '$2 <= 512 { bad++ } END { exit bad > 0 }'
 }
-live "-e and --filter: only kmalloc with bytes_req > 512" test_filter_and_events
 
 test_command_only() {
 	local f=$WORK/cmd.dat
@@ -271,7 +248,6 @@ test_command_only() {
 	[ "$(kmt_counts "$f")" = "$(printf 'sched_process_exec 3\nsched_process_fork 2')" ] ||
 		{ kmt_counts "$f"; return 1; }
 }
-live "-- COMMAND traces the command and its children only" test_command_only
 
 test_duration() {
 	local start=$(date +%s%N) f=$WORK/dur.dat el
@@ -280,8 +256,21 @@ test_duration() {
 	echo "  took ${el} ms"
 	[ $el -ge 500 ] && "$KMTRACE" report -i "$f" >/dev/null
 }
-live "-d stops a system-wide record" test_duration
 
+live "record -- COMMAND: kmalloc/kfree/cache/page/fault counts > 0 and equal to trace-cmd report's" test_record_command
+for s in INT TERM HUP; do
+	for d in 0 0.05 1; do
+		live "SIG$s after ${d}s of a system-wide record: valid file, no instance left" test_signal $s $d
+	done
+done
+live ">= 1,000,000 events with the default buffer: 0 lost" test_million_no_loss
+live "-b 8: lost events > 0 in the report" test_tiny_buffer_loses
+live "existing output kept without -f, replaced with -f" test_no_overwrite
+live "unknown event: clear error, no file, no instance" test_bad_event
+live "rejected filter: clear error, no instance" test_bad_filter
+live "-e and --filter: only kmalloc with bytes_req > 512" test_filter_and_events
+live "-- COMMAND traces the command and its children only" test_command_only
+live "-d stops a system-wide record" test_duration
 live "kmtrace-record(1) examples run" test_man_examples kmtrace-record.1
 
 slab_live_tests
