@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <kmtrace/reader.h>
 
 #define KMT_TD_MAGIC		"\027\010\104tracing"
@@ -27,12 +28,36 @@ enum kmt_td_option_id {
 	KMT_TD_OPT_KMT_FAULT_SOURCE = 0x4b51,	/* "kprobe ...", "perf lost=N ..." or "none ..." */
 	KMT_TD_OPT_KMT_FAULT_SAMPLES = 0x4b52,	/* "TIME TID CPU ADDR m|M" lines */
 	KMT_TD_OPT_KMT_RUSAGE = 0x4b53,		/* "pid=N minflt=N ..." of the command */
+	KMT_TD_OPT_KMT_FAULT_SAMPLES_BIN = 0x4b54,	/* struct kmt_td_fault_sample array */
 };
 
+/*
+ * An option: @size bytes at @data, or, when @data is NULL, the first @size
+ * bytes of the file @src_fd (read with pread from offset 0).
+ */
 struct kmt_td_option {
 	unsigned short id;
 	const void *data;
 	unsigned int size;
+	int src_fd;
+};
+
+/* An option of @size bytes at @data. */
+#define KMT_TD_OPT(id, data, size)	{ (id), (data), (size), -1 }
+
+/*
+ * KMT_TD_OPT_KMT_FAULT_SAMPLES_BIN: a u32 KMT_TD_FAULT_SAMPLES_VERSION and a
+ * u32 record size, then the perf minor/major fault samples in time order,
+ * in the file's byte order.
+ */
+#define KMT_TD_FAULT_SAMPLES_VERSION	1
+struct kmt_td_fault_sample {
+	uint64_t time;
+	uint64_t addr;
+	uint32_t tid;
+	uint16_t cpu;
+	uint8_t major;
+	uint8_t pad;
 };
 
 /* One event format file; @system "ftrace" formats go in their own section. */
@@ -63,13 +88,32 @@ struct kmt_tracedat_meta {
 	int noptions;
 };
 
+/* What one CPU's data held, counted while it was copied. */
+struct kmt_td_cpu_count {
+	unsigned long long events;
+	unsigned long long bytes;
+	unsigned long long missed;		/* sub-buffer missed-event marks */
+	unsigned long long bad_subbuffers;	/* commit past their end: not counted */
+};
+
+/* How kmt_tracedat_write() moves the per-CPU data; every member may be 0. */
+struct kmt_td_copy {
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);	/* bytes */
+	bool (*cancelled)(void *ctx);		/* true: stop, fail with ECANCELED */
+	void *ctx;
+	bool punch;				/* free the inputs' blocks once copied */
+	struct kmt_td_cpu_count *counts;	/* one per CPU, filled */
+};
+
 /*
- * Write a version 6 trace.dat to @out_fd: @meta, then the data of @ncpus
- * CPUs read from @cpu_fds (each read from offset 0 to its end), each at a
- * page-aligned offset. Returns 0, or -1 with @err filled.
+ * Write a version 6 trace.dat to @out_fd front to back (a pipe will do):
+ * @meta, then the data of @ncpus CPUs read from @cpu_fds (each from offset
+ * 0 to its end), each at a page-aligned offset, as @copy (may be NULL)
+ * says. Returns 0, or -1 with @err filled and errno set.
  */
 int kmt_tracedat_write(int out_fd, const char *out_name, const struct kmt_tracedat_meta *meta,
-		       int ncpus, const int *cpu_fds, struct kmt_error *err);
+		       int ncpus, const int *cpu_fds, const struct kmt_td_copy *copy,
+		       struct kmt_error *err);
 
 /* Readers of each format; reader.c dispatches on the file's first bytes. */
 struct kmt_reader *kmt_tracedat_open(const char *path, int fd, struct kmt_error *err);

@@ -1,22 +1,43 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * Write a trace-cmd compatible trace.dat, version 6, in host byte order, from header texts and per-CPU raw ring-buffer pages.
+ * Write a trace-cmd compatible trace.dat, version 6, in host byte order,
+ * from header texts and per-CPU raw ring-buffer pages. The file is written
+ * front to back in one pass (so a pipe or a device can take it): every
+ * size is known before the first byte goes out. The per-CPU data is read
+ * in chunks, its events counted sub-buffer by sub-buffer, and the blocks
+ * of the input can be freed as they are copied.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <traceevent/event-parse.h>
+#include <traceevent/kbuffer.h>
 
 #include "tracedat.h"
 
-/* A growable buffer the header is assembled in. */
+#define COPY_CHUNK	(1u << 20)
+#define COMMIT_MASK	((1u << 27) - 1)
+
+/* An option whose data comes from a file: where it goes in the header. */
+struct hole {
+	size_t at;		/* bytes of the assembled header before it */
+	int fd;
+	uint64_t size;
+};
+
+/* A growable buffer the header is assembled in, with the file-backed holes. */
 struct obuf {
 	char *data;
 	size_t len;
 	size_t cap;
 	bool failed;
+	struct hole *holes;
+	int nholes;
+	uint64_t hole_bytes;
 };
 
 static void put(struct obuf *b, const void *p, size_t len)
@@ -56,6 +77,20 @@ static void put_blob32(struct obuf *b, const struct kmt_td_blob *blob)
 {
 	put_u32(b, blob->len);
 	put(b, blob->data, blob->len);
+}
+
+/* @size bytes of @fd go here when the header is written. */
+static void put_hole(struct obuf *b, int fd, uint64_t size)
+{
+	struct hole *n = realloc(b->holes, (b->nholes + 1) * sizeof(*n));
+
+	if (!n) {
+		b->failed = true;
+		return;
+	}
+	b->holes = n;
+	n[b->nholes++] = (struct hole){ b->len, fd, size };
+	b->hole_bytes += size;
 }
 
 static void put_ftrace_formats(struct obuf *b, const struct kmt_tracedat_meta *m)
@@ -117,10 +152,26 @@ static char host_is_big_endian(void)
 	return *(const char *)&probe == 0;
 }
 
-static void put_header(struct obuf *b, const struct kmt_tracedat_meta *m, int ncpus)
+static void put_options(struct obuf *b, const struct kmt_tracedat_meta *m)
 {
 	int i;
 
+	put(b, "options  ", 10);
+	for (i = 0; i < m->noptions; i++) {
+		const struct kmt_td_option *o = &m->options[i];
+
+		put_u16(b, o->id);
+		put_u32(b, o->size);
+		if (o->data)
+			put(b, o->data, o->size);
+		else
+			put_hole(b, o->src_fd, o->size);
+	}
+	put_u16(b, KMT_TD_OPT_DONE);
+}
+
+static void put_header(struct obuf *b, const struct kmt_tracedat_meta *m, int ncpus)
+{
 	put(b, KMT_TD_MAGIC, KMT_TD_MAGIC_LEN);
 	put_str(b, "6");
 	put(b, &(char){ host_is_big_endian() }, 1);
@@ -136,13 +187,7 @@ static void put_header(struct obuf *b, const struct kmt_tracedat_meta *m, int nc
 	put_blob32(b, &m->printk);
 	put_blob64(b, &m->cmdlines);
 	put_u32(b, ncpus);
-	put(b, "options  ", 10);
-	for (i = 0; i < m->noptions; i++) {
-		put_u16(b, m->options[i].id);
-		put_u32(b, m->options[i].size);
-		put(b, m->options[i].data, m->options[i].size);
-	}
-	put_u16(b, KMT_TD_OPT_DONE);
+	put_options(b, m);
 	put(b, "flyrecord", 10);
 }
 
@@ -155,51 +200,176 @@ static int write_all(int fd, const void *p, size_t len)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n <= 0) {
+			if (!n)
+				errno = EIO;
 			return -1;
+		}
 		c += n;
 		len -= n;
 	}
 	return 0;
 }
 
-/* Copy all of @in_fd to @out_fd at its current position. */
-static int copy_fd(int in_fd, int out_fd, size_t size)
+/* What a copy is doing: progress, cancellation, counting. */
+struct copier {
+	const struct kmt_td_copy *opt;
+	unsigned char *buf;
+	uint64_t done, total;
+	struct kbuffer *kbuf;
+	unsigned int subbuf, page_header, long_size;
+};
+
+static bool cancelled(struct copier *c)
 {
-	char buf[65536];
-	loff_t off = 0;
-
-	while (size) {
-		ssize_t n = copy_file_range(in_fd, &off, out_fd, NULL, size, 0);
-
-		if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
-			      errno == EOPNOTSUPP))
-			break;
-		if (n <= 0)
-			return -1;
-		size -= n;
+	if (c->opt && c->opt->progress)
+		c->opt->progress(c->opt->ctx, c->done, c->total);
+	if (c->opt && c->opt->cancelled && c->opt->cancelled(c->opt->ctx)) {
+		errno = ECANCELED;
+		return true;
 	}
-	while (size) {
-		ssize_t n = pread(in_fd, buf, size < sizeof(buf) ? size : sizeof(buf), off);
+	return false;
+}
 
-		if (n <= 0 || write_all(out_fd, buf, n))
+/* Count the events of whole sub-buffers at @p into @count. */
+static void count_subbuffers(struct copier *c, unsigned char *p, size_t len,
+			     struct kmt_td_cpu_count *count)
+{
+	size_t off;
+
+	for (off = 0; c->kbuf && off + c->subbuf <= len; off += c->subbuf) {
+		unsigned long long commit = 0, ts;
+		int missed;
+
+		memcpy(&commit, p + off + 8, c->long_size);
+		if ((commit & COMMIT_MASK) > c->subbuf - c->page_header) {
+			count->bad_subbuffers++;
+			continue;
+		}
+		kbuffer_load_subbuffer(c->kbuf, p + off);
+		missed = kbuffer_missed_events(c->kbuf);
+		if (missed > 0)
+			count->missed += missed;
+		while (kbuffer_read_event(c->kbuf, &ts)) {
+			count->events++;
+			kbuffer_next_event(c->kbuf, NULL);
+		}
+	}
+}
+
+/* Copy @size bytes of @in (from its offset 0) to @out; count sub-buffers when @count. */
+static int copy_in(struct copier *c, int in, uint64_t size, int out,
+		   struct kmt_td_cpu_count *count)
+{
+	uint64_t off = 0;
+
+	while (off < size) {
+		size_t want = size - off < COPY_CHUNK ? size - off : COPY_CHUNK;
+		ssize_t n = pread(in, c->buf, want, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!n)
+				errno = EIO;	/* the input shrank under us */
 			return -1;
+		}
+		if (count)
+			count_subbuffers(c, c->buf, n, count);
+		if (write_all(out, c->buf, n))
+			return -1;
+		if (c->opt && c->opt->punch)	/* its blocks are in the output now */
+			fallocate(in, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, n);
 		off += n;
-		size -= n;
+		c->done += n;
+		if (cancelled(c))
+			return -1;
+	}
+	return 0;
+}
+
+/* The header, with the file-backed option data in its holes. */
+static int write_header(struct copier *c, const struct obuf *b, int out)
+{
+	size_t at = 0;
+	int i;
+
+	for (i = 0; i < b->nholes; i++) {
+		if (write_all(out, b->data + at, b->holes[i].at - at) ||
+		    copy_in(c, b->holes[i].fd, b->holes[i].size, out, NULL))
+			return -1;
+		at = b->holes[i].at;
+	}
+	c->done += b->len;
+	return write_all(out, b->data + at, b->len - at);
+}
+
+/* A kbuffer for the sub-buffers @m's header_page describes, to count events. */
+static int setup_counting(struct copier *c, const struct kmt_tracedat_meta *m)
+{
+	struct tep_handle *tep = tep_alloc();
+	char *hp = malloc(m->header_page.len + 1);
+	int ret = -1;
+
+	if (!tep || !hp)
+		goto out;
+	memcpy(hp, m->header_page.data, m->header_page.len);
+	hp[m->header_page.len] = '\0';
+	tep_set_long_size(tep, m->long_size);
+	tep_set_page_size(tep, m->page_size);
+	tep_set_file_bigendian(tep, host_is_big_endian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	if (tep_parse_header_page(tep, hp, m->header_page.len, m->long_size))
+		goto out;
+	c->long_size = tep_get_header_page_size(tep);
+	c->page_header = 8 + c->long_size;
+	c->subbuf = tep_get_sub_buffer_size(tep);
+	if (c->subbuf <= c->page_header || c->long_size > 8)
+		goto out;
+	c->kbuf = tep_kbuffer(tep);
+	ret = c->kbuf ? 0 : -1;
+out:
+	tep_free(tep);
+	free(hp);
+	return ret;
+}
+
+static int write_data(struct copier *c, const struct kmt_tracedat_meta *m, int ncpus,
+		      const int *cpu_fds, const uint64_t *sizes, uint64_t off, int out)
+{
+	static const char zeros[65536];
+	int cpu;
+
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		uint64_t pad = (m->page_size - off % m->page_size) % m->page_size;
+		struct kmt_td_cpu_count *count = c->opt && c->opt->counts ?
+						 &c->opt->counts[cpu] : NULL;
+
+		if (pad > sizeof(zeros) || write_all(out, zeros, pad))
+			return -1;
+		off += pad;
+		c->done += pad;
+		if (count)
+			count->bytes = sizes[cpu];
+		if (copy_in(c, cpu_fds[cpu], sizes[cpu], out, count))
+			return -1;
+		off += sizes[cpu];
 	}
 	return 0;
 }
 
 int kmt_tracedat_write(int out_fd, const char *out_name, const struct kmt_tracedat_meta *m,
-		       int ncpus, const int *cpu_fds, struct kmt_error *err)
+		       int ncpus, const int *cpu_fds, const struct kmt_td_copy *copy,
+		       struct kmt_error *err)
 {
+	struct copier c = { .opt = copy };
 	struct obuf b = { 0 };
-	uint64_t *sizes = NULL;
-	uint64_t off;
+	uint64_t *sizes = NULL, off;
 	int cpu, ret = -1;
 
+	errno = 0;
 	sizes = calloc(ncpus ? ncpus : 1, sizeof(*sizes));
-	if (!sizes)
+	c.buf = malloc(COPY_CHUNK);
+	if (!sizes || !c.buf || (copy && copy->counts && setup_counting(&c, m)))
 		goto fail;
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		struct stat st;
@@ -209,35 +379,32 @@ int kmt_tracedat_write(int out_fd, const char *out_name, const struct kmt_traced
 		sizes[cpu] = st.st_size;
 	}
 	put_header(&b, m, ncpus);
-	off = b.len + 16ull * ncpus;
+	off = b.len + b.hole_bytes + 16ull * ncpus;
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		off = (off + m->page_size - 1) / m->page_size * m->page_size;
 		put_u64(&b, off);
 		put_u64(&b, sizes[cpu]);
 		off += sizes[cpu];
 	}
-	if (b.failed)
+	if (b.failed) {
+		errno = ENOMEM;
 		goto fail;
-	if (write_all(out_fd, b.data, b.len))
-		goto fail;
-	off = b.len;
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		static const char zeros[65536];
-		uint64_t pad = (m->page_size - off % m->page_size) % m->page_size;
-
-		if (pad > sizeof(zeros) || write_all(out_fd, zeros, pad))
-			goto fail;
-		off += pad;
-		if (copy_fd(cpu_fds[cpu], out_fd, sizes[cpu]))
-			goto fail;
-		off += sizes[cpu];
 	}
+	c.total = off;
+	if (write_header(&c, &b, out_fd) ||
+	    write_data(&c, m, ncpus, cpu_fds, sizes, b.len + b.hole_bytes, out_fd))
+		goto fail;
 	ret = 0;
 fail:
 	if (ret)
-		kmt_error_set(err, out_name, -1, "cannot write trace.dat: %s",
-			      b.failed ? strerror(ENOMEM) : strerror(errno ? errno : EIO));
+		kmt_error_set(err, out_name, -1, "%s: %s", errno == ECANCELED ?
+			      "writing stopped by a signal" : "cannot write trace.dat",
+			      strerror(errno ? errno : ENOMEM));
+	if (c.kbuf)
+		kbuffer_free(c.kbuf);
+	free(c.buf);
 	free(b.data);
+	free(b.holes);
 	free(sizes);
 	return ret;
 }

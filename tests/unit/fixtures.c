@@ -206,7 +206,7 @@ char *fix_write_tracedat(const struct kmt_tracedat_meta *m, int ncpus,
 			ck_assert_int_eq(write(fds[cpu], pages[cpu][i].data, FIX_PAGE_SIZE),
 					 FIX_PAGE_SIZE);
 	}
-	ck_assert_int_eq(kmt_tracedat_write(fd, path, m, ncpus, fds, NULL), 0);
+	ck_assert_int_eq(kmt_tracedat_write(fd, path, m, ncpus, fds, NULL, NULL), 0);
 	for (cpu = 0; cpu < ncpus; cpu++)
 		close(fds[cpu]);
 	close(fd);

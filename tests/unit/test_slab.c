@@ -22,7 +22,7 @@ static void open_session(void)
 {
 	static const char nodes[] = "0 0\n1 1\n";
 	static const struct kmt_td_option opts[] = {
-		{ KMT_TD_OPT_KMT_CPU_NODES, nodes, sizeof(nodes) },
+		KMT_TD_OPT(KMT_TD_OPT_KMT_CPU_NODES, nodes, sizeof(nodes)),
 	};
 	struct fix_page *pages[2] = { NULL, NULL };
 	int npages[2] = { 0, 0 };

@@ -26,8 +26,8 @@ static const char uname_text[] = "Linux testhost 6.18.0 #1 SMP x86_64";
 static void build_good(void)
 {
 	static const struct kmt_td_option opts[] = {
-		{ KMT_TD_OPT_CPUSTAT, cpustat1, sizeof(cpustat1) },
-		{ KMT_TD_OPT_UNAME, uname_text, sizeof(uname_text) },
+		KMT_TD_OPT(KMT_TD_OPT_CPUSTAT, cpustat1, sizeof(cpustat1)),
+		KMT_TD_OPT(KMT_TD_OPT_UNAME, uname_text, sizeof(uname_text)),
 	};
 	struct fix_page *pages[2] = { cpu0, cpu1 };
 	int npages[2] = { 1, 2 };
