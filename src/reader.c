@@ -77,6 +77,7 @@ void kmt_reader_free_common(struct kmt_reader *r)
 	for (i = 0; i < KMT_TEXT_NR; i++)
 		free(r->texts[i]);
 	kmt_symbols_free(r->symbols);
+	free(r->fault_samples);
 	free(r->live_release);
 	free(r->stats);
 	free(r->path);

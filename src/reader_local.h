@@ -28,6 +28,9 @@ struct kmt_reader {
 	struct kmt_symbols *symbols;	/* from the saved kallsyms, or NULL */
 	char *live_release;		/* load /proc/kallsyms at first use if it matches */
 	unsigned long long live_text;
+	struct kmt_fault_sample *fault_samples;	/* kmtrace record's perf samples */
+	size_t nfault_samples;
+	bool fault_samples_damaged;
 	void *priv;
 };
 
@@ -48,6 +51,15 @@ int kmt_reader_set_symbols(struct kmt_reader *r, const char *text, size_t len);
  */
 int kmt_reader_defer_live_kallsyms(struct kmt_reader *r, const char *release,
 				   unsigned long long text_addr);
+
+/*
+ * The fault samples of a KMT_TD_OPT_KMT_FAULT_SAMPLES_BIN option (@swap:
+ * the file's byte order is not ours), or of the older text option. 0, -1
+ * when damaged, -2 when out of memory.
+ */
+int kmt_reader_take_fault_samples(struct kmt_reader *r, const void *data, size_t size,
+				  bool swap);
+int kmt_reader_take_fault_sample_text(struct kmt_reader *r, const char *text, size_t len);
 
 /* Free the common parts (ops->close frees the backend's own first). */
 void kmt_reader_free_common(struct kmt_reader *r);

@@ -238,6 +238,17 @@ static void set_text(struct kmt_reader *r, enum kmt_reader_text what, const char
 	r->texts[what] = strndup(s, len);
 }
 
+/* The samples' result: damaged ones are said in the report, no memory fails the open. */
+static bool take_samples(struct cursor *c, struct kmt_reader *r, int ret)
+{
+	if (ret == -2) {
+		kmt_error_set(c->err, c->path, c->pos, "out of memory for the fault samples");
+		return false;
+	}
+	r->fault_samples_damaged |= ret < 0;
+	return true;
+}
+
 static bool parse_options(struct cursor *c, struct kmt_reader *r)
 {
 	for (;;) {
@@ -278,7 +289,13 @@ static bool parse_options(struct cursor *c, struct kmt_reader *r)
 			set_text(r, KMT_TEXT_FAULT_SOURCE, data, size);
 			break;
 		case KMT_TD_OPT_KMT_FAULT_SAMPLES:
-			set_text(r, KMT_TEXT_FAULT_SAMPLES, data, size);
+			if (!take_samples(c, r, kmt_reader_take_fault_sample_text(r, data, size)))
+				return false;
+			break;
+		case KMT_TD_OPT_KMT_FAULT_SAMPLES_BIN:
+			if (!take_samples(c, r, kmt_reader_take_fault_samples(r, data, size,
+									       c->swap)))
+				return false;
 			break;
 		case KMT_TD_OPT_KMT_RUSAGE:
 			set_text(r, KMT_TEXT_RUSAGE, data, size);

@@ -55,7 +55,6 @@ enum kmt_reader_text {
 	KMT_TEXT_CPU_NODES,	/* "CPU NODE" per line */
 	KMT_TEXT_SCOPE,		/* kmtrace record: "system-wide" or "filtered: WHY" */
 	KMT_TEXT_FAULT_SOURCE,	/* "kprobe ...", "perf lost=N ..." or "none (WHY)" */
-	KMT_TEXT_FAULT_SAMPLES,	/* perf fault samples: "TIME TID CPU ADDR m|M" lines */
 	KMT_TEXT_RUSAGE,	/* the command's: "pid=N minflt=N majflt=N maxrss_kb=N ..." */
 	KMT_TEXT_SYMBOLS,	/* where kernel symbols came from, when not the recording */
 	KMT_TEXT_UNPARSED,	/* text input: "N" lines not parsed, then the first few */
@@ -112,6 +111,23 @@ const struct kmt_cpu_stats *kmt_reader_cpu_stats(struct kmt_reader *r, int cpu);
 
 /* A text the recording carries, or NULL. */
 const char *kmt_reader_text(struct kmt_reader *r, enum kmt_reader_text what);
+
+/* A perf minor-faults or major-faults sample kmtrace record kept. */
+struct kmt_fault_sample {
+	unsigned long long ts;
+	unsigned long long addr;
+	int tid;
+	int cpu;
+	bool major;
+};
+
+/*
+ * The perf fault samples of the recording, in time order, *@n of them
+ * (NULL and 0 when it has none). *@damaged is true when the recording had
+ * some that could not be read: none is then given.
+ */
+const struct kmt_fault_sample *kmt_reader_fault_samples(struct kmt_reader *r, size_t *n,
+							bool *damaged);
 
 /* NUMA node of @cpu as the recording saved it, or -1 when it did not. */
 int kmt_reader_cpu_node(struct kmt_reader *r, int cpu);

@@ -99,7 +99,6 @@ static void fault_free(void *priv)
 	free(st->pending);
 	free(st->intervals);
 	free(st->lat);
-	free(st->samples);
 	free(st);
 }
 
@@ -159,35 +158,10 @@ static void parse_rusage(struct fault_state *st, const char *text)
 		st->nomem = true;
 }
 
-/* The perf samples: "TIME TID CPU ADDR m|M" lines; stops at the first bad one. */
-static int parse_samples(struct fault_state *st, const char *text)
-{
-	uint32_t cap = 0;
-	const char *p = text;
-
-	while (*p) {
-		unsigned long long ts;
-		int tid, n = 0;
-		char kind;
-
-		if (sscanf(p, "%llu %d %*u %*x %c%n", &ts, &tid, &kind, &n) != 3 || !n ||
-		    (kind != 'm' && kind != 'M'))
-			return -1;
-		if (kmt_grow(&st->samples, &cap, st->nsamples, sizeof(*st->samples)))
-			return -2;
-		st->samples[st->nsamples++] = (struct fault_sample){ ts, tid, kind == 'M' };
-		p = strchr(p + n, '\n');
-		if (!p)
-			break;
-		p++;
-	}
-	return 0;
-}
-
 static void take_source(struct fault_state *st, struct kmt_reader *r)
 {
 	const char *text = kmt_reader_text(r, KMT_TEXT_FAULT_SOURCE);
-	const char *samples = kmt_reader_text(r, KMT_TEXT_FAULT_SAMPLES);
+	bool damaged;
 
 	st->source_text = text ? text : "not recorded (no kmtrace record fault source)";
 	if (tep_find_event_by_name(st->tep, "kmtrace", "fault_return")) {
@@ -195,14 +169,9 @@ static void take_source(struct fault_state *st, struct kmt_reader *r)
 	} else if (text && !strncmp(text, "perf ", 5)) {
 		st->source = FS_PERF;
 		sscanf(text, "perf lost=%llu", (unsigned long long *)&st->perf_lost);
-		if (samples) {
-			int ret = parse_samples(st, samples);
-
-			if (ret == -2)
-				st->nomem = true;
-			else if (ret)
-				st->source_text = "perf samples damaged: outcomes not trusted";
-		}
+		st->samples = kmt_reader_fault_samples(r, &st->nsamples, &damaged);
+		if (damaged)
+			st->source_text = "perf samples damaged: outcomes not trusted";
 	}
 }
 
@@ -458,7 +427,7 @@ static void accounted(struct fault_state *st, int tid, bool major, uint64_t ts)
 static void take_samples_until(struct fault_state *st, uint64_t ts)
 {
 	while (st->next_sample < st->nsamples && st->samples[st->next_sample].ts <= ts) {
-		const struct fault_sample *s = &st->samples[st->next_sample++];
+		const struct kmt_fault_sample *s = &st->samples[st->next_sample++];
 
 		accounted(st, s->tid, s->major, s->ts);
 	}

@@ -77,13 +77,6 @@ struct fault_interval {
 	uint64_t faults, minor, major, other;
 };
 
-/* A perf sample from the recording. */
-struct fault_sample {
-	uint64_t ts;
-	int tid;
-	bool major;
-};
-
 struct fault_latency {
 	uint32_t proc;
 	uint64_t ns;
@@ -120,8 +113,8 @@ struct fault_state {
 	uint32_t nintervals, intervals_cap;
 	struct fault_latency *lat;
 	uint32_t nlat, lat_cap;
-	struct fault_sample *samples;	/* FS_PERF, in time order */
-	uint32_t nsamples, next_sample;
+	const struct kmt_fault_sample *samples;	/* FS_PERF, in time order (the reader's) */
+	size_t nsamples, next_sample;
 	struct vmmap vm;
 	uint64_t first_ts, last_ts;
 	bool nomem;

@@ -63,7 +63,9 @@ static int report_outcomes(const struct fault_state *st, struct kmt_output *out)
 
 	if (kmt_output_string(out, "outcome_source", "Outcomes from", st->source_text) ||
 	    (st->source == FS_PERF &&
-	     kmt_output_count(out, "perf_lost", "  perf samples lost", st->perf_lost)))
+	     (kmt_output_count(out, "perf_samples", "  perf samples in the recording",
+			       st->nsamples) ||
+	      kmt_output_count(out, "perf_lost", "  perf samples lost", st->perf_lost))))
 		return -1;
 	if (st->source == FS_NONE)
 		return kmt_output_string(out, "outcomes", "Minor/major", "unavailable");

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <check.h>
+#include <stdint.h>
 
 #include <kmtrace/analysis.h>
 #include "analyses/fault.h"
@@ -108,27 +109,52 @@ static void finish(struct fault_state *st)
 	fclose(fp);
 }
 
-START_TEST(test_perf_pairing)
+/* The perf samples both pairing tests use, as "TIME TID CPU ADDR m|M". */
+static const char pairing_text[] =
+	"1300 101 1 7f0000001000 m\n"
+	"1500 100 0 7f0000001000 m\n"
+	"2600 100 1 7f0000001000 M\n"
+	"4100 100 0 7f0000001000 m\n"
+	"5000 100 0 7f0000001000 m\n"
+	"5100 999 0 7f0000001000 m\n";
+
+/* The same samples in the layout kmtrace record writes now. */
+static void *pairing_bin(size_t *size)
+{
+	static const struct { uint64_t t; uint32_t tid; bool major; } s[] = {
+		{ 1300, 101, false }, { 1500, 100, false }, { 2600, 100, true },
+		{ 4100, 100, false }, { 5000, 100, false }, { 5100, 999, false },
+	};
+	const size_t n = sizeof(s) / sizeof(s[0]);
+	uint32_t *buf = calloc(1, 8 + n * sizeof(struct kmt_td_fault_sample));
+	struct kmt_td_fault_sample *f = (void *)(buf + 2);
+	size_t i;
+
+	buf[0] = KMT_TD_FAULT_SAMPLES_VERSION;
+	buf[1] = sizeof(*f);
+	for (i = 0; i < n; i++)
+		f[i] = (struct kmt_td_fault_sample){ .time = s[i].t, .addr = 0x7f0000001000ull,
+						     .tid = s[i].tid, .major = s[i].major };
+	*size = 8 + n * sizeof(*f);
+	return buf;
+}
+
+/* Pair faults with the samples of option @samples_id. */
+static void check_pairing(unsigned short samples_id, const void *samples, size_t size)
 {
 	static const char source[] = "perf lost=0 minor-faults major-faults (kprobe: none)";
-	static const char samples[] =
-		"1300 101 1 7f0000001000 m\n"
-		"1500 100 0 7f0000001000 m\n"
-		"2600 100 1 7f0000001000 M\n"
-		"4100 100 0 7f0000001000 m\n"
-		"5000 100 0 7f0000001000 m\n"
-		"5100 999 0 7f0000001000 m\n";
 	const struct kmt_td_option opts[] = {
-		{ KMT_TD_OPT_UNAME, UNAME, sizeof(UNAME) },
-		{ KMT_TD_OPT_KMT_FAULT_SOURCE, source, sizeof(source) },
-		{ KMT_TD_OPT_KMT_FAULT_SAMPLES, samples, sizeof(samples) },
-		{ KMT_TD_OPT_KMT_RUSAGE, RUSAGE, sizeof(RUSAGE) },
+		KMT_TD_OPT(KMT_TD_OPT_UNAME, UNAME, sizeof(UNAME)),
+		KMT_TD_OPT(KMT_TD_OPT_KMT_FAULT_SOURCE, source, sizeof(source)),
+		KMT_TD_OPT(samples_id, samples, size),
+		KMT_TD_OPT(KMT_TD_OPT_KMT_RUSAGE, RUSAGE, sizeof(RUSAGE)),
 	};
 	struct fault_state *st;
 
 	open_with(opts, 4, false);
 	st = fault_new();
 	ck_assert_int_eq(st->source, FS_PERF);
+	ck_assert_uint_eq(st->nsamples, 6);
 	ck_assert(st->x86);
 	fork_(st, 900, 100, 101);
 	fault(st, 1000, 100, 0x6);	/* user write, not present: minor at 1500 */
@@ -158,11 +184,108 @@ START_TEST(test_perf_pairing)
 	kmt_analysis_fault.free(st);
 	close_session();
 }
+
+START_TEST(test_perf_pairing_text)
+{
+	check_pairing(KMT_TD_OPT_KMT_FAULT_SAMPLES, pairing_text, sizeof(pairing_text));
+}
+END_TEST
+
+START_TEST(test_perf_pairing_binary)
+{
+	size_t size;
+	void *bin = pairing_bin(&size);
+
+	check_pairing(KMT_TD_OPT_KMT_FAULT_SAMPLES_BIN, bin, size);
+	free(bin);
+}
+END_TEST
+
+/* A damaged sample array is said, and no sample of it is used. */
+START_TEST(test_perf_samples_damaged)
+{
+	static const char source[] = "perf lost=0 minor-faults major-faults (kprobe: none)";
+	size_t size;
+	uint32_t *bin = pairing_bin(&size);
+	struct kmt_td_fault_sample *f = (void *)(bin + 2);
+	struct fault_state *st;
+	int how;
+
+	for (how = 0; how < 3; how++) {
+		const struct kmt_td_option opts[] = {
+			KMT_TD_OPT(KMT_TD_OPT_UNAME, UNAME, sizeof(UNAME)),
+			KMT_TD_OPT(KMT_TD_OPT_KMT_FAULT_SOURCE, source, sizeof(source)),
+			KMT_TD_OPT(KMT_TD_OPT_KMT_FAULT_SAMPLES_BIN, bin, size - (how == 0)),
+		};
+
+		if (how == 1)
+			f[3].time = 1;		/* out of time order */
+		if (how == 2)
+			bin[1] = 7;		/* a record size that cannot be */
+		open_with(opts, 3, false);
+		st = fault_new();
+		ck_assert_uint_eq(st->nsamples, 0);
+		ck_assert_str_eq(st->source_text, "perf samples damaged: outcomes not trusted");
+		kmt_analysis_fault.free(st);
+		close_session();
+	}
+	free(bin);
+}
+END_TEST
+
+/*
+ * Many samples, in both layouts, read in one linear pass: 300,000 of them
+ * took minutes when each text line was scanned with sscanf (which measures
+ * the rest of the text every time); the test's timeout guards against that.
+ */
+START_TEST(test_perf_samples_many)
+{
+	static const char source[] = "perf lost=0 minor-faults major-faults (kprobe: none)";
+	const size_t n = 300000;
+	char *text = malloc(n * 32 + 1), *p = text;
+	uint32_t *bin = malloc(8 + n * sizeof(struct kmt_td_fault_sample));
+	struct kmt_td_fault_sample *f = (void *)(bin + 2);
+	struct fault_state *st;
+	size_t i;
+	int layout;
+
+	bin[0] = KMT_TD_FAULT_SAMPLES_VERSION;
+	bin[1] = sizeof(*f);
+	for (i = 0; i < n; i++) {
+		p += sprintf(p, "%zu %d 0 7f0000001000 %c\n", 1000 + i, 100, i % 7 ? 'm' : 'M');
+		f[i] = (struct kmt_td_fault_sample){ .time = 1000 + i, .tid = 100,
+						     .major = !(i % 7) };
+	}
+	for (layout = 0; layout < 2; layout++) {
+		const struct kmt_td_option opts[] = {
+			KMT_TD_OPT(KMT_TD_OPT_UNAME, UNAME, sizeof(UNAME)),
+			KMT_TD_OPT(KMT_TD_OPT_KMT_FAULT_SOURCE, source, sizeof(source)),
+			layout ? (struct kmt_td_option)KMT_TD_OPT(KMT_TD_OPT_KMT_FAULT_SAMPLES_BIN,
+								  bin, 8 + n * sizeof(*f)) :
+				 (struct kmt_td_option)KMT_TD_OPT(KMT_TD_OPT_KMT_FAULT_SAMPLES,
+								  text, p - text + 1),
+		};
+
+		open_with(opts, 3, false);
+		st = fault_new();
+		ck_assert_uint_eq(st->nsamples, n);
+		ck_assert_uint_eq(st->samples[n - 1].ts, 1000 + n - 1);
+		ck_assert(st->samples[7].major && !st->samples[8].major);
+		fault(st, 999, 100, 0x4);
+		finish(st);
+		ck_assert_uint_eq(st->total.out[FAULT_MAJOR], 1);	/* the sample at 1000 */
+		ck_assert_uint_eq(st->without_event[0] + st->without_event[1], n - 1);
+		kmt_analysis_fault.free(st);
+		close_session();
+	}
+	free(text);
+	free(bin);
+}
 END_TEST
 
 START_TEST(test_kprobe_outcomes)
 {
-	const struct kmt_td_option opts[] = { { KMT_TD_OPT_UNAME, UNAME, sizeof(UNAME) } };
+	const struct kmt_td_option opts[] = { KMT_TD_OPT(KMT_TD_OPT_UNAME, UNAME, sizeof(UNAME)) };
 	struct fault_state *st;
 
 	struct kmt_decoder *dec;
@@ -214,7 +337,7 @@ END_TEST
 START_TEST(test_no_source_not_x86)
 {
 	static const char uname[] = "Linux host 6.18.0 #1 SMP aarch64";
-	const struct kmt_td_option opts[] = { { KMT_TD_OPT_UNAME, uname, sizeof(uname) } };
+	const struct kmt_td_option opts[] = { KMT_TD_OPT(KMT_TD_OPT_UNAME, uname, sizeof(uname)) };
 	struct fault_state *st;
 
 	open_with(opts, 1, false);
@@ -301,7 +424,11 @@ Suite *fault_suite(void)
 	Suite *s = suite_create("fault");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_test(tc, test_perf_pairing);
+	tcase_set_timeout(tc, 60);	/* under ASan too; linear work takes a second */
+	tcase_add_test(tc, test_perf_pairing_text);
+	tcase_add_test(tc, test_perf_pairing_binary);
+	tcase_add_test(tc, test_perf_samples_damaged);
+	tcase_add_test(tc, test_perf_samples_many);
 	tcase_add_test(tc, test_kprobe_outcomes);
 	tcase_add_test(tc, test_no_source_not_x86);
 	tcase_add_test(tc, test_vmmap);
