@@ -26,9 +26,11 @@ export PKG_CONFIG_PATH := /usr/local/lib/pkgconfig:$(PKG_CONFIG_PATH)
 
 CC        ?= gcc
 PKGS      := libtracefs libtraceevent libtracecmd
-# libperf: only its headers (perf/event.h record layouts), nothing to link.
+# libperf: record layouts (perf/event.h) and the fault sampler's perf events;
+# its shared library carries the libapi parts the static one leaves out.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) libperf 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) libperf 2>/dev/null) \
+	     -Wl,-rpath,$(shell pkg-config --variable=libdir libperf 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
 WARN      := -Wall -Wextra -Werror

@@ -4,231 +4,268 @@
  * probe on handle_mm_fault can be made: the perf software events
  * minor-faults and major-faults are raised by mm_account_fault(), right
  * where the task's min_flt/maj_flt (its rusage) are incremented. One
- * sample per fault (period 1 is never throttled), on every CPU, stamped
- * with CLOCK_MONOTONIC like the instance's "mono" trace clock.
+ * sample per fault (period 1 is never throttled), stamped with
+ * CLOCK_MONOTONIC like the instance's "mono" trace clock, opened through
+ * libperf: on every CPU for the traced tasks only (inherited by their
+ * children), or system-wide for a system-wide recording. Each CPU's
+ * samples come in time order and are spooled to a temporary file of its
+ * own; at the end they are merged into one file in time order, in the
+ * layout of KMT_TD_OPT_KMT_FAULT_SAMPLES_BIN.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
-#include <poll.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <perf/core.h>
+#include <perf/cpumap.h>
+#include <perf/event.h>
+#include <perf/evlist.h>
+#include <perf/evsel.h>
+#include <perf/mmap.h>
+#include <perf/threadmap.h>
 
+#include "hashmap.h"
 #include "record_local.h"
-#include "util.h"
+#include "tracedat.h"
 
 #define RING_PAGES	512	/* 2 MiB per CPU: about 40,000 samples */
 #define POLL_MS		50
+#define SPOOL_RECS	2048
+#define SAMPLE_WORDS	5	/* IDENTIFIER, pid|tid, time, addr, cpu|res */
 
-struct fault_sample {
-	unsigned long long time;
-	unsigned long long addr;
-	unsigned int tid;
-	unsigned int cpu;
-	bool major;
-};
-
-struct cpu_ring {
-	int fd[2];			/* minor, major (its samples go to fd[0]'s ring) */
-	unsigned long long id[2];
-	struct perf_event_mmap_page *meta;
-	size_t map_len;
+/* One CPU's samples on their way to a temporary file. */
+struct spool {
+	int fd;
+	struct kmt_td_fault_sample buf[SPOOL_RECS];
+	uint32_t n;
+	uint64_t written;	/* records in the file */
 };
 
 struct kmt_fault_sampler {
-	int ncpus;
-	struct cpu_ring *rings;
-	struct fault_sample *samples;
-	uint32_t n, cap;
+	struct perf_evlist *evlist;
+	struct perf_evsel *evsel[2];	/* minor, major */
+	struct perf_cpu_map *cpus;
+	struct perf_thread_map *threads;
+	struct kmt_hashmap major_ids;	/* id -> 1 */
+	struct spool *spools;
+	int nspools;
 	unsigned long long lost;
-	bool alloc_failed;
+	int error;			/* errno of a failed spool write, or 0 */
+	void (*wake)(void *ctx);
+	void *wake_ctx;
 	pthread_t thread;
 	bool started;
 	atomic_bool stop;
 };
 
-static int perf_open(int cpu, unsigned long long config)
+/* libperf talks on stderr unless told otherwise; library code prints nothing. */
+static int quiet(enum libperf_print_level level, const char *fmt, va_list ap)
 {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = config,
-		.sample_period = 1,
-		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			       PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU,
-		.disabled = 1,
-		.use_clockid = 1,
-		.clockid = CLOCK_MONOTONIC,
-		.wakeup_watermark = RING_PAGES * 4096 / 4,
-		.watermark = 1,
-	};
-
-	return syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
 }
 
-static int open_ring(struct cpu_ring *c, int cpu)
+/* libperf sizes its rings from the page size it reads at init. */
+static void init_libperf(void)
 {
-	long page = sysconf(_SC_PAGESIZE);
+	libperf_init(quiet);
+}
+
+static int open_events(struct kmt_fault_sampler *s, bool inherit)
+{
+	static const unsigned long long config[2] = { PERF_COUNT_SW_PAGE_FAULTS_MIN,
+						      PERF_COUNT_SW_PAGE_FAULTS_MAJ };
 	int i;
 
-	c->fd[0] = perf_open(cpu, PERF_COUNT_SW_PAGE_FAULTS_MIN);
-	c->fd[1] = c->fd[0] < 0 ? -1 : perf_open(cpu, PERF_COUNT_SW_PAGE_FAULTS_MAJ);
-	if (c->fd[1] < 0)
+	s->evlist = perf_evlist__new();
+	if (!s->evlist)
 		return -1;
-	for (i = 0; i < 2; i++)
-		if (ioctl(c->fd[i], PERF_EVENT_IOC_ID, &c->id[i]))
+	for (i = 0; i < 2; i++) {
+		struct perf_event_attr attr = {
+			.type = PERF_TYPE_SOFTWARE,
+			.size = sizeof(attr),
+			.config = config[i],
+			.sample_period = 1,
+			.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
+				       PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU,
+			.read_format = PERF_FORMAT_ID,
+			.disabled = 1,
+			.inherit = inherit,
+			.use_clockid = 1,
+			.clockid = CLOCK_MONOTONIC,
+			.watermark = 1,
+			.wakeup_watermark = RING_PAGES * 4096 / 4,
+		};
+
+		s->evsel[i] = perf_evsel__new(&attr);
+		if (!s->evsel[i])
 			return -1;
-	c->map_len = (RING_PAGES + 1) * page;
-	c->meta = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd[0], 0);
-	if (c->meta == MAP_FAILED) {
-		c->meta = NULL;
-		return -1;
+		perf_evlist__add(s->evlist, s->evsel[i]);
 	}
-	return ioctl(c->fd[1], PERF_EVENT_IOC_SET_OUTPUT, c->fd[0]);
+	perf_evlist__set_maps(s->evlist, s->cpus, s->threads);
+	if (perf_evlist__open(s->evlist) || perf_evlist__mmap(s->evlist, RING_PAGES))
+		return -1;
+	return 0;
 }
 
-struct kmt_fault_sampler *kmt_fault_sampler_open(int ncpus)
+/* The ids the kernel gave the major-faults events: samples carry them. */
+static int collect_major_ids(struct kmt_fault_sampler *s)
 {
-	struct kmt_fault_sampler *s = calloc(1, sizeof(*s));
-	int cpu, saved;
+	int ncpus = perf_cpu_map__nr(s->cpus), nthreads = perf_thread_map__nr(s->threads);
+	int c, t;
 
+	for (c = 0; c < ncpus; c++) {
+		for (t = 0; t < nthreads; t++) {
+			struct perf_counts_values v = { 0 };
+
+			if (perf_evsel__read(s->evsel[1], c, t, &v) ||
+			    kmt_hashmap_put(&s->major_ids, v.id, 1))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int open_spools(struct kmt_fault_sampler *s, const char *tmpdir)
+{
+	int i;
+
+	s->nspools = sysconf(_SC_NPROCESSORS_CONF);
+	s->spools = calloc(s->nspools > 0 ? s->nspools : 1, sizeof(*s->spools));
+	if (!s->spools)
+		return -1;
+	for (i = 0; i < s->nspools; i++)
+		s->spools[i].fd = -1;
+	for (i = 0; i < s->nspools; i++)
+		if ((s->spools[i].fd = kmt_temp_fd(tmpdir)) < 0)
+			return -1;
+	return 0;
+}
+
+struct kmt_fault_sampler *kmt_fault_sampler_open(const int *tids, int ntids, const char *tmpdir,
+						 void (*wake)(void *ctx), void *ctx)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	struct kmt_fault_sampler *s;
+	int saved;
+
+	pthread_once(&once, init_libperf);
+	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	s->ncpus = ncpus;
-	s->rings = calloc(ncpus, sizeof(*s->rings));
-	if (!s->rings)
-		goto fail;
-	for (cpu = 0; cpu < ncpus; cpu++)
-		s->rings[cpu].fd[0] = s->rings[cpu].fd[1] = -1;
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		if (open_ring(&s->rings[cpu], cpu) == 0)
-			continue;
-		/* An offline CPU has nothing to sample. */
-		if (errno == ENODEV && s->rings[cpu].fd[0] < 0)
-			continue;
-		goto fail;
+	s->wake = wake;
+	s->wake_ctx = ctx;
+	if (kmt_hashmap_init(&s->major_ids)) {
+		free(s);
+		return NULL;
 	}
+	s->cpus = perf_cpu_map__new_online_cpus();
+	s->threads = ntids ? perf_thread_map__new_array(ntids, (pid_t *)tids) :
+			     perf_thread_map__new_dummy();
+	if (!s->cpus || !s->threads || open_spools(s, tmpdir) || open_events(s, ntids > 0) ||
+	    collect_major_ids(s))
+		goto fail;
 	return s;
 fail:
-	saved = errno;
+	saved = errno ? errno : ENODEV;
 	kmt_fault_sampler_free(s);
 	errno = saved;
 	return NULL;
 }
 
-static void add_sample(struct kmt_fault_sampler *s, const struct cpu_ring *c,
-		       const unsigned char *rec)
+static int write_all(int fd, const void *p, size_t len)
 {
-	const unsigned long long *v = (const unsigned long long *)(rec + 8);
-	struct fault_sample *fs;
+	const char *c = p;
 
-	/* IDENTIFIER, pid|tid, time, addr, cpu|res */
-	if (kmt_grow((void **)&s->samples, &s->cap, s->n + 1, sizeof(*s->samples))) {
-		s->alloc_failed = true;
-		return;
-	}
-	fs = &s->samples[s->n++];
-	fs->major = v[0] == c->id[1];
-	fs->tid = (unsigned int)(v[1] >> 32);
-	fs->time = v[2];
-	fs->addr = v[3];
-	fs->cpu = (unsigned int)v[4];
-}
+	while (len) {
+		ssize_t n = write(fd, c, len);
 
-static void take_record(struct kmt_fault_sampler *s, const struct cpu_ring *c,
-			const unsigned char *rec)
-{
-	const struct perf_event_header *h = (const void *)rec;
-
-	if (h->type == PERF_RECORD_SAMPLE && h->size >= 8 + 5 * 8)
-		add_sample(s, c, rec);
-	else if (h->type == PERF_RECORD_LOST && h->size >= 8 + 2 * 8)
-		s->lost += ((const unsigned long long *)(rec + 8))[1];
-}
-
-/* Copy @len bytes at ring offset @off, wrapping at @size. */
-static void ring_copy(void *dst, const unsigned char *data, unsigned long long size,
-		      unsigned long long off, size_t len)
-{
-	size_t first = size - off < len ? size - off : len;
-
-	memcpy(dst, data + off, first);
-	memcpy((char *)dst + first, data, len - first);
-}
-
-/* Read every whole record between tail and head, then hand the space back. */
-static void drain_ring(struct kmt_fault_sampler *s, struct cpu_ring *c)
-{
-	const unsigned char *data;
-	unsigned long long head, tail, size;
-	unsigned char rec[256];
-
-	if (!c->meta)
-		return;
-	data = (const unsigned char *)c->meta + c->meta->data_offset;
-	size = c->meta->data_size;
-	head = __atomic_load_n(&c->meta->data_head, __ATOMIC_ACQUIRE);
-	tail = c->meta->data_tail;
-	while (tail < head) {
-		struct perf_event_header h;
-
-		ring_copy(&h, data, size, tail % size, sizeof(h));
-		if (h.size < sizeof(h) || h.size > head - tail)
-			break;
-		if (h.size <= sizeof(rec)) {
-			ring_copy(rec, data, size, tail % size, h.size);
-			take_record(s, c, rec);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!n)
+				errno = ENOSPC;
+			return -1;
 		}
-		tail += h.size;
+		c += n;
+		len -= n;
 	}
-	__atomic_store_n(&c->meta->data_tail, tail, __ATOMIC_RELEASE);
+	return 0;
 }
 
-static void drain_all(struct kmt_fault_sampler *s)
+static int spool_flush(struct kmt_fault_sampler *s, struct spool *sp)
 {
-	int cpu;
+	if (!sp->n || s->error)
+		return s->error ? -1 : 0;
+	if (write_all(sp->fd, sp->buf, sp->n * sizeof(sp->buf[0]))) {
+		s->error = errno;
+		if (s->wake)
+			s->wake(s->wake_ctx);
+		return -1;
+	}
+	sp->written += sp->n;
+	sp->n = 0;
+	return 0;
+}
 
-	for (cpu = 0; cpu < s->ncpus; cpu++)
-		drain_ring(s, &s->rings[cpu]);
+static void take_sample(struct kmt_fault_sampler *s, const union perf_event *ev)
+{
+	const __u64 *v = ev->sample.array;
+	uint32_t cpu;
+	struct spool *sp;
+
+	if (ev->header.size < sizeof(ev->header) + SAMPLE_WORDS * 8)
+		return;
+	cpu = (uint32_t)v[4];
+	if (cpu >= (uint32_t)s->nspools || s->error) {
+		s->lost++;
+		return;
+	}
+	sp = &s->spools[cpu];
+	sp->buf[sp->n++] = (struct kmt_td_fault_sample){
+		.time = v[2], .addr = v[3], .tid = (uint32_t)(v[1] >> 32), .cpu = cpu,
+		.major = kmt_hashmap_get(&s->major_ids, v[0], &(uint64_t){ 0 }),
+	};
+	if (sp->n == SPOOL_RECS)
+		spool_flush(s, sp);
+}
+
+static void drain(struct kmt_fault_sampler *s)
+{
+	struct perf_mmap *map;
+	union perf_event *ev;
+
+	perf_evlist__for_each_mmap(s->evlist, map, false) {
+		if (perf_mmap__read_init(map) < 0)
+			continue;
+		while ((ev = perf_mmap__read_event(map))) {
+			if (ev->header.type == PERF_RECORD_SAMPLE)
+				take_sample(s, ev);
+			else if (ev->header.type == PERF_RECORD_LOST)
+				s->lost += ev->lost.lost;
+			perf_mmap__consume(map);
+		}
+		perf_mmap__read_done(map);
+	}
 }
 
 static void *sampler_thread(void *arg)
 {
 	struct kmt_fault_sampler *s = arg;
-	struct pollfd *pfd = calloc(s->ncpus, sizeof(*pfd));
-	int cpu;
 
-	for (cpu = 0; pfd && cpu < s->ncpus; cpu++) {
-		pfd[cpu].fd = s->rings[cpu].meta ? s->rings[cpu].fd[0] : -1;
-		pfd[cpu].events = POLLIN;
-	}
 	while (!atomic_load(&s->stop)) {
-		if (pfd)
-			poll(pfd, s->ncpus, POLL_MS);
-		else
-			usleep(POLL_MS * 1000);
-		drain_all(s);
+		perf_evlist__poll(s->evlist, POLL_MS);
+		drain(s);
 	}
-	free(pfd);
 	return NULL;
-}
-
-static void set_enabled(struct kmt_fault_sampler *s, bool on)
-{
-	int cpu, i;
-
-	for (cpu = 0; cpu < s->ncpus; cpu++)
-		for (i = 0; i < 2; i++)
-			if (s->rings[cpu].fd[i] >= 0)
-				ioctl(s->rings[cpu].fd[i], on ? PERF_EVENT_IOC_ENABLE :
-				      PERF_EVENT_IOC_DISABLE, 0);
 }
 
 int kmt_fault_sampler_start(struct kmt_fault_sampler *s)
@@ -237,70 +274,151 @@ int kmt_fault_sampler_start(struct kmt_fault_sampler *s)
 	if (errno)
 		return -1;
 	s->started = true;
-	set_enabled(s, true);
+	perf_evlist__enable(s->evlist);
 	return 0;
 }
 
 void kmt_fault_sampler_stop(struct kmt_fault_sampler *s)
 {
+	int i;
+
 	if (!s || !s->started)
 		return;
-	set_enabled(s, false);
+	perf_evlist__disable(s->evlist);
 	atomic_store(&s->stop, true);
 	pthread_join(s->thread, NULL);
 	s->started = false;
-	drain_all(s);
+	drain(s);
+	for (i = 0; i < s->nspools; i++)
+		spool_flush(s, &s->spools[i]);
 }
 
-static int by_time(const void *a, const void *b)
+int kmt_fault_sampler_error(const struct kmt_fault_sampler *s)
 {
-	const struct fault_sample *x = a, *y = b;
-
-	return x->time < y->time ? -1 : x->time > y->time;
+	return s ? s->error : 0;
 }
 
-char *kmt_fault_sampler_text(struct kmt_fault_sampler *s, unsigned long long *lost)
+unsigned long long kmt_fault_sampler_bytes(const struct kmt_fault_sampler *s)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *fp;
-	uint32_t i;
+	unsigned long long n = 0;
+	int i;
 
-	*lost = s->lost;
-	if (s->alloc_failed) {
-		errno = ENOMEM;
-		return NULL;
+	for (i = 0; s && i < s->nspools; i++)
+		n += s->spools[i].written;
+	return n * sizeof(struct kmt_td_fault_sample);
+}
+
+/* A spool read back in order, a buffer at a time. */
+struct reader {
+	struct spool *sp;
+	uint64_t next;		/* record index in the file */
+	uint32_t at, n;		/* buffered records [at, n) */
+};
+
+static const struct kmt_td_fault_sample *head_of(struct reader *r)
+{
+	if (r->at == r->n) {
+		uint64_t left = r->sp->written - r->next;
+		size_t want = left < SPOOL_RECS ? left : SPOOL_RECS;
+		ssize_t got;
+
+		if (!want)
+			return NULL;
+		got = pread(r->sp->fd, r->sp->buf, want * sizeof(r->sp->buf[0]),
+			    r->next * sizeof(r->sp->buf[0]));
+		if (got <= 0)
+			return NULL;
+		r->n = got / sizeof(r->sp->buf[0]);
+		r->at = 0;
+		r->next += r->n;
 	}
-	if (s->n)
-		qsort(s->samples, s->n, sizeof(*s->samples), by_time);
-	fp = open_memstream(&text, &len);
-	if (!fp)
-		return NULL;
-	for (i = 0; i < s->n; i++)
-		fprintf(fp, "%llu %u %u %llx %c\n", s->samples[i].time, s->samples[i].tid,
-			s->samples[i].cpu, s->samples[i].addr, s->samples[i].major ? 'M' : 'm');
-	if (fclose(fp)) {
-		free(text);
-		return NULL;
+	return &r->sp->buf[r->at];
+}
+
+/* Merge the spools by time into @out; *@stored records, up to @limit. */
+static int merge(struct kmt_fault_sampler *s, int out, uint64_t limit, uint64_t *stored)
+{
+	struct reader *rd = calloc(s->nspools, sizeof(*rd));
+	struct kmt_td_fault_sample obuf[SPOOL_RECS];
+	uint32_t on = 0;
+	int i, ret = -1;
+
+	if (!rd)
+		return -1;
+	for (i = 0; i < s->nspools; i++)
+		rd[i].sp = &s->spools[i];
+	for (*stored = 0; *stored < limit; (*stored)++) {
+		const struct kmt_td_fault_sample *best = NULL, *h;
+		int from = -1;
+
+		for (i = 0; i < s->nspools; i++)	/* few CPUs: a scan is enough */
+			if ((h = head_of(&rd[i])) && (!best || h->time < best->time)) {
+				best = h;
+				from = i;
+			}
+		if (!best)
+			break;
+		obuf[on++] = *best;
+		rd[from].at++;
+		if (on == SPOOL_RECS) {
+			if (write_all(out, obuf, sizeof(obuf)))
+				goto out;
+			on = 0;
+		}
 	}
-	return text;
+	ret = write_all(out, obuf, on * sizeof(obuf[0]));
+out:
+	free(rd);
+	return ret;
+}
+
+int kmt_fault_sampler_finish(struct kmt_fault_sampler *s, const char *tmpdir, int *fd,
+			     unsigned int *size, unsigned long long *lost)
+{
+	const uint32_t head[2] = { KMT_TD_FAULT_SAMPLES_VERSION,
+				   sizeof(struct kmt_td_fault_sample) };
+	uint64_t total = 0, stored, limit;
+	int i, out;
+
+	for (i = 0; i < s->nspools; i++)
+		total += s->spools[i].written;
+	/* an option holds at most 4 GiB: what does not fit counts as lost */
+	limit = (UINT32_MAX - sizeof(head)) / sizeof(struct kmt_td_fault_sample);
+	out = kmt_temp_fd(tmpdir);
+	if (out < 0)
+		return -1;
+	if (write_all(out, head, sizeof(head)) || merge(s, out, limit, &stored)) {
+		close(out);
+		return -1;
+	}
+	for (i = 0; i < s->nspools; i++) {	/* merged: their space goes back */
+		close(s->spools[i].fd);
+		s->spools[i].fd = -1;
+	}
+	*fd = out;
+	*size = sizeof(head) + stored * sizeof(struct kmt_td_fault_sample);
+	*lost = s->lost + (total - stored);
+	return 0;
 }
 
 void kmt_fault_sampler_free(struct kmt_fault_sampler *s)
 {
-	int cpu, i;
+	int i;
 
 	if (!s)
 		return;
 	kmt_fault_sampler_stop(s);
-	for (cpu = 0; s->rings && cpu < s->ncpus; cpu++) {
-		if (s->rings[cpu].meta)
-			munmap(s->rings[cpu].meta, s->rings[cpu].map_len);
-		for (i = 0; i < 2; i++)
-			if (s->rings[cpu].fd[i] >= 0)
-				close(s->rings[cpu].fd[i]);
+	if (s->evlist) {
+		perf_evlist__munmap(s->evlist);
+		perf_evlist__close(s->evlist);
+		perf_evlist__delete(s->evlist);	/* and its evsels */
 	}
-	free(s->rings);
-	free(s->samples);
+	perf_cpu_map__put(s->cpus);
+	perf_thread_map__put(s->threads);
+	for (i = 0; s->spools && i < s->nspools; i++)
+		if (s->spools[i].fd >= 0)
+			close(s->spools[i].fd);
+	free(s->spools);
+	kmt_hashmap_free(&s->major_ids);
 	free(s);
 }

@@ -12,21 +12,31 @@
 
 #include "record_local.h"
 
-struct tracefs_dynevent *kmt_fault_probe_create(char *why, size_t len)
+void kmt_fault_probe_remove_stale(void)
 {
-	struct tracefs_dynevent *ev, *stale;
+	struct tracefs_dynevent *stale;
 
-	if (!tracefs_file_exists(NULL, "kprobe_events")) {
-		snprintf(why, len, "the kernel has no kprobe events (CONFIG_KPROBE_EVENTS)");
-		return NULL;
-	}
-	/* Left by a recorder that was killed with SIGKILL: it is ours to take back. */
+	if (!tracefs_file_exists(NULL, "kprobe_events"))
+		return;
+	/* Not forced: the kernel keeps a probe some instance has enabled. */
 	stale = tracefs_dynevent_get(TRACEFS_DYNEVENT_KRETPROBE, KMT_PROBE_SYSTEM,
 				     KMT_PROBE_EVENT);
 	if (stale) {
 		tracefs_dynevent_destroy(stale, false);
 		tracefs_dynevent_free(stale);
 	}
+}
+
+struct tracefs_dynevent *kmt_fault_probe_create(char *why, size_t len)
+{
+	struct tracefs_dynevent *ev;
+
+	if (!tracefs_file_exists(NULL, "kprobe_events")) {
+		snprintf(why, len, "the kernel has no kprobe events (CONFIG_KPROBE_EVENTS)");
+		return NULL;
+	}
+	/* Left by a recorder that was killed with SIGKILL: it is ours to take back. */
+	kmt_fault_probe_remove_stale();
 	ev = tracefs_kretprobe_alloc(KMT_PROBE_SYSTEM, KMT_PROBE_EVENT, "handle_mm_fault",
 				     "ret=$retval:u32", 0);
 	if (!ev) {

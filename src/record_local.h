@@ -3,7 +3,15 @@
 #ifndef KMT_RECORD_LOCAL_H
 #define KMT_RECORD_LOCAL_H
 
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/resource.h>
+#include <sys/types.h>
 #include <kmtrace/reader.h>
+#include <kmtrace/record.h>
 
 struct kmt_event_ref {
 	char *system;
@@ -45,25 +53,166 @@ struct tracefs_dynevent *kmt_fault_probe_create(char *why, size_t len);
 /* Remove and free the probe; NULL is ignored. Only after its instance is gone. */
 void kmt_fault_probe_remove(struct tracefs_dynevent *ev);
 
+/* Remove a probe left by a recorder that is gone (the kernel refuses one in use). */
+void kmt_fault_probe_remove_stale(void);
+
 struct kmt_fault_sampler;
 
-/* Open (disabled) minor/major fault sampling on @ncpus CPUs; NULL with errno. */
-struct kmt_fault_sampler *kmt_fault_sampler_open(int ncpus);
+/*
+ * Open (disabled) minor/major fault sampling of the @ntids tasks @tids and
+ * their future children, or of the whole system when @ntids is 0, spooling
+ * into temporary files in @tmpdir. @wake(@ctx) is called from the sampler's
+ * thread when a spool write fails. NULL with errno.
+ */
+struct kmt_fault_sampler *kmt_fault_sampler_open(const int *tids, int ntids, const char *tmpdir,
+						 void (*wake)(void *ctx), void *ctx);
 
 /* Start the reader thread and enable sampling; 0, or -1 with errno. */
 int kmt_fault_sampler_start(struct kmt_fault_sampler *s);
 
-/* Disable sampling, join the reader and take what is left; NULL is ignored. */
+/* Disable sampling, join the reader and spool what is left; NULL is ignored. */
 void kmt_fault_sampler_stop(struct kmt_fault_sampler *s);
 
+/* errno of a spool write that failed, or 0. */
+int kmt_fault_sampler_error(const struct kmt_fault_sampler *s);
+
+/* Bytes spooled so far. */
+unsigned long long kmt_fault_sampler_bytes(const struct kmt_fault_sampler *s);
+
 /*
- * The samples in time order, one "TIME TID CPU ADDR m|M" line each
- * (ADDR in hex, M for major), and in @lost the samples the rings lost.
- * Returns a malloc'ed text, or NULL with errno.
+ * After kmt_fault_sampler_stop(): the samples merged in time order into a
+ * new temporary file in @tmpdir, in the layout of
+ * KMT_TD_OPT_KMT_FAULT_SAMPLES_BIN, its descriptor in *@fd (yours to close)
+ * and size in *@size; *@lost samples the rings lost or that did not fit.
+ * 0, or -1 with errno.
  */
-char *kmt_fault_sampler_text(struct kmt_fault_sampler *s, unsigned long long *lost);
+int kmt_fault_sampler_finish(struct kmt_fault_sampler *s, const char *tmpdir, int *fd,
+			     unsigned int *size, unsigned long long *lost);
 
 /* Stop if needed, close everything and free @s; NULL is ignored. */
 void kmt_fault_sampler_free(struct kmt_fault_sampler *s);
+
+/* An unlinked temporary file in @dir, read-write. The fd, or -1 with errno. */
+int kmt_temp_fd(const char *dir);
+
+/* Where a recording goes (record_output.c). */
+struct kmt_dest {
+	const char *name;	/* the path as given, or "standard output" */
+	char *path;		/* the regular file to make or replace; NULL: a stream */
+	char *dir;		/* where temporary files go */
+	int fd;			/* what the recording is written to */
+	bool replace;		/* @path exists and -f was given */
+	char *tmp_name;		/* a named temporary file, where there is no O_TMPFILE */
+	bool committed;
+};
+
+/*
+ * Decide where @path's recording goes (see record_output.c), before tracing
+ * starts. 0; -1 with @err filled when it cannot be opened; -2 with @err
+ * filled when it must not be written (exists without @force, a block
+ * device, a directory, a terminal, ...).
+ */
+int kmt_dest_open(struct kmt_dest *d, const char *path, bool force, struct kmt_error *err);
+
+/* The recording is complete: give it its name. 0, or -1 with @err filled. */
+int kmt_dest_commit(struct kmt_dest *d, struct kmt_error *err);
+
+/* Close; what was not committed leaves no file behind. */
+void kmt_dest_close(struct kmt_dest *d);
+
+/*
+ * Remove the instances kmtrace-PID of kmtrace processes that are gone
+ * (killed with SIGKILL: their pipes closed when they died, so no spliced
+ * page of them can be in a pipe). Their names go to @names, space
+ * separated. Returns how many were removed.
+ */
+int kmt_remove_stale_instances(char *names, size_t len);
+
+struct cpu_recorder;
+struct tracefs_instance;
+
+/* One recording; its files share it. */
+struct recorder {
+	const struct kmt_record_opts *o;
+	struct kmt_error *err;
+	struct kmt_dest dest;
+	struct tracefs_instance *inst;
+	struct kmt_event_list events;
+	struct cpu_recorder *cpus;
+	int ncpus;
+	atomic_bool stop;
+	atomic_ullong bytes;		/* raw data spliced so far */
+	atomic_bool woken;		/* a thread asked the main thread to look */
+	pthread_t main_thread;
+	sigset_t sigs;			/* the signals the main thread waits for */
+	int *tids;			/* -p: every thread of the processes */
+	int ntids;
+	int *pidfds;			/* -p: one per process, readable once it exited */
+	int npids;
+	pid_t child;
+	pid_t command_pid;		/* child stays set once it is reaped */
+	int go_fd;			/* write end: one byte lets the command exec */
+	int exec_fd;			/* read end: errno when exec failed, EOF when it ran */
+	bool child_released;
+	int child_status;
+	int exec_errno;
+	enum kmt_record_stop stopped_by;
+	int stop_signal;
+	char *vmstat[2];
+	char *cpu_nodes;
+	char *trace_clock;
+	struct tracefs_dynevent *probe;		/* return probe on handle_mm_fault */
+	struct kmt_fault_sampler *sampler;	/* else perf's minor/major faults */
+	char fault_source[256];
+	struct rusage rusage;			/* of the command, from wait4 */
+	bool have_rusage;
+	long before_minflt, before_majflt;	/* the command's faults before tracing */
+};
+
+/* Fill r->err with the message and, if errno is set, its text; returns -1. */
+int kmt_record_fail(struct recorder *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Ask the main thread to look at the stop conditions (any thread). */
+void kmt_record_wake(struct recorder *r);
+
+/*
+ * -p: open a pidfd per process and list all their threads. 0, or -2 with
+ * r->err filled for a process that does not exist, -1 on other errors.
+ */
+int kmt_command_open_pids(struct recorder *r);
+
+/* True when every -p process has exited. */
+bool kmt_command_pids_gone(struct recorder *r);
+
+/* Fork the command, held before exec until released; signals as in @old. 0 or -1. */
+int kmt_command_fork(struct recorder *r, const sigset_t *old);
+
+/* Let the command run; r->exec_errno is set when it could not be run. */
+void kmt_command_release(struct recorder *r);
+
+/* Reap the command if it ended (@wait: wait for it). True when it was reaped now. */
+bool kmt_command_reap(struct recorder *r, bool wait);
+
+/*
+ * The recording stopped while the command runs: SIGTERM (as perf does),
+ * SIGKILL after @grace_ms; one never released is killed at once. Reaps it.
+ */
+void kmt_command_end(struct recorder *r, int grace_ms);
+
+/* Close the -p and command descriptors. */
+void kmt_command_free(struct recorder *r);
+
+/*
+ * Everything after teardown: the header texts, the fault samples and the
+ * per-CPU data into r->dest, counted into @res. 0, or -1 with r->err filled.
+ */
+int kmt_record_write(struct recorder *r, struct kmt_record_result *res);
+
+/* The stats file text of each CPU, read at stop (record.c). */
+const char *kmt_record_cpu_stats(const struct recorder *r, int cpu);
+
+/* The unlinked file CPU @cpu's raw data went to. */
+int kmt_record_cpu_fd(const struct recorder *r, int cpu);
 
 #endif /* KMT_RECORD_LOCAL_H */

@@ -108,6 +108,7 @@ core_parsing_tests() {
 . "$TOP/tests/perfdata.sh"
 . "$TOP/tests/textlog.sh"
 . "$TOP/tests/plugins.sh"
+. "$TOP/tests/record.sh"
 
 parsing_tests() {
 	foreign_machine_check
@@ -273,6 +274,7 @@ live "-- COMMAND traces the command and its children only" test_command_only
 live "-d stops a system-wide record" test_duration
 live "kmtrace-record(1) examples run" test_man_examples kmtrace-record.1
 
+record_live_tests
 slab_live_tests
 page_live_tests
 fault_live_tests

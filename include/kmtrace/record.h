@@ -9,6 +9,21 @@
 #include <stdbool.h>
 #include <kmtrace/reader.h>
 
+/* What kmt_record() reports while it works. */
+enum kmt_record_phase {
+	KMT_RECORD_RECORDING,	/* once a second while tracing */
+	KMT_RECORD_WRITING,	/* during the final write, once it took a second */
+	KMT_RECORD_DONE,	/* the last call: nothing more follows */
+};
+
+struct kmt_record_progress {
+	enum kmt_record_phase phase;
+	unsigned long long events;	/* RECORDING: taken from the buffers so far */
+	unsigned long long bytes;	/* RECORDING: raw data so far */
+	unsigned long long lost;	/* RECORDING: overrun and dropped so far */
+	unsigned long long done, total;	/* WRITING: bytes of the output */
+};
+
 struct kmt_record_opts {
 	const char *const *events;	/* "GROUP:EVENT", "GROUP" or "EVENT"; none: defaults */
 	int nevents;
@@ -18,11 +33,17 @@ struct kmt_record_opts {
 	int npids;
 	unsigned int buffer_kb;		/* per CPU; 0: KMT_RECORD_DEFAULT_BUFFER_KB */
 	double duration;		/* seconds; 0: until the command ends or a signal */
-	const char *output;
-	bool force;			/* replace an existing output file */
+	unsigned long long max_size;	/* bytes of raw data to stop at; 0: no limit */
+	const char *output;		/* "-": standard output */
+	bool force;			/* replace an existing regular file */
 	bool no_kallsyms;		/* leave /proc/kallsyms out (5+ MB) */
 	bool no_kprobes;		/* no return probe on handle_mm_fault */
 	char *const *command;		/* argv of the command to trace, or NULL */
+	/* Notices to show the user (one line each, no newline); may be NULL. */
+	void (*notice)(void *ctx, const char *line);
+	/* Progress (see enum kmt_record_phase); may be NULL. */
+	void (*progress)(void *ctx, const struct kmt_record_progress *p);
+	void *ctx;
 };
 
 #define KMT_RECORD_DEFAULT_BUFFER_KB	8192
@@ -34,16 +55,33 @@ struct kmt_record_cpu {
 	unsigned long long lost;
 };
 
+/* Why a recording stopped. */
+enum kmt_record_stop {
+	KMT_STOP_COMMAND,	/* the command ended */
+	KMT_STOP_DURATION,	/* -d passed */
+	KMT_STOP_SIGNAL,	/* SIGINT, SIGTERM or SIGHUP */
+	KMT_STOP_PIDS_GONE,	/* every -p process exited */
+	KMT_STOP_MAX_SIZE,	/* the raw data reached max_size */
+};
+
 struct kmt_record_result {
 	int ncpus;
 	struct kmt_record_cpu *cpus;	/* ncpus entries; free() it */
 	int command_status;		/* wait status of the command, -1 if none */
 	int stop_signal;		/* signal that stopped the recording, or 0 */
+	enum kmt_record_stop stopped_by;
+	int exec_errno;			/* the command could not be run: why */
+	unsigned long long fault_samples;	/* perf fault samples stored */
+	unsigned long long left_in_buffers;	/* events not taken out (--max-size) */
 };
 
 /*
  * Record per @o into @o->output. The instance kmtrace-<pid> is created,
- * used and removed on every path. Returns 0, or -1 with @err filled.
+ * used and removed on every path; instances of kmtrace recorders that are
+ * gone are removed first (a notice names them). Returns 0; -1 with @err
+ * filled when it could not be done; -2 with @err filled when the request
+ * itself is wrong (no such -p process, an output path that must not be
+ * written, an empty command).
  */
 int kmt_record(const struct kmt_record_opts *o, struct kmt_record_result *res,
 	       struct kmt_error *err);

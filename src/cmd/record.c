@@ -1,37 +1,48 @@
 // SPDX-License-Identifier: LGPL-2.1
-/* kmtrace record: option parsing and the per-CPU summary. */
+/* kmtrace record: option parsing, progress and notices, the per-CPU summary. */
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <kmtrace/record.h>
 #include "cmd.h"
 
 #define MAX_ARGS	256
+#define EXIT_CANNOT_RUN	127	/* as a shell says a command could not be run */
 
 static void usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: kmtrace record [-e EVENT|GROUP:EVENT|GROUP]... [-p PID]... [-b KB]\n"
-		"                      [-d SECONDS] [-f] [-o FILE] [--filter 'GROUP:EVENT:EXPR']...\n"
-		"                      [--no-kallsyms] [--no-kprobes]\n"
-		"                      [-- COMMAND [ARGS...]]\n\n"
+		"                      [-d SECONDS] [--max-size SIZE] [-f] [-o FILE|-]\n"
+		"                      [--filter 'GROUP:EVENT:EXPR']... [--no-kallsyms]\n"
+		"                      [--no-kprobes] [-- COMMAND [ARGS...]]\n\n"
 		"  -e, --event     event to record (repeatable); default: the kmem, page,\n"
 		"                  fault, rss_stat, OOM and process events the kernel has\n"
-		"  -p, --pid       record only this process and its children (repeatable)\n"
+		"  -p, --pid       record only this process (all its threads) and its\n"
+		"                  children (repeatable); stops when all have exited\n"
 		"  -b, --buffer    per-CPU ring buffer size in KiB (default %d)\n"
 		"  -d, --duration  stop after SECONDS (may be fractional)\n"
-		"  -o, --output    output file (default kmtrace.dat)\n"
-		"  -f, --force     replace an existing output file\n"
+		"      --max-size  stop when the raw data reaches SIZE (bytes, or with K, M, G)\n"
+		"  -o, --output    output file (default kmtrace.dat); - is standard output; a\n"
+		"                  FIFO or character device is written into as a stream\n"
+		"  -f, --force     replace an existing regular file (never anything else)\n"
 		"      --filter    kernel event filter, e.g. 'kmem:kmalloc:bytes_req > 256'\n"
 		"      --no-kallsyms  leave /proc/kallsyms out of the file (several MB);\n"
 		"                  call sites are then shown as addresses\n"
 		"      --no-kprobes  no return probe on handle_mm_fault; minor and major\n"
 		"                  faults then come from perf's fault events if it can\n"
 		"  -- COMMAND      run COMMAND and record it and its descendants only\n\n"
-		"Without COMMAND, -p or -d it records system-wide until SIGINT.\n",
+		"Without COMMAND, -p or -d it records system-wide until SIGINT. On a terminal\n"
+		"it shows progress once a second. Exit status: 0, or the command's own when\n"
+		"it failed (127: it could not be run), 1 when recording failed, 2 for a bad\n"
+		"request.\n",
 		KMT_RECORD_DEFAULT_BUFFER_KB);
 }
 
@@ -39,17 +50,92 @@ static int parse_uint(const char *s, const char *what, unsigned long max, unsign
 {
 	char *end;
 
+	errno = 0;
 	*v = strtoul(s, &end, 10);
-	if (!*s || *end || *v > max) {
-		fprintf(stderr, "kmtrace record: invalid %s '%s'\n", what, s);
+	if (!*s || *end || errno || *v > max || !*v || *s == '-') {
+		fprintf(stderr, "kmtrace record: invalid %s '%s': want a number from 1 to %lu\n",
+			what, s, max);
 		return -1;
 	}
 	return 0;
 }
 
+/* A size in bytes with an optional K, M, G or T suffix (powers of 1024). */
+static int parse_size(const char *s, unsigned long long *v)
+{
+	static const char units[] = "KMGT";
+	const char *u;
+	char *end;
+	int shift = 0;
+
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	if (*end && (u = strchr(units, toupper((unsigned char)*end)))) {
+		shift = 10 * (int)(u - units + 1);
+		end++;
+		if (*end == 'B' || *end == 'b')
+			end++;
+	}
+	if (!*s || *s == '-' || *end || errno || !*v || *v > (~0ull >> shift)) {
+		fprintf(stderr, "kmtrace record: invalid --max-size '%s': want bytes, or a "
+			"number with K, M, G or T\n", s);
+		return -1;
+	}
+	*v <<= shift;
+	return 0;
+}
+
+/* 1.5 MiB */
+static const char *human(unsigned long long n, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = n;
+	int i = 0;
+
+	while (v >= 1024 && i < 4) {
+		v /= 1024;
+		i++;
+	}
+	snprintf(buf, len, i ? "%.1f %s" : "%.0f %s", v, unit[i]);
+	return buf;
+}
+
+/* Progress on a terminal: one line, rewritten in place. */
+static bool progress_shown;
+
+static void show_progress(void *ctx, const struct kmt_record_progress *p)
+{
+	char a[32], b[32];
+
+	(void)ctx;
+	if (!isatty(STDERR_FILENO))
+		return;
+	if (p->phase == KMT_RECORD_DONE) {
+		if (progress_shown)
+			fprintf(stderr, "\r%-78s\r", "");
+		progress_shown = false;
+		return;
+	}
+	if (p->phase == KMT_RECORD_RECORDING)
+		fprintf(stderr, "\rkmtrace: recording: %llu events, %s, %llu lost    ", p->events,
+			human(p->bytes, a, sizeof(a)), p->lost);
+	else
+		fprintf(stderr, "\rkmtrace: writing: %3.0f%% (%s of %s)    ",
+			p->total ? 100.0 * p->done / p->total : 100.0,
+			human(p->done, a, sizeof(a)), human(p->total, b, sizeof(b)));
+	progress_shown = true;
+}
+
+static void show_notice(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "kmtrace: %s\n", line);
+}
+
 static void print_summary(const struct kmt_record_opts *o, const struct kmt_record_result *res)
 {
 	unsigned long long events = 0, lost = 0;
+	char size[32];
 	int cpu;
 
 	for (cpu = 0; cpu < res->ncpus; cpu++) {
@@ -60,8 +146,14 @@ static void print_summary(const struct kmt_record_opts *o, const struct kmt_reco
 		events += c->events;
 		lost += c->lost;
 	}
+	if (res->stopped_by == KMT_STOP_MAX_SIZE)
+		fprintf(stderr, "kmtrace: stopped at --max-size %s (%llu events left in the "
+			"buffers, not written)\n", human(o->max_size, size, sizeof(size)),
+			res->left_in_buffers);
+	else if (res->stopped_by == KMT_STOP_PIDS_GONE)
+		fprintf(stderr, "kmtrace: every traced process exited\n");
 	fprintf(stderr, "kmtrace: %llu events, %llu lost, written to %s\n", events, lost,
-		o->output);
+		strcmp(o->output, "-") ? o->output : "standard output");
 	if (res->command_status > 0 && WIFEXITED(res->command_status))
 		fprintf(stderr, "kmtrace: %s exited with status %d\n", o->command[0],
 			WEXITSTATUS(res->command_status));
@@ -70,88 +162,139 @@ static void print_summary(const struct kmt_record_opts *o, const struct kmt_reco
 			WTERMSIG(res->command_status));
 }
 
-int kmt_cmd_record(int argc, char **argv)
+/* The command's failure is ours, as with perf; not when we stopped it. */
+static int exit_status(const struct kmt_record_result *res)
 {
-	static const struct option longopts[] = {
-		{ "event", required_argument, NULL, 'e' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "buffer", required_argument, NULL, 'b' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "filter", required_argument, NULL, 'F' },
-		{ "no-kallsyms", no_argument, NULL, 'K' },
-		{ "no-kprobes", no_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	int st = res->command_status;
+
+	if (res->stopped_by != KMT_STOP_COMMAND || st <= 0)
+		return 0;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 0;
+}
+
+static const struct option longopts[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "buffer", required_argument, NULL, 'b' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "max-size", required_argument, NULL, 'S' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "filter", required_argument, NULL, 'F' },
+	{ "no-kallsyms", no_argument, NULL, 'K' },
+	{ "no-kprobes", no_argument, NULL, 'P' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* Argument arrays the options fill. */
+struct record_args {
+	struct kmt_record_opts o;
 	const char *events[MAX_ARGS], *filters[MAX_ARGS];
 	int pids[MAX_ARGS];
-	struct kmt_record_opts o = { .events = events, .filters = filters, .pids = pids,
-				     .output = "kmtrace.dat" };
-	struct kmt_record_result res;
-	struct kmt_error err;
+};
+
+/* One option; 0, 1 to stop with status 0 (help), -1 to stop with status 2. */
+static int take_option(struct record_args *a, int c)
+{
+	struct kmt_record_opts *o = &a->o;
 	unsigned long v;
 	char *end;
-	int c;
+
+	switch (c) {
+	case 'e':
+		a->events[o->nevents++] = optarg;
+		return 0;
+	case 'F':
+		a->filters[o->nfilters++] = optarg;
+		return 0;
+	case 'p':
+		if (parse_uint(optarg, "pid", 4194304, &v))
+			return -1;
+		a->pids[o->npids++] = v;
+		return 0;
+	case 'b':
+		if (parse_uint(optarg, "buffer size (KiB)", 1u << 22, &v))
+			return -1;
+		o->buffer_kb = v;
+		return 0;
+	case 'd':
+		o->duration = strtod(optarg, &end);
+		if (*optarg && !*end && o->duration > 0 && o->duration <= 1e7)
+			return 0;
+		fprintf(stderr, "kmtrace record: invalid duration '%s'\n", optarg);
+		return -1;
+	case 'S':
+		return parse_size(optarg, &o->max_size);
+	case 'o':
+		o->output = optarg;
+		return 0;
+	case 'f':
+		o->force = true;
+		return 0;
+	case 'K':
+		o->no_kallsyms = true;
+		return 0;
+	case 'P':
+		o->no_kprobes = true;
+		return 0;
+	case 'h':
+		usage(stdout);
+		return 1;
+	default:
+		usage(stderr);
+		return -1;
+	}
+}
+
+static int parse_args(struct record_args *a, int argc, char **argv)
+{
+	int c, ret;
 
 	while ((c = getopt_long(argc, argv, "+e:p:b:d:o:fh", longopts, NULL)) != -1) {
-		if ((c == 'e' && o.nevents == MAX_ARGS) || (c == 'F' && o.nfilters == MAX_ARGS) ||
-		    (c == 'p' && o.npids == MAX_ARGS)) {
+		if ((c == 'e' && a->o.nevents == MAX_ARGS) ||
+		    (c == 'F' && a->o.nfilters == MAX_ARGS) || (c == 'p' && a->o.npids == MAX_ARGS)) {
 			fprintf(stderr, "kmtrace record: at most %d of -%c\n", MAX_ARGS, c);
-			return KMT_EXIT_INPUT;
+			return -1;
 		}
-		switch (c) {
-		case 'e':
-			events[o.nevents++] = optarg;
-			break;
-		case 'F':
-			filters[o.nfilters++] = optarg;
-			break;
-		case 'p':
-			if (parse_uint(optarg, "pid", 4194304, &v) || !v)
-				return KMT_EXIT_INPUT;
-			pids[o.npids++] = v;
-			break;
-		case 'b':
-			if (parse_uint(optarg, "buffer size", 1u << 22, &v) || !v)
-				return KMT_EXIT_INPUT;
-			o.buffer_kb = v;
-			break;
-		case 'd':
-			o.duration = strtod(optarg, &end);
-			if (!*optarg || *end || !(o.duration > 0) || o.duration > 1e7) {
-				fprintf(stderr, "kmtrace record: invalid duration '%s'\n", optarg);
-				return KMT_EXIT_INPUT;
-			}
-			break;
-		case 'o':
-			o.output = optarg;
-			break;
-		case 'f':
-			o.force = true;
-			break;
-		case 'K':
-			o.no_kallsyms = true;
-			break;
-		case 'P':
-			o.no_kprobes = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return KMT_EXIT_INPUT;
-		}
+		ret = take_option(a, c);
+		if (ret)
+			return ret;
 	}
-	if (optind < argc)
-		o.command = argv + optind;
-	if (kmt_record(&o, &res, &err)) {
-		kmt_error_print(&err);
-		return KMT_EXIT_FAIL;
+	if (optind < argc) {
+		a->o.command = argv + optind;
+	} else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
+		fprintf(stderr, "kmtrace record: no command after --\n");
+		return -1;
 	}
-	print_summary(&o, &res);
-	free(res.cpus);
 	return 0;
+}
+
+int kmt_cmd_record(int argc, char **argv)
+{
+	struct record_args a = { .o = { .output = "kmtrace.dat", .notice = show_notice,
+					.progress = show_progress } };
+	struct kmt_record_result res;
+	struct kmt_error err;
+	int ret;
+
+	a.o.events = a.events;
+	a.o.filters = a.filters;
+	a.o.pids = a.pids;
+	ret = parse_args(&a, argc, argv);
+	if (ret)
+		return ret > 0 ? 0 : KMT_EXIT_INPUT;
+	signal(SIGPIPE, SIG_IGN);	/* a reader that went away is an error to report */
+	ret = kmt_record(&a.o, &res, &err);
+	if (ret) {
+		kmt_error_print(&err);
+		if (res.exec_errno)
+			return EXIT_CANNOT_RUN;
+		return ret == -2 ? KMT_EXIT_INPUT : KMT_EXIT_FAIL;
+	}
+	print_summary(&a.o, &res);
+	free(res.cpus);
+	return exit_status(&res);
 }

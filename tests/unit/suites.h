@@ -12,5 +12,6 @@ Suite *support_suite(void);
 Suite *fault_suite(void);
 Suite *perfdata_suite(void);
 Suite *plugins_suite(void);
+Suite *record_suite(void);
 
 #endif
