@@ -110,6 +110,11 @@ $(SAN_DIR)/gen/formats.o: $(FORMATS_C)
 $(BUILD)/unit-tests: $(TEST_OBJ) $(BUILD)/libkmtrace.a
 	$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libkmtrace.a $(LIBS) $(CHECK_LIBS)
 
+# The binary under ASan+UBSan, for the integration tests' hostile inputs.
+SAN_CMD_OBJ := $(call objs,$(SAN_DIR),$(CMD_SRC))
+$(BUILD)/kmtrace-san: $(SAN_CMD_OBJ) $(SAN_LIB_OBJ)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LIBS)
+
 $(BUILD)/unit-tests-san: $(SAN_TEST_OBJ) $(SAN_LIB_OBJ)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LIBS) $(CHECK_LIBS)
 
@@ -126,7 +131,7 @@ unit-san: $(BUILD)/unit-tests-san
 		UBSAN_OPTIONS=print_stacktrace=1 \
 		KMT_TRACES=traces $(BUILD)/unit-tests-san
 
-integration: all $(SYNTH_DAT)
+integration: all $(SYNTH_DAT) $(BUILD)/kmtrace-san
 	bash tests/integration.sh ./kmtrace
 
 check: deps

@@ -32,7 +32,7 @@ static void print_pages(struct trace_seq *s, struct tep_event *event, unsigned l
 	trace_seq_printf(s, " order=%llu (", order);
 	while ((ps >> shift) > 1)
 		shift++;
-	if (order + shift < 64)
+	if (order < (unsigned long long)(64 - shift))	/* order + shift would wrap */
 		kmt_pf_size(s, ps << order);
 	else
 		trace_seq_puts(s, "bad order");

@@ -14,6 +14,7 @@
 #include <kmtrace/event.h>
 
 #define MAX_EVENT_ID	65536	/* common_type is a u16 */
+#define MAX_RECORD	65536	/* no field of a sane format lies past it */
 #define MAX_FIELDS	8
 
 /* Where a decoded value goes: an integer member or the string. */
@@ -198,6 +199,18 @@ static struct tep_format_field *find_field(struct tep_event *event, const char *
 	return NULL;
 }
 
+/* A field where a record can have it (formats from libtracecmd are not checked before). */
+static bool field_sane(const struct tep_format_field *f)
+{
+	return f->offset >= 0 && f->size >= 0 && f->offset <= MAX_RECORD && f->size <= MAX_RECORD;
+}
+
+/* common_type and common_pid: integers near the start. */
+static bool common_sane(const struct tep_format_field *f, int size)
+{
+	return field_sane(f) && f->offset < 64 && f->size == size;
+}
+
 static void resolve_event(struct kmt_decoder *dec, enum kmt_event_type type,
 			  struct tep_event *event)
 {
@@ -211,7 +224,7 @@ static void resolve_event(struct kmt_decoder *dec, enum kmt_event_type type,
 		bool alt = false;
 
 		f = find_field(event, spec->names, &alt);
-		if (!f)
+		if (!f || !field_sane(f))
 			continue;
 		fl = &loc->fields[loc->nfields++];
 		fl->offset = f->offset;
@@ -252,11 +265,12 @@ struct kmt_decoder *kmt_decoder_new(struct tep_handle *tep)
 	}
 	if (!any && tep_get_events_count(tep) > 0)
 		any = tep_get_event(tep, 0);
-	if (any && (f = tep_find_common_field(any, "common_type"))) {
+	if (any && (f = tep_find_common_field(any, "common_type")) &&
+	    (common_sane(f, 2) || common_sane(f, 4))) {
 		dec->type_offset = f->offset;
 		dec->type_size = f->size;
 	}
-	if (any && (f = tep_find_common_field(any, "common_pid")))
+	if (any && (f = tep_find_common_field(any, "common_pid")) && common_sane(f, 4))
 		dec->pid_offset = f->offset;
 	return dec;
 }
@@ -334,7 +348,7 @@ enum kmt_event_type kmt_decode(const struct kmt_decoder *dec, const void *data, 
 	if (id < 0 || size < dec->pid_offset + 4)
 		return KMT_EV_UNKNOWN;
 	ev->pid = (int)read_uint(dec, p + dec->pid_offset, 4);
-	if (!dec->type_of_id[id])
+	if (id >= MAX_EVENT_ID || !dec->type_of_id[id])
 		return KMT_EV_UNKNOWN;
 
 	loc = &dec->loc[dec->type_of_id[id]];
@@ -356,4 +370,67 @@ enum kmt_event_type kmt_decode(const struct kmt_decoder *dec, const void *data, 
 	ev->flags = loc->flags;
 	ev->type = dec->type_of_id[id];
 	return ev->type;
+}
+
+#define MAX_SLAB_BYTES	(1ull << 32)	/* far above any kmalloc or cache object */
+#define MAX_ORDER	31		/* far above any buddy allocator's */
+#define MAX_USER_ADDR	(1ull << 57)	/* five-level page tables' user space */
+#define MAX_RSS_BYTES	(1ll << 50)
+#define MAX_KIB		(1ull << 44)
+
+/* A syscall's return: an error (-4095..-1) or an address of user space. */
+static bool user_return(long long ret)
+{
+	return (ret < 0 && ret >= -4095) || (ret >= 0 && (unsigned long long)ret <= MAX_USER_ADDR);
+}
+
+static bool args_in_user_space(const struct kmt_event *ev, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (ev->arg[i] > MAX_USER_ADDR)
+			return false;
+	return true;
+}
+
+bool kmt_event_possible(const struct kmt_event *ev)
+{
+	switch (ev->type) {
+	case KMT_EV_KMALLOC:
+	case KMT_EV_KMALLOC_NODE:
+	case KMT_EV_CACHE_ALLOC:
+	case KMT_EV_CACHE_ALLOC_NODE:
+		return ev->bytes_req <= MAX_SLAB_BYTES && ev->bytes_alloc <= MAX_SLAB_BYTES;
+	case KMT_EV_PAGE_ALLOC:
+	case KMT_EV_PAGE_FREE:
+	case KMT_EV_PAGE_ALLOC_EXTFRAG:
+	case KMT_EV_PAGE_ALLOC_ZONE_LOCKED:
+	case KMT_EV_PAGE_PCPU_DRAIN:
+		return ev->order <= MAX_ORDER;
+	case KMT_EV_RSS_STAT:
+		return ev->size >= -MAX_RSS_BYTES && ev->size <= MAX_RSS_BYTES;
+	case KMT_EV_OOM_VICTIM:
+		return ev->total_vm <= MAX_KIB && ev->anon_rss <= MAX_KIB &&
+		       ev->file_rss <= MAX_KIB && ev->shmem_rss <= MAX_KIB;
+	case KMT_EV_FORK:
+	case KMT_EV_EXEC:
+	case KMT_EV_EXIT:
+		return ev->target_pid >= 0 && ev->target_pid <= INT32_MAX;
+	case KMT_EV_MMAP_ENTER:
+		return ev->arg[0] <= MAX_USER_ADDR && ev->arg[1] <= MAX_USER_ADDR;
+	case KMT_EV_MUNMAP_ENTER:
+		return args_in_user_space(ev, 2);
+	case KMT_EV_MREMAP_ENTER:
+		return args_in_user_space(ev, 3) && ev->arg[4] <= MAX_USER_ADDR;
+	case KMT_EV_BRK_ENTER:
+		return args_in_user_space(ev, 1);
+	case KMT_EV_MMAP_EXIT:
+	case KMT_EV_MUNMAP_EXIT:
+	case KMT_EV_MREMAP_EXIT:
+	case KMT_EV_BRK_EXIT:
+		return user_return(ev->ret);
+	default:
+		return true;
+	}
 }

@@ -202,7 +202,7 @@ static void format_cell(char *buf, size_t len, enum kmt_kind kind, union kmt_cel
 		break;
 	case KMT_KIND_STRING:
 	case KMT_KIND_SYMBOL:
-		snprintf(buf, len, "%s", c.s);
+		kmt_escape(buf, len, c.s);	/* names from the file */
 		break;
 	}
 }

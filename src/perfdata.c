@@ -31,7 +31,7 @@
 #define FEAT_HOSTNAME		3
 #define FEAT_OSRELEASE		4
 #define FEAT_ARCH		6
-#define FEAT_NRCPUS		7
+#define FEAT_STRINGS		7	/* feat[] holds bits below this */
 #define FEAT_BITS		256
 #define MAX_FEATURE		(256u << 20)	/* larger sections are corrupt */
 #define SAMPLE_ID_ALL_BIT	(1ull << 18)
@@ -52,10 +52,9 @@ struct perfdata {
 	struct pd_attr *attrs;
 	uint32_t nattrs, cap_attrs;
 	struct kmt_hashmap ids;		/* sample id -> attr index */
-	uint32_t nrcpus;		/* HEADER_NRCPUS, 0: not given */
 	uint64_t kernel_text;		/* _text at the recording (kernel MMAP pgoff) */
 	bool tracing, done, sampled;
-	char *feat[FEAT_NRCPUS];	/* HOSTNAME, OSRELEASE, ARCH strings */
+	char *feat[FEAT_STRINGS];	/* HOSTNAME, OSRELEASE, ARCH strings */
 };
 
 static uint64_t u64_at(const unsigned char *p)
@@ -190,10 +189,6 @@ static int take_feature(struct kmt_reader *r, struct perfdata *pd, int bit,
 	switch (bit) {
 	case FEAT_TRACING_DATA:
 		return parse_tracing(r, pd, buf, size, file_off, err);
-	case FEAT_NRCPUS:
-		if (size >= 8)
-			pd->nrcpus = u32_at(buf);
-		return 0;
 	case FEAT_HOSTNAME:
 	case FEAT_OSRELEASE:
 	case FEAT_ARCH:
@@ -210,7 +205,7 @@ static int take_feature(struct kmt_reader *r, struct perfdata *pd, int bit,
 
 static bool wanted_feature(int bit)
 {
-	return bit == FEAT_TRACING_DATA || bit == FEAT_NRCPUS || bit == FEAT_HOSTNAME ||
+	return bit == FEAT_TRACING_DATA || bit == FEAT_HOSTNAME ||
 	       bit == FEAT_OSRELEASE || bit == FEAT_ARCH;
 }
 
@@ -348,7 +343,7 @@ static int add_lost(struct kmt_reader *r, uint32_t cpu, uint64_t lost)
 	if (cpu >= 8192 || cover_cpu(r, cpu))
 		return 0;	/* a damaged trailer: the count has no CPU to go to */
 	r->stats[cpu].have_stats = true;
-	r->stats[cpu].dropped += lost;
+	kmt_cpu_stats_add(&r->stats[cpu], &r->stats[cpu].dropped, lost);
 	return 0;
 }
 
@@ -489,7 +484,7 @@ static void perfdata_close(struct kmt_reader *r)
 	pd_stream_free(&pd->in);
 	free(pd->attrs);
 	kmt_hashmap_free(&pd->ids);
-	for (i = 0; i < FEAT_NRCPUS; i++)
+	for (i = 0; i < FEAT_STRINGS; i++)
 		free(pd->feat[i]);
 	free(pd);
 	r->priv = NULL;
@@ -526,7 +521,7 @@ static int open_file_mode(struct kmt_reader *r, struct perfdata *pd, int fd,
 /* Read ahead until the first samples, so that formats and CPU count are known. */
 static int prime(struct kmt_reader *r, struct perfdata *pd, struct kmt_error *err)
 {
-	while (!pd->done && !(pd->sampled && pd->tracing && pd->nrcpus))
+	while (!pd->done && !(pd->sampled && pd->tracing))
 		if (read_round(r, pd, err))
 			return -1;
 	if (!pd->tracing) {
@@ -534,8 +529,12 @@ static int prime(struct kmt_reader *r, struct perfdata *pd, struct kmt_error *er
 			      "tracepoints (perf record -e 'kmem:*')");
 		return -1;
 	}
-	/* perf.data keeps no kallsyms (perf writes an empty one) */
-	if (cover_cpu(r, pd->nrcpus ? pd->nrcpus - 1 : 0) ||
+	/*
+	 * The CPUs are those samples name, not HEADER_NRCPUS: a number the file
+	 * claims must cost no memory. perf.data keeps no kallsyms (perf writes
+	 * an empty one).
+	 */
+	if (cover_cpu(r, 0) ||
 	    (!r->symbols && kmt_reader_defer_live_kallsyms(r, pd->feat[FEAT_OSRELEASE],
 							   pd->kernel_text)))
 		return nomem(pd->in.path, err);

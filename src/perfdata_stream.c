@@ -139,7 +139,7 @@ static int unzip(struct pd_stream *s, const struct pd_record *rec, struct kmt_er
 		kmt_error_set(err, s->path, rec->offset, "out of memory unpacking");
 		return -1;
 	}
-	if (s->unz_end > s->unz_start)
+	if (s->unz_end > s->unz_start)	/* s->unz is set then */
 		memmove(s->unz, s->unz + s->unz_start, s->unz_end - s->unz_start);
 	s->unz_end -= s->unz_start;
 	s->unz_start = 0;
@@ -176,8 +176,13 @@ static int whole_record(const unsigned char *p, size_t avail, uint16_t *size)
 
 static int next_unpacked(struct pd_stream *s, struct pd_record *rec, struct kmt_error *err)
 {
-	const unsigned char *p = s->unz + s->unz_start;
-	int ret = whole_record(p, s->unz_end - s->unz_start, &rec->size);
+	const unsigned char *p;
+	int ret;
+
+	if (s->unz_end == s->unz_start)
+		return 0;	/* nothing unpacked (and no buffer yet) */
+	p = s->unz + s->unz_start;
+	ret = whole_record(p, s->unz_end - s->unz_start, &rec->size);
 
 	if (ret < 0)
 		kmt_error_set(err, s->path, s->unz_at, "corrupt: unpacked record size %u",

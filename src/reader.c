@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,11 +36,15 @@ void kmt_error_set(struct kmt_error *err, const char *file, long long offset,
 
 void kmt_error_print(const struct kmt_error *err)
 {
+	char file[sizeof(err->file) * 4], msg[sizeof(err->msg) * 4];
+
+	/* names and text from a file: escaped, they cannot drive the terminal */
+	kmt_escape(file, sizeof(file), err->file);
+	kmt_escape(msg, sizeof(msg), err->msg);
 	if (err->offset >= 0)
-		fprintf(stderr, "kmtrace: %s: offset %lld: %s\n", err->file, err->offset,
-			err->msg);
+		fprintf(stderr, "kmtrace: %s: offset %lld: %s\n", file, err->offset, msg);
 	else
-		fprintf(stderr, "kmtrace: %s: %s\n", err->file, err->msg);
+		fprintf(stderr, "kmtrace: %s: %s\n", file, msg);
 }
 
 struct kmt_reader *kmt_reader_alloc(const char *path, const struct kmt_reader_ops *ops)
@@ -105,16 +110,42 @@ static bool stat_value(const char *text, const char *end, const char *key,
 	return false;
 }
 
+/* Counts above this are no kernel's: a damaged or made-up stats text. */
+#define MAX_STAT_COUNT	(1ull << 62)
+
+/* The value of "@key: N" into *@v, unless it is one no kernel counts to. */
+static void stat_count(const char *text, const char *end, const char *key,
+		       unsigned long long *v, struct kmt_cpu_stats *st)
+{
+	unsigned long long n;
+
+	if (!stat_value(text, end, key, &n))
+		return;
+	if (n > MAX_STAT_COUNT)
+		st->impossible = true;
+	else
+		*v = n;
+}
+
+void kmt_cpu_stats_add(struct kmt_cpu_stats *st, unsigned long long *count,
+		       unsigned long long n)
+{
+	if (n > MAX_STAT_COUNT || *count + n > MAX_STAT_COUNT)
+		st->impossible = true;
+	else
+		*count += n;
+}
+
 void kmt_cpu_stats_parse(const char *text, size_t len, struct kmt_cpu_stats *st)
 {
 	const char *end = text + len;
 
 	st->have_stats = true;
-	stat_value(text, end, "entries", &st->entries);
-	stat_value(text, end, "overrun", &st->overrun);
-	stat_value(text, end, "commit overrun", &st->commit_overrun);
-	stat_value(text, end, "dropped events", &st->dropped);
-	stat_value(text, end, "read events", &st->read_events);
+	stat_count(text, end, "entries", &st->entries, st);
+	stat_count(text, end, "overrun", &st->overrun, st);
+	stat_count(text, end, "commit overrun", &st->commit_overrun, st);
+	stat_count(text, end, "dropped events", &st->dropped, st);
+	stat_count(text, end, "read events", &st->read_events, st);
 }
 
 void kmt_reader_parse_cpustats(struct kmt_reader *r, const char *text, size_t len)
@@ -199,8 +230,7 @@ static struct kmt_reader *open_tracedat(const char *path, int fd, const unsigned
 	}
 	if (head[KMT_TD_MAGIC_LEN] == '6' && head[KMT_TD_MAGIC_LEN + 1] == '\0')
 		return kmt_tracedat_open(path, fd, err);	/* takes fd */
-	close(fd);
-	return kmt_tracecmd_open(path, err);
+	return kmt_tracecmd_open(path, fd, err);		/* takes fd */
 }
 
 struct kmt_reader *kmt_reader_open(const char *path, struct kmt_error *err)
@@ -325,6 +355,64 @@ static const char *use_live_kallsyms(struct kmt_reader *r)
 	return why;
 }
 
+/* The next line of @p (moved past it), its length in *@len; NULL at the end. */
+static const char *next_text_line(const char **p, size_t *len)
+{
+	const char *line = *p, *nl;
+
+	if (!*line)
+		return NULL;
+	nl = strchr(line, '\n');
+	*len = nl ? (size_t)(nl - line) : strlen(line);
+	*p = nl ? nl + 1 : line + *len;
+	return line;
+}
+
+void kmt_reader_take_printk(struct tep_handle *tep, const char *text)
+{
+	const char *p = text, *line;
+	size_t len;
+
+	while ((line = next_text_line(&p, &len))) {
+		char buf[1024], *end, *colon, *fmt;
+		unsigned long long addr;
+
+		if (len >= sizeof(buf))
+			continue;
+		memcpy(buf, line, len);
+		buf[len] = '\0';
+		addr = strtoull(buf, &end, 16);
+		colon = strstr(end, " : \"");
+		if (end == buf || !colon)
+			continue;
+		fmt = colon + 4;
+		/*
+		 * libtraceevent takes the text after the opening quote, drops the
+		 * closing one and a "\n" before it, and reads two bytes before its
+		 * end while doing so: give it that shape only.
+		 */
+		if (strlen(fmt) >= 3 && fmt[strlen(fmt) - 1] == '"')
+			tep_register_print_string(tep, fmt, addr);
+	}
+}
+
+void kmt_reader_take_cmdlines(struct tep_handle *tep, const char *text)
+{
+	const char *p = text, *line;
+	size_t len;
+
+	while ((line = next_text_line(&p, &len))) {
+		char comm[64], *end;
+		long pid = strtol(line, &end, 10);
+
+		if (end == line || *end != ' ' || pid < 0 || pid > INT32_MAX ||
+		    (size_t)(end + 1 - line) >= len)
+			continue;
+		snprintf(comm, sizeof(comm), "%.*s", (int)(len - (end + 1 - line)), end + 1);
+		tep_register_comm(tep, comm, (int)pid);
+	}
+}
+
 int kmt_reader_use_kallsyms(struct kmt_reader *r, const char *path, struct kmt_error *err)
 {
 	size_t len;
@@ -429,6 +517,13 @@ int kmt_reader_symbol(struct kmt_reader *r, unsigned long long addr, char *buf, 
 	else
 		snprintf(buf, len, "%s+0x%llx", name, addr - start);
 	return 1;
+}
+
+void kmt_reader_format_counts(struct kmt_reader *r, unsigned int *skipped,
+			      unsigned int *print_left_out)
+{
+	*skipped = r->formats.skipped;
+	*print_left_out = r->formats.print_left_out;
 }
 
 int kmt_reader_cpu_node(struct kmt_reader *r, int cpu)

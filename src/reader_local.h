@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <kmtrace/reader.h>
+#include "formats.h"
 
 struct kmt_symbols;
 
@@ -31,6 +32,7 @@ struct kmt_reader {
 	struct kmt_fault_sample *fault_samples;	/* kmtrace record's perf samples */
 	size_t nfault_samples;
 	bool fault_samples_damaged;
+	struct kmt_format_counts formats;	/* what became of the file's event formats */
 	void *priv;
 };
 
@@ -61,11 +63,23 @@ int kmt_reader_take_fault_samples(struct kmt_reader *r, const void *data, size_t
 				  bool swap);
 int kmt_reader_take_fault_sample_text(struct kmt_reader *r, const char *text, size_t len);
 
+/*
+ * Printk formats ("0xADDR : \"FMT\"" lines) and saved cmdlines ("PID COMM"
+ * lines) of a recording into @tep, read here rather than by
+ * libtraceevent, which reads past its buffer on some lines.
+ */
+void kmt_reader_take_printk(struct tep_handle *tep, const char *text);
+void kmt_reader_take_cmdlines(struct tep_handle *tep, const char *text);
+
 /* Free the common parts (ops->close frees the backend's own first). */
 void kmt_reader_free_common(struct kmt_reader *r);
 
 /* Parse a per-CPU stats file's text ("entries: N\noverrun: N\n...") into @st. */
 void kmt_cpu_stats_parse(const char *text, size_t len, struct kmt_cpu_stats *st);
+
+/* Add @n to @st's @count, a loss count a file gave: an impossible one is flagged. */
+void kmt_cpu_stats_add(struct kmt_cpu_stats *st, unsigned long long *count,
+		       unsigned long long n);
 
 /* Parse trace-cmd CPUSTAT texts ("CPU: N\n" then the stats file) into @r. */
 void kmt_reader_parse_cpustats(struct kmt_reader *r, const char *text, size_t len);

@@ -104,10 +104,11 @@ static void merge_free(struct merge *m)
 	free(m->heap);
 }
 
-int kmt_replay(const struct kmt_session *s, const struct kmt_analysis *const *an,
+int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 	       void *const *priv, int n, struct kmt_error *err)
 {
 	struct kmt_decoder *dec;
+	unsigned long long last_ts = 0;
 	struct merge m;
 	int ret = -1, i;
 
@@ -123,7 +124,15 @@ int kmt_replay(const struct kmt_session *s, const struct kmt_analysis *const *an
 		struct kmt_event ev;
 
 		kmt_decode(dec, rec->data, rec->size, &ev);
-		ev.ts = rec->ts;
+		if (ev.type != KMT_EV_UNKNOWN && !kmt_event_possible(&ev)) {
+			ev.type = KMT_EV_UNKNOWN;
+			s->replay.impossible++;
+		}
+		if (rec->ts < last_ts)
+			s->replay.out_of_order++;
+		else
+			last_ts = rec->ts;
+		ev.ts = last_ts;
 		ev.cpu = rec->cpu;
 		ev.callchain = rec->callchain;
 		ev.callchain_nr = rec->callchain_nr;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <traceevent/event-parse.h>
 
+#include "formats.h"
 #include "hashmap.h"
 #include "reader_local.h"
 #include "util.h"
@@ -32,6 +33,8 @@
 #define FAKE_SYM_BASE	0xffff800000000000ull
 #define FAKE_SYM_STRIDE	(1ull << 24)	/* room for offsets inside one function */
 #define MAX_TEXT_CPUS	8192
+#define MAX_RECORD	65536	/* formats.c lets no field past it */
+#define MAX_SECONDS	18446744072ull	/* the most a u64 of nanoseconds holds, a second short */
 
 extern const char *const kmt_shipped_formats[][2];
 
@@ -87,14 +90,44 @@ static uint64_t hash_str(const char *s, size_t n)
 
 /* ---------------------------------------------------------------- formats */
 
-/* Parse one "name: ...\nID: ...\nformat:..." text of @system into @tep. */
-static int add_format(struct tep_handle *tep, const char *system, const char *text, size_t len)
+/* Format texts gathered before they are parsed together. */
+struct tl_formats {
+	struct kmt_format_text *f;
+	uint32_t n, cap;
+	char **owned;		/* texts and systems read from files */
+	uint32_t nowned, cap_owned;
+};
+
+static int add_format(struct tl_formats *l, const char *system, const char *text, size_t len)
 {
-	return tep_parse_event(tep, text, len, system) ? -1 : 0;
+	if (kmt_grow(&l->f, &l->cap, l->n, sizeof(*l->f)))
+		return -1;
+	l->f[l->n++] = (struct kmt_format_text){ system, text, len, -1 };
+	return 0;
+}
+
+/* Keep @s (malloc'ed) until the formats are parsed; NULL is out of memory. */
+static char *own(struct tl_formats *l, char *s)
+{
+	if (!s || kmt_grow(&l->owned, &l->cap_owned, l->nowned, sizeof(*l->owned))) {
+		free(s);
+		return NULL;
+	}
+	return l->owned[l->nowned++] = s;
+}
+
+static void free_formats(struct tl_formats *l)
+{
+	uint32_t i;
+
+	for (i = 0; i < l->nowned; i++)
+		free(l->owned[i]);
+	free(l->owned);
+	free(l->f);
 }
 
 /* The shipped formats: "#system NAME" lines, each followed by one format. */
-static int load_shipped(struct tep_handle *tep, const char *text)
+static int load_shipped(struct tl_formats *l, const char *text)
 {
 	const char *p = strstr(text, "#system ");
 
@@ -105,8 +138,9 @@ static int load_shipped(struct tep_handle *tep, const char *text)
 		if (!nl || sscanf(p, "#system %63s", system) != 1)
 			return -1;
 		next = strstr(nl, "\n#system ");
-		if (add_format(tep, system, nl + 1, next ? (size_t)(next + 1 - (nl + 1)) :
-			       strlen(nl + 1)))
+		if (add_format(l, own(l, strdup(system)), nl + 1,
+			       next ? (size_t)(next + 1 - (nl + 1)) : strlen(nl + 1)) ||
+		    !l->f[l->n - 1].system)
 			return -1;
 		p = next ? next + 1 : NULL;
 	}
@@ -114,21 +148,22 @@ static int load_shipped(struct tep_handle *tep, const char *text)
 }
 
 /* --formats DIR: SYSTEM/EVENT/format files, as in tracefs's events directory. */
-static int load_dir(struct tep_handle *tep, const char *dir, int *loaded)
+static int load_dir(struct tl_formats *l, const char *dir)
 {
 	DIR *d = opendir(dir), *sd;
 	struct dirent *s, *e;
 	char path[4096];
+	int ret = 0;
 
 	if (!d)
 		return -1;
-	while ((s = readdir(d))) {
+	while (!ret && (s = readdir(d))) {
 		if (s->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, s->d_name);
 		if (!(sd = opendir(path)))
 			continue;
-		while ((e = readdir(sd))) {
+		while (!ret && (e = readdir(sd))) {
 			size_t len;
 			char *text;
 
@@ -137,46 +172,54 @@ static int load_dir(struct tep_handle *tep, const char *dir, int *loaded)
 			snprintf(path, sizeof(path), "%s/%s/%s/format", dir, s->d_name, e->d_name);
 			if (!(text = kmt_read_text_file(path, &len)))
 				continue;
-			if (!add_format(tep, s->d_name, text, len))
-				(*loaded)++;
-			free(text);
+			if (!own(l, text) || add_format(l, own(l, strdup(s->d_name)), text, len) ||
+			    !l->f[l->n - 1].system)
+				ret = -1;
 		}
 		closedir(sd);
 	}
 	closedir(d);
-	return 0;
+	return ret;
 }
 
 /* Formats from @dir (or its events/ directory), else the newest shipped ones. */
 static int load_formats(struct kmt_reader *r, const char *dir, const char *path,
 			struct kmt_error *err)
 {
+	struct tl_formats l = { 0 };
 	char events[4096], uname[128];
-	int loaded = 0, i;
+	int i, ret = -1;
 
 	if (dir) {
 		snprintf(events, sizeof(events), "%s/events", dir);
-		if (load_dir(r->tep, events, &loaded) && load_dir(r->tep, dir, &loaded)) {
+		if (load_dir(&l, events) && load_dir(&l, dir)) {
 			kmt_error_set(err, dir, -1, "cannot read formats: %s", strerror(errno));
-			return -1;
+			goto out;
 		}
-		if (!loaded) {
-			kmt_error_set(err, dir, -1, "no SYSTEM/EVENT/format files in it");
-			return -1;
+		if (kmt_formats_parse(r->tep, l.f, l.n, false, &r->formats) ||
+		    !r->formats.parsed) {
+			kmt_error_set(err, dir, -1, l.n ? "no usable SYSTEM/EVENT/format file in it" :
+				      "no SYSTEM/EVENT/format files in it");
+			goto out;
 		}
-		return 0;
+		ret = 0;
+		goto out;
 	}
 	for (i = 0; kmt_shipped_formats[i + 1][0]; i++)
 		;
-	if (load_shipped(r->tep, kmt_shipped_formats[i][1])) {
+	if (load_shipped(&l, kmt_shipped_formats[i][1]) ||
+	    kmt_formats_parse(r->tep, l.f, l.n, true, &r->formats) || r->formats.skipped) {
 		kmt_error_set(err, path, -1, "shipped formats of Linux %s do not parse",
 			      kmt_shipped_formats[i][0]);
-		return -1;
+		goto out;
 	}
 	snprintf(uname, sizeof(uname), "Linux ? %s (formats shipped with kmtrace; the text does "
 		 "not say)", kmt_shipped_formats[i][0]);
 	r->texts[KMT_TEXT_UNAME] = strdup(uname);
-	return 0;
+	ret = 0;
+out:
+	free_formats(&l);
+	return ret;
 }
 
 /* ---------------------------------------------------------------- print format */
@@ -333,6 +376,7 @@ static struct tl_event *event_of(struct kmt_reader *r, struct textlog *tl, const
 	te = &tl->events[tl->nevents];
 	*te = (struct tl_event){ .name = copy, .event = ev };
 	if (ev && (build_labels(te) || (te->size = record_size(ev)) <= 0 ||
+		   te->size > MAX_RECORD ||
 		   !(te->type_field = tep_find_common_field(ev, "common_type")) ||
 		   !(te->pid_field = tep_find_common_field(ev, "common_pid"))))
 		te->event = NULL;
@@ -523,8 +567,13 @@ static bool parse_time(const char *p, const char **end, unsigned long long *ns)
 
 	if (*p < '0' || *p > '9')
 		return false;
-	while (*p >= '0' && *p <= '9')
+	while (*p >= '0' && *p <= '9') {
+		if (sec > MAX_SECONDS)
+			return false;	/* past what u64 nanoseconds hold: not a time */
 		sec = sec * 10 + (*p++ - '0');
+	}
+	if (sec > MAX_SECONDS)
+		return false;
 	if (*p == '.')
 		for (p++; *p >= '0' && *p <= '9'; p++)
 			if (digits < 9) {
@@ -597,9 +646,9 @@ static bool take_notice(struct kmt_reader *r, const char *line)
 	if (line[0] == '#') {
 		if ((p = strstr(line, "entries-in-buffer/entries-written:")) &&
 		    sscanf(p, "entries-in-buffer/entries-written: %llu/%llu", &in, &written) == 2 &&
-		    written > in) {
-			r->stats[0].have_stats = true;	/* the text gives no CPU for these */
-			r->stats[0].overrun += written - in;
+		    written > in) {	/* the text gives no CPU for these */
+			r->stats[0].have_stats = true;
+			kmt_cpu_stats_add(&r->stats[0], &r->stats[0].overrun, written - in);
 		}
 		return true;	/* "#P:N" was read with the head (head_cpus) */
 	}
@@ -609,12 +658,27 @@ static bool take_notice(struct kmt_reader *r, const char *line)
 		if (cpu < MAX_TEXT_CPUS && (cpu < (unsigned long long)r->ncpus ||
 					    !kmt_reader_set_cpus(r, cpu + 1))) {
 			r->stats[cpu].have_stats = true;
-			r->stats[cpu].dropped += n;
+			kmt_cpu_stats_add(&r->stats[cpu], &r->stats[cpu].dropped, n);
 		}
 		return true;
 	}
 	return !strncmp(line, "CPU ", 4) || !strncmp(line, "version = ", 10) ||
 	       line[strspn(line, " \t")] == '\0';
+}
+
+/* Room in tl->rec for @size bytes: the fixed part and the strings a line may add. */
+static int record_room(struct textlog *tl, size_t size)
+{
+	unsigned char *n;
+
+	if (size <= tl->rec_cap)
+		return 0;
+	n = realloc(tl->rec, size);
+	if (!n)
+		return -1;
+	tl->rec = n;
+	tl->rec_cap = size;
+	return 0;
 }
 
 /* The record of event line @line into tl->rec. 1: made, 0: not an event line. */
@@ -633,7 +697,8 @@ static int make_record(struct kmt_reader *r, struct textlog *tl, char *line,
 		return -1;
 	}
 	if (l.cpu < 0 || l.cpu >= MAX_TEXT_CPUS ||
-	    (l.cpu >= r->ncpus && kmt_reader_set_cpus(r, l.cpu + 1)))
+	    (l.cpu >= r->ncpus && kmt_reader_set_cpus(r, l.cpu + 1)) ||
+	    record_room(tl, te->size + strlen(l.fields) + 1))
 		return 0;
 	tail = te->size;
 	memset(tl->rec, 0, tail);
@@ -740,16 +805,6 @@ static int textlog_next_any(struct kmt_reader *r, struct kmt_record *rec, struct
 	while ((line = next_line(tl, &len))) {
 		int made;
 
-		if (len + 1 > tl->rec_cap) {
-			unsigned char *n = realloc(tl->rec, len * 2 + 4096);
-
-			if (!n) {
-				kmt_error_set(err, r->path, -1, "out of memory");
-				return -1;
-			}
-			tl->rec = n;
-			tl->rec_cap = len * 2 + 4096;
-		}
 		if (take_notice(r, line))
 			continue;
 		made = make_record(r, tl, line, rec);

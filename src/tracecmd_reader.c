@@ -1,13 +1,26 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * Read the trace.dat versions kmtrace does not parse itself (trace-cmd 3.x
- * writes version 7, often compressed) through libtracecmd.
+ * writes version 7, often compressed) through libtracecmd. libtracecmd
+ * crashes on some damaged files (in its own error paths), so a child
+ * process reads the whole file with it first; a file the child did not
+ * survive is refused, and the event formats libtracecmd parsed are
+ * guarded before anything is printed through them (formats.c).
  */
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <trace-cmd/trace-cmd.h>
 
+#include "formats.h"
 #include "reader_local.h"
+#include "sandbox.h"
 #include "tracedat.h"
+
+#define TRIAL_SECONDS		60	/* and one more per TRIAL_BYTES_PER_SECOND */
+#define TRIAL_BYTES_PER_SECOND	(4u << 20)
 
 struct tracecmd_src {
 	struct tracecmd_input *top;
@@ -34,6 +47,80 @@ static struct tracecmd_input *data_handle(struct tracecmd_input *top)
 	return top;
 }
 
+/*
+ * libtracecmd prints on standard output ("CPU N is empty") and error
+ * (perror) while it opens a file: not in kmtrace's report. The handle that
+ * holds the data, opened with both sent to /dev/null.
+ */
+static struct tracecmd_input *open_quietly(const char *path, struct tracecmd_input **top)
+{
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	int out = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	int err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	struct tracecmd_input *h = NULL;
+
+	fflush(stdout);
+	if (null >= 0 && out >= 0 && err >= 0) {
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		*top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+		h = *top ? data_handle(*top) : NULL;
+		fflush(stdout);
+		dup2(out, STDOUT_FILENO);
+		dup2(err, STDERR_FILENO);
+	}
+	if (null >= 0)
+		close(null);
+	if (out >= 0)
+		close(out);
+	if (err >= 0)
+		close(err);
+	return h;
+}
+
+/* The child's job: open and read every record the way the reader does. */
+static unsigned char trial_read(void *arg, int i)
+{
+	struct tracecmd_input *top, *h;
+	struct tep_record *rec;
+	int cpu, ncpus;
+
+	(void)i;
+	top = tracecmd_open(arg, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!top)
+		return 1;
+	h = data_handle(top);
+	ncpus = tep_get_cpus(tracecmd_get_tep(h));
+	for (cpu = 0; cpu < ncpus; cpu++)
+		while ((rec = tracecmd_read_data(h, cpu)))
+			tracecmd_free_record(rec);
+	if (h != top)
+		tracecmd_close(h);
+	tracecmd_close(top);
+	return 0;
+}
+
+/* Does libtracecmd survive reading all of @path? */
+static int survives(const char *path, const char *name, struct kmt_error *err)
+{
+	unsigned char verdict;
+	unsigned int seconds = TRIAL_SECONDS;
+	struct stat st;
+
+	if (!stat(path, &st))
+		seconds += st.st_size / TRIAL_BYTES_PER_SECOND;
+	if (kmt_sandbox_run(trial_read, (void *)path, 1, seconds, &verdict)) {
+		kmt_error_set(err, name, -1, "cannot start a process to check it: %m");
+		return -1;
+	}
+	if (verdict == KMT_SANDBOX_CRASHED) {
+		kmt_error_set(err, name, 0, "corrupt: libtracecmd crashed or hung reading it; "
+			      "not read");
+		return -1;
+	}
+	return 0;
+}
+
 static int tracecmd_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 			 struct kmt_error *err)
 {
@@ -47,7 +134,8 @@ static int tracecmd_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 	if (!record)
 		return 0;
 	if (record->missed_events > 0)
-		r->stats[cpu].missed_marked += record->missed_events;
+		kmt_cpu_stats_add(&r->stats[cpu], &r->stats[cpu].missed_marked,
+				  record->missed_events);
 	else if (record->missed_events < 0)
 		r->stats[cpu].missed_unknown++;
 	rec->ts = record->ts;
@@ -80,11 +168,14 @@ static const struct kmt_reader_ops tracecmd_ops = {
 	.close = tracecmd_src_close,
 };
 
-struct kmt_reader *kmt_tracecmd_open(const char *path, struct kmt_error *err)
+struct kmt_reader *kmt_tracecmd_open(const char *path, int fd, struct kmt_error *err)
 {
 	struct kmt_reader *r = kmt_reader_alloc(path, &tracecmd_ops);
 	struct tracecmd_src *src = calloc(1, sizeof(*src));
+	char own[64];
 
+	/* its own open file, whatever @fd is (standard input too) */
+	snprintf(own, sizeof(own), "/proc/self/fd/%d", fd);
 	if (!r || !src) {
 		kmt_error_set(err, path, -1, "out of memory");
 		free(src);
@@ -93,21 +184,25 @@ struct kmt_reader *kmt_tracecmd_open(const char *path, struct kmt_error *err)
 	r->priv = src;
 	r->format = "trace.dat (libtracecmd)";
 	tracecmd_set_loglevel(TEP_LOG_NONE);
-	src->top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
-	if (!src->top) {
-		kmt_error_set(err, path, -1,
+	if (survives(own, path, err))
+		goto fail;
+	src->handle = open_quietly(own, &src->top);
+	if (!src->handle) {
+		kmt_error_set(err, path, 0,
 			      "not a trace.dat libtracecmd can read (unknown version or corrupt)");
 		goto fail;
 	}
-	src->handle = data_handle(src->top);
 	r->tep = tracecmd_get_tep(src->handle);
+	kmt_formats_guard_all(r->tep, &r->formats);
 	if (kmt_reader_set_cpus(r, tep_get_cpus(r->tep)) ||
 	    !(src->held = calloc(r->ncpus ? r->ncpus : 1, sizeof(*src->held)))) {
 		kmt_error_set(err, path, -1, "out of memory");
 		goto fail;
 	}
+	close(fd);
 	return r;
 fail:
+	close(fd);
 	if (r)
 		kmt_reader_close(r);
 	return NULL;

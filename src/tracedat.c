@@ -14,7 +14,9 @@
 #include <traceevent/kbuffer.h>
 
 #include "reader_local.h"
+#include "formats.h"
 #include "tracedat.h"
+#include "util.h"
 
 #define COMMIT_MASK	((1u << 27) - 1)
 #define MISSED_STORED	(1ull << 30)
@@ -134,42 +136,57 @@ static char *get_blob(struct cursor *c, int lsize, size_t *len, const char *what
 	return copy;
 }
 
-static bool parse_formats(struct cursor *c, struct tep_handle *tep, const char *sys,
-			  unsigned long long count)
+/* The format texts of the file, parsed together once all are known. */
+struct format_list {
+	struct kmt_format_text *f;
+	uint32_t n, cap;
+};
+
+static bool collect_formats(struct cursor *c, struct format_list *l, const char *sys,
+			    unsigned long long count)
 {
 	while (count--) {
-		size_t at = c->pos + 8, len;
-		char *text = get_blob(c, 8, &len, "event format");
+		unsigned long long len;
 
-		if (!text)
+		if (!get_uint(c, 8, &len, "event format size") || !need(c, len, "event format"))
 			return false;
-		if (tep_parse_event(tep, text, len, sys)) {
-			kmt_error_set(c->err, c->path, at, "corrupt: unparsable %s event format",
-				      sys);
-			free(text);
+		if (kmt_grow(&l->f, &l->cap, l->n, sizeof(*l->f))) {
+			kmt_error_set(c->err, c->path, c->pos, "out of memory");
 			return false;
 		}
-		free(text);
+		l->f[l->n++] = (struct kmt_format_text){ sys, (const char *)c->base + c->pos,
+							 len, c->pos };
+		c->pos += len;
 	}
 	return true;
 }
 
-static bool parse_systems(struct cursor *c, struct tep_handle *tep)
+static bool parse_systems(struct cursor *c, struct kmt_reader *r)
 {
+	struct format_list l = { 0 };
 	unsigned long long nsys, count;
+	bool ok = false;
 
 	if (!get_uint(c, 4, &count, "ftrace format count") ||
-	    !parse_formats(c, tep, "ftrace", count) ||
+	    !collect_formats(c, &l, "ftrace", count) ||
 	    !get_uint(c, 4, &nsys, "system count"))
-		return false;
+		goto out;
 	while (nsys--) {
 		const char *sys = get_cstr(c, "system name");
 
 		if (!sys || !get_uint(c, 4, &count, "event count") ||
-		    !parse_formats(c, tep, sys, count))
-			return false;
+		    !collect_formats(c, &l, sys, count))
+			goto out;
 	}
-	return true;
+	if (kmt_formats_parse(r->tep, l.f, l.n, false, &r->formats)) {
+		kmt_error_set(c->err, c->path, -1, "cannot check the event formats: %s",
+			      strerror(errno));
+		goto out;
+	}
+	ok = true;
+out:
+	free(l.f);
+	return ok;
 }
 
 /* kallsyms into @r's symbol table; printk formats and cmdlines into its tep. */
@@ -187,13 +204,13 @@ static bool parse_symbols(struct cursor *c, struct kmt_reader *r)
 		return false;
 	}
 	free(text);
-	if (!(text = get_blob(c, 4, NULL, "printk formats")))
+	if (!(text = get_blob(c, 4, &len, "printk formats")))
 		return false;
-	tep_parse_printk_formats(tep, text);
+	kmt_reader_take_printk(tep, text);
 	free(text);
-	if (!(text = get_blob(c, 8, NULL, "saved cmdlines")))
+	if (!(text = get_blob(c, 8, &len, "saved cmdlines")))
 		return false;
-	tep_parse_saved_cmdlines(tep, text);
+	kmt_reader_take_cmdlines(tep, text);
 	free(text);
 	return true;
 }
@@ -381,7 +398,7 @@ static bool parse_tracing_data(struct cursor *c, struct kmt_reader *r, struct tr
 		return false;
 	}
 	tep_set_page_size(r->tep, page_size);
-	return parse_headers(c, r, td) && parse_systems(c, r->tep) && parse_symbols(c, r);
+	return parse_headers(c, r, td) && parse_systems(c, r) && parse_symbols(c, r);
 }
 
 bool kmt_parse_tracing_data(const void *base, size_t size, size_t offset, const char *path,
@@ -465,7 +482,7 @@ static int load_page(struct kmt_reader *r, struct tracedat *td, int cpu,
 	kbuffer_load_subbuffer(s->kbuf, (void *)page);
 	missed = kbuffer_missed_events(s->kbuf);
 	if (missed > 0)
-		r->stats[cpu].missed_marked += missed;
+		kmt_cpu_stats_add(&r->stats[cpu], &r->stats[cpu].missed_marked, missed);
 	else if (missed < 0)
 		r->stats[cpu].missed_unknown++;
 	return 1;

@@ -117,7 +117,7 @@ int kmt_tracedat_write(int out_fd, const char *out_name, const struct kmt_traced
 
 /* Readers of each format; reader.c dispatches on the file's first bytes. */
 struct kmt_reader *kmt_tracedat_open(const char *path, int fd, struct kmt_error *err);
-struct kmt_reader *kmt_tracecmd_open(const char *path, struct kmt_error *err);
+struct kmt_reader *kmt_tracecmd_open(const char *path, int fd, struct kmt_error *err);
 
 /*
  * Parse tracing data (magic, version, header_page, formats, kallsyms,

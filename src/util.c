@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1
 /* The helpers of util.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -93,4 +94,41 @@ char *kmt_read_text_file(const char *path, size_t *len)
 	}
 	*len = n;
 	return buf;
+}
+
+static bool is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+void kmt_escape(char *buf, size_t len, const char *s)
+{
+	size_t n = 0;
+
+	if (!len)
+		return;
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (!is_control(c) && n + 1 < len) {
+			buf[n++] = c;
+		} else if (is_control(c) && n + 4 < len) {
+			snprintf(buf + n, len - n, "\\x%02x", c);
+			n += 4;
+		} else {
+			break;
+		}
+	}
+	buf[n] = '\0';
+}
+
+int kmt_fputs_escaped(const char *s, FILE *fp)
+{
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if ((is_control(c) ? fprintf(fp, "\\x%02x", c) : fputc(c, fp)) < 0)
+			return EOF;
+	}
+	return 0;
 }

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * Grow the array *@arr of @size-byte items, *@cap of them allocated, so
@@ -25,15 +26,24 @@ uint32_t *kmt_sorted_index(uint32_t n, kmt_index_cmp cmp, void *ctx);
 int kmt_parse_count(const char *arg, const char *what, long long *v, char *msg, int msglen);
 
 /*
- * Parse a --timeline interval @arg in milliseconds (> 0) into *@ns.
- * Returns 0, or -1 with "bad --timeline ..." in @msg.
- */
-/*
  * All of the text file @path (also /proc files, whose size is not known
  * ahead), NUL-terminated, its length in *@len. NULL when it cannot be read.
  */
 char *kmt_read_text_file(const char *path, size_t *len);
 
+/*
+ * Parse a --timeline interval @arg in milliseconds (> 0) into *@ns.
+ * Returns 0, or -1 with "bad --timeline ..." in @msg.
+ */
 int kmt_parse_interval_ms(const char *arg, uint64_t *ns, char *msg, int msglen);
+
+/*
+ * @s into @buf (@len bytes, NUL-terminated, cut if it must be) with control
+ * characters written as \xNN: text from a file must not drive a terminal.
+ */
+void kmt_escape(char *buf, size_t len, const char *s);
+
+/* fputs() of @s with control characters written as \xNN. EOF on error. */
+int kmt_fputs_escaped(const char *s, FILE *fp);
 
 #endif /* KMT_UTIL_H */

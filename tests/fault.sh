@@ -169,7 +169,40 @@ test_oom_cgroup() {
 		grep -q True
 }
 
+# rss_stat's mm_id names the next address space once one is freed: every
+# process a workload execs gets an address space of its own, not its
+# predecessor's (a recording of 60 short processes gave 20 before).
+test_vm_mm_reuse() {
+	local f=$WORK/mmreuse.dat execs spaces
+	"$KMTRACE" record -e kmem:rss_stat -e sched:sched_process_exec -e sched:sched_process_exit \
+		-e sched:sched_process_fork -o "$f" -- sh "$TOP/scripts/workload.sh" 60 10 \
+		>/dev/null 2>&1 || return 1
+	fault_json "$f" vm -l 1000 stat || return 1
+	execs=$(fault_get "[r['count'] for r in d['analyses']['stat']['tables']['events'] if r['event'] == 'sched:sched_process_exec'][0]")
+	spaces=$(fault_get "d['analyses']['vm']['summary']['address_spaces']")
+	echo "  $execs execs, $spaces address spaces"
+	[ "$spaces" -ge "$execs" ] && [ "$execs" -ge 60 ] &&
+	# no address space holds two processes' pids as owner
+	fault_get "len(set(r['pid'] for r in d['analyses']['vm']['tables']['rss'] if r['pid'])) >= $execs" |
+		grep -q True
+}
+
+# wait4's max RSS covers the command's descendants: a child's large
+# address space is what it is set beside, not the shell's.
+test_vm_descendant_maxrss() {
+	local f=$WORK/desc.dat
+	build_faultprog || return 1
+	"$KMTRACE" record -o "$f" -- sh -c "'$WORK/faultprog' 40000 0 '$WORK/desc.bin'; true" \
+		>/dev/null 2>&1 || return 1
+	fault_json "$f" vm || return 1
+	fault_get "'  max RSS %(rusage_maxrss)d, traced peak %(traced_rss_peak)d of pid %(rss_peak_pid)d (command %(command_pid)d)' % d['analyses']['vm']['summary']"
+	fault_get "(lambda s: s['rss_peak_pid'] != s['command_pid'] and abs(s['traced_rss_peak'] - s['rusage_maxrss']) <= 0.05 * s['rusage_maxrss'])(d['analyses']['vm']['summary'])" |
+		grep -q True
+}
+
 fault_live_tests() {
+	live "vm: each exec'd process gets an address space of its own (mm_id reuse)" test_vm_mm_reuse
+	live "vm: the command's max RSS is set beside its descendant's peak" test_vm_descendant_maxrss
 	live "fault: minor and major of faultprog equal its rusage (less before-tracing faults and execve's argument pages); major >= file pages > 0" \
 		test_fault_rusage
 	live "fault: faultprog's anonymous touches are user, write, not-present" test_fault_classes

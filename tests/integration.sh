@@ -109,6 +109,7 @@ core_parsing_tests() {
 . "$TOP/tests/textlog.sh"
 . "$TOP/tests/plugins.sh"
 . "$TOP/tests/record.sh"
+. "$TOP/tests/hostile.sh"
 
 parsing_tests() {
 	foreign_machine_check
@@ -119,6 +120,7 @@ parsing_tests() {
 	perfdata_parsing_tests
 	textlog_parsing_tests
 	plugins_parsing_tests
+	hostile_parsing_tests
 }
 
 if [ "${KMT_IT_PHASE:-}" = parsing ]; then

@@ -13,11 +13,18 @@
 
 struct kmt_reader;
 
+/* What the replay found wrong with the input's events, and did about it. */
+struct kmt_replay_stats {
+	unsigned long long out_of_order;	/* earlier than the one before: given its time */
+	unsigned long long impossible;		/* values no kernel writes: left out as unknown */
+};
+
 /* What an analysis may look at besides the events themselves. */
 struct kmt_session {
 	struct kmt_reader *reader;
 	struct tep_handle *tep;
 	const char *input;
+	struct kmt_replay_stats replay;		/* filled by kmt_replay() */
 };
 
 /* Bit of @type in kmt_analysis.events. */
@@ -61,9 +68,12 @@ const struct kmt_analysis *kmt_analysis_find(const char *name);
 /*
  * Merge the per-CPU streams of @s->reader by timestamp, decode each record
  * and hand it to every analysis in @an (@priv holds their states) that
- * declared its type. Returns 0, or -1 with @err filled on corrupt input.
+ * declared its type. Analyses see time never go back: an event earlier
+ * than the one before it gets that one's time, and an event with values no
+ * kernel writes goes out as unknown; both are counted in @s->replay.
+ * Returns 0, or -1 with @err filled on corrupt input.
  */
-int kmt_replay(const struct kmt_session *s, const struct kmt_analysis *const *an,
+int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 	       void *const *priv, int n, struct kmt_error *err);
 
 #endif /* KMTRACE_ANALYSIS_H */

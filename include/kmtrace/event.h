@@ -5,6 +5,7 @@
 #ifndef KMTRACE_EVENT_H
 #define KMTRACE_EVENT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct tep_handle;
@@ -130,6 +131,13 @@ void kmt_decoder_free(struct kmt_decoder *dec);
  */
 enum kmt_event_type kmt_decode(const struct kmt_decoder *dec, const void *data,
 			       int size, struct kmt_event *ev);
+
+/*
+ * Are the values of decoded event @ev ones a kernel can write? Sizes and
+ * orders beyond any machine's (a damaged or made-up file) would wrap the
+ * sums of the analyses.
+ */
+bool kmt_event_possible(const struct kmt_event *ev);
 
 /* The tracefs event id of raw payload @data, or -1 if it is too short. */
 int kmt_decoder_event_id(const struct kmt_decoder *dec, const void *data, int size);

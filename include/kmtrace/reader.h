@@ -44,6 +44,7 @@ struct kmt_cpu_stats {
 	unsigned long long read_events;
 	unsigned long long missed_marked;	/* sum of sub-buffer missed counts */
 	unsigned long long missed_unknown;	/* sub-buffers flagged without count */
+	bool impossible;		/* the file gave counts no kernel keeps: left out */
 };
 
 /* Texts a recording may carry. */
@@ -152,6 +153,15 @@ const char *kmt_reader_function(struct kmt_reader *r, unsigned long long addr,
  * Returns 0, or -1 with @err filled (unreadable, or no symbol in it).
  */
 int kmt_reader_use_kallsyms(struct kmt_reader *r, const char *path, struct kmt_error *err);
+
+/*
+ * Event formats of the recording kmtrace could not use as they are: in
+ * *@skipped, unusable (their events count as unknown); in *@print_left_out,
+ * print formats that could crash libtraceevent (those events print their
+ * fields raw).
+ */
+void kmt_reader_format_counts(struct kmt_reader *r, unsigned int *skipped,
+			      unsigned int *print_left_out);
 
 /* Events a CPU lost: sub-buffer marks or the kernel's overrun, plus drops. */
 unsigned long long kmt_cpu_stats_lost(const struct kmt_cpu_stats *st);

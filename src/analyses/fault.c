@@ -272,17 +272,14 @@ static int32_t mapping_row(struct fault_state *st, int pid, const struct vm_regi
 /* The row of @addr: its mapping when the trace saw it made, else its bucket. */
 static int32_t region_of(struct fault_state *st, int pid, uint64_t addr)
 {
-	struct vm_region *m = vmmap_find(&st->vm, pid, addr);
+	const struct vm_region *m = vmmap_find(&st->vm, pid, addr);
 	bool kernel = addr >= KERNEL_HALF;
 	struct fault_region row = { .pid = pid, .fd = -1 };
 	uint64_t key, idx;
 	int32_t r;
 
-	if (m) {
-		if (m->user < 0)
-			m->user = mapping_row(st, pid, m);
-		return m->user;
-	}
+	if (m)
+		return mapping_row(st, pid, m);
 	key = (uint64_t)pid << 40 | (kernel ? 1ull << 39 : addr >> 16);
 	if (kmt_hashmap_get(&st->region_index, key, &idx))
 		return idx;
@@ -295,19 +292,19 @@ static int32_t region_of(struct fault_state *st, int pid, uint64_t addr)
 	return r;
 }
 
+/* The --timeline slot of @ts: time never goes back in a replay, so it is the last or a new one. */
 static uint32_t interval_of(struct fault_state *st, uint64_t ts)
 {
 	uint64_t idx = (ts - st->first_ts) / st->interval_ns;
 
-	while (st->nintervals <= idx) {
-		if (kmt_grow(&st->intervals, &st->intervals_cap, st->nintervals,
-			     sizeof(*st->intervals))) {
-			st->nomem = true;
-			return 0;
-		}
-		memset(&st->intervals[st->nintervals++], 0, sizeof(st->intervals[0]));
+	if (st->nintervals && st->intervals[st->nintervals - 1].index == idx)
+		return st->nintervals - 1;
+	if (kmt_grow(&st->intervals, &st->intervals_cap, st->nintervals, sizeof(*st->intervals))) {
+		st->nomem = true;
+		return 0;
 	}
-	return idx;
+	st->intervals[st->nintervals] = (struct fault_interval){ .index = idx };
+	return st->nintervals++;
 }
 
 /* The classes of a fault as a bit per enum fault_class. */
@@ -475,6 +472,8 @@ static void fault_taken(struct fault_state *st, const struct kmt_event *ev)
 		count_fault(&st->regions[p->region].c, classes);
 	if (st->interval_ns) {
 		p->interval = interval_of(st, ev->ts);
+		if (st->nomem)
+			return;
 		st->intervals[p->interval].faults++;
 	}
 	p->active = st->source != FS_NONE && !st->nomem;
@@ -504,8 +503,9 @@ static void fault_event(void *priv, const struct kmt_event *ev)
 
 	if (st->nomem)
 		return;
-	if (!st->first_ts)
+	if (!st->started)
 		st->first_ts = ev->ts;
+	st->started = true;
 	st->last_ts = ev->ts;
 	take_samples_until(st, ev->ts);
 	switch (ev->type) {

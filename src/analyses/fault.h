@@ -73,7 +73,9 @@ struct fault_pending {
 	int32_t region;
 };
 
+/* An interval of --timeline in which faults were taken (only those are kept). */
 struct fault_interval {
+	uint64_t index;		/* from the first event, in intervals */
 	uint64_t faults, minor, major, other;
 };
 
@@ -117,6 +119,7 @@ struct fault_state {
 	size_t nsamples, next_sample;
 	struct vmmap vm;
 	uint64_t first_ts, last_ts;
+	bool started;			/* first_ts is set */
 	bool nomem;
 
 	/* Ground truth: the command's rusage and which tasks are its own. */

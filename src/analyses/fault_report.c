@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /* fault: the summary, the rusage check and the tables. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,7 +147,8 @@ static int by_faults(uint32_t a, uint32_t b, void *ctx)
 }
 
 /* Indexes of @n counts (every @stride bytes from @first) by faults, most first. */
-static uint32_t *sort_by_faults(const void *first, size_t stride, uint32_t n)
+/* Indexes of the @n @stride-byte items at @items (counts at @at in each) by faults. */
+static uint32_t *sort_by_faults(const void *items, size_t at, size_t stride, uint32_t n)
 {
 	const struct fault_counts **c = malloc((n ? n : 1) * sizeof(*c));
 	uint32_t *idx, i;
@@ -154,7 +156,7 @@ static uint32_t *sort_by_faults(const void *first, size_t stride, uint32_t n)
 	if (!c)
 		return NULL;
 	for (i = 0; i < n; i++)
-		c[i] = (const void *)((const char *)first + i * stride);
+		c[i] = (const void *)((const char *)items + i * stride + at);
 	idx = kmt_sorted_index(n, by_faults, c);
 	free(c);
 	return idx;
@@ -202,7 +204,8 @@ static void proc_percentiles(const struct fault_state *st, uint32_t proc, uint64
 
 static int report_procs(struct fault_state *st, struct kmt_output *out)
 {
-	uint32_t *idx = sort_by_faults(&st->procs[0].c, sizeof(st->procs[0]), st->nprocs), i;
+	uint32_t *idx = sort_by_faults(st->procs, offsetof(struct fault_proc, c),
+				       sizeof(*st->procs), st->nprocs), i;
 	struct kmt_table *t;
 	int ret = 0;
 
@@ -253,8 +256,8 @@ static const struct kmt_column region_cols[] = {
 
 static int report_regions(struct fault_state *st, struct kmt_output *out)
 {
-	uint32_t *idx = sort_by_faults(&st->regions[0].c, sizeof(st->regions[0]),
-				       st->nregions), i;
+	uint32_t *idx = sort_by_faults(st->regions, offsetof(struct fault_region, c),
+				       sizeof(*st->regions), st->nregions), i;
 	struct kmt_table *t;
 	int ret = 0;
 
@@ -287,7 +290,8 @@ static const struct kmt_column ip_cols[] = {
 static int report_ips(struct fault_state *st, const struct kmt_session *s,
 		      struct kmt_output *out)
 {
-	uint32_t *idx = sort_by_faults(&st->ips[0].c, sizeof(st->ips[0]), st->nips), i;
+	uint32_t *idx = sort_by_faults(st->ips, offsetof(struct fault_ip, c),
+				       sizeof(*st->ips), st->nips), i;
 	struct kmt_table *t;
 	int ret = 0;
 
@@ -317,7 +321,8 @@ static int report_timeline(const struct fault_state *st, struct kmt_output *out)
 		{ "minor", "MINOR", KMT_KIND_COUNT }, { "major", "MAJOR", KMT_KIND_COUNT },
 		{ "other", "OTHER", KMT_KIND_COUNT },
 	};
-	struct kmt_table *t = kmt_output_table(out, "timeline", "Faults per interval", 5, cols);
+	struct kmt_table *t = kmt_output_table(out, "timeline", "Faults per interval with faults",
+					       5, cols);
 	uint32_t i;
 	int ret = 0;
 
@@ -325,7 +330,7 @@ static int report_timeline(const struct fault_state *st, struct kmt_output *out)
 		const struct fault_interval *iv = &st->intervals[i];
 
 		ret = kmt_table_row(t, (union kmt_cell[]){
-			{ .u = st->first_ts + (uint64_t)i * st->interval_ns }, { .u = iv->faults },
+			{ .u = st->first_ts + iv->index * st->interval_ns }, { .u = iv->faults },
 			{ .u = iv->minor }, { .u = iv->major }, { .u = iv->other } });
 	}
 	return t ? ret : -1;

@@ -370,8 +370,9 @@ static void page_event(void *priv, const struct kmt_event *ev)
 		return;
 	sel = kmt_filter_pass(&st->filter, ev);
 	if (sel) {
-		if (!st->first_ts)
+		if (!st->started)
 			st->first_ts = ev->ts;
+		st->started = true;
 		st->last_ts = ev->ts;
 	}
 	switch (ev->type) {

@@ -24,7 +24,7 @@
 
 /* A value over time, sampled per interval: its peak inside each one. */
 struct page_point {
-	uint32_t interval;
+	uint64_t interval;
 	int64_t peak;		/* highest value inside the interval */
 	int64_t end;		/* value at its end */
 };
@@ -92,6 +92,7 @@ struct page_state {
 	uint64_t batched, batched_dup, extfrag, zone_locked, pcpu_drain, replaced;
 	uint64_t pages_alloc, pages_freed;
 	uint64_t first_ts, last_ts;
+	bool started;			/* first_ts is set */
 
 	struct page_series total;
 	struct page_count orders[PAGE_ORDERS];

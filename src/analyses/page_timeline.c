@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * page: outstanding pages as series over time, and the --timeline table:
- * per interval, the peak of the total and of the top processes.
+ * per interval, the peak of the total and of the top processes. Only
+ * intervals in which pages were allocated or freed have rows, so the table
+ * follows the events, not the time span the file covers.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +20,7 @@ void page_series_free(struct page_series *s)
 }
 
 /* Record @value (reached from @before) in interval @idx. */
-static int add_point(struct page_series *s, uint32_t idx, int64_t before, int64_t value)
+static int add_point(struct page_series *s, uint64_t idx, int64_t before, int64_t value)
 {
 	struct page_point *last = s->npoints ? &s->points[s->npoints - 1] : NULL;
 
@@ -60,20 +62,23 @@ int page_series_set(struct page_series *s, int64_t value, uint64_t ts,
 	return add_point(s, (ts - st->first_ts) / st->interval_ns, before, value);
 }
 
-/* Value of @s in every one of @n intervals: its peak there, else the value carried. */
-static void fill_values(const struct page_series *s, int64_t *out, uint32_t n)
-{
-	int64_t carried = 0;
-	uint32_t i, p = 0;
+/* Where a column's series stands while the rows go by. */
+struct cursor {
+	const struct page_series *s;
+	uint32_t next;		/* its first point not passed yet */
+	int64_t carried;	/* its value at the end of the last point passed */
+};
 
-	for (i = 0; i < n; i++) {
-		if (p < s->npoints && s->points[p].interval == i) {
-			out[i] = s->points[p].peak;
-			carried = s->points[p++].end;
-		} else {
-			out[i] = carried;
-		}
+/* The value of @c's series in interval @idx: its peak there, else the value carried. */
+static int64_t value_at(struct cursor *c, uint64_t idx)
+{
+	while (c->next < c->s->npoints && c->s->points[c->next].interval < idx)
+		c->carried = c->s->points[c->next++].end;
+	if (c->next < c->s->npoints && c->s->points[c->next].interval == idx) {
+		c->carried = c->s->points[c->next].end;
+		return c->s->points[c->next++].peak;
 	}
+	return c->carried;
 }
 
 static int by_peak(uint32_t a, uint32_t b, void *ctx)
@@ -94,8 +99,9 @@ static void proc_column(const struct page_proc *p, struct kmt_column *col, char 
 	*col = (struct kmt_column){ names, names + 32, KMT_KIND_SIGNED };
 }
 
-static int timeline_rows(const struct page_state *st, struct kmt_table *t, int64_t **vals,
-			 uint32_t ncols, uint32_t nint)
+/* A row per interval of the total's points: every page event moves the total. */
+static int timeline_rows(const struct page_state *st, struct kmt_table *t, struct cursor *cols,
+			 uint32_t ncols)
 {
 	union kmt_cell *row = calloc(ncols + 1, sizeof(*row));
 	uint32_t i, c;
@@ -103,10 +109,12 @@ static int timeline_rows(const struct page_state *st, struct kmt_table *t, int64
 
 	if (!row)
 		return -1;
-	for (i = 0; i < nint && !ret; i++) {
-		row[0].u = st->first_ts + (uint64_t)i * st->interval_ns;
+	for (i = 0; i < st->total.npoints && !ret; i++) {
+		uint64_t idx = st->total.points[i].interval;
+
+		row[0].u = st->first_ts + idx * st->interval_ns;
 		for (c = 0; c < ncols; c++)
-			row[c + 1].i = vals[c][i];
+			row[c + 1].i = value_at(&cols[c], idx);
 		ret = kmt_table_row(t, row);
 	}
 	free(row);
@@ -115,40 +123,35 @@ static int timeline_rows(const struct page_state *st, struct kmt_table *t, int64
 
 int page_report_timeline(struct page_state *st, struct kmt_output *out)
 {
-	uint32_t ntop = st->lines >= 0 ? st->lines : PAGE_TOP_DEFAULT, nint, c, *top;
+	uint32_t ntop = st->lines >= 0 ? st->lines : PAGE_TOP_DEFAULT, c, *top;
 	struct kmt_column *cols;
-	int64_t **vals;
+	struct cursor *cursors;
+	struct kmt_table *t;
 	char *names;
 	int ret = -1;
 
-	nint = st->last_ts >= st->first_ts && st->alloc_req + st->free_req ?
-	       (st->last_ts - st->first_ts) / st->interval_ns + 1 : 0;
 	/* The processes with the highest peaks, highest first. */
 	top = kmt_sorted_index(st->nprocs, by_peak, st);
 	if (ntop > st->nprocs)
 		ntop = st->nprocs;
 	cols = calloc(ntop + 2, sizeof(*cols));
-	vals = calloc(ntop + 1, sizeof(*vals));
+	cursors = calloc(ntop + 1, sizeof(*cursors));
 	names = calloc(ntop + 1, 80);
-	if (!top || !cols || !vals || !names)
+	if (!top || !cols || !cursors || !names)
 		goto out;
 	cols[0] = (struct kmt_column){ "start", "INTERVAL_START", KMT_KIND_NS };
 	cols[1] = (struct kmt_column){ "total", "TOTAL", KMT_KIND_SIGNED };
-	for (c = 0; c < ntop; c++)
+	cursors[0].s = &st->total;
+	for (c = 0; c < ntop; c++) {
 		proc_column(&st->procs[top[c]], &cols[c + 2], names + 80 * c);
-	for (c = 0; c <= ntop; c++) {
-		if (!(vals[c] = calloc(nint ? nint : 1, sizeof(**vals))))
-			goto out;
-		fill_values(c ? &st->procs[top[c - 1]].s : &st->total, vals[c], nint);
+		cursors[c + 1].s = &st->procs[top[c]].s;
 	}
-	struct kmt_table *t = kmt_output_table(out, "timeline",
-		"Outstanding pages, peak per interval (total and top processes)", ntop + 2, cols);
-	ret = t ? timeline_rows(st, t, vals, ntop + 1, nint) : -1;
+	t = kmt_output_table(out, "timeline", "Outstanding pages, peak per interval with page "
+			     "events (total and top processes)", ntop + 2, cols);
+	ret = t ? timeline_rows(st, t, cursors, ntop + 1) : -1;
 out:
-	for (c = 0; vals && c <= ntop; c++)
-		free(vals[c]);
-	free(vals);
 	free(names);
+	free(cursors);
 	free(cols);
 	free(top);
 	return ret;

@@ -132,6 +132,20 @@ static const struct kmt_column cpu_columns[] = {
 	{ "missed_marked", "MARKED", KMT_KIND_COUNT },
 };
 
+/* The highest CPU with events or loss figures: a file may claim many idle ones. */
+static int last_active_cpu(const struct stat_state *st, const struct kmt_session *s)
+{
+	int cpu;
+
+	for (cpu = st->ncpus - 1; cpu > 0; cpu--) {
+		const struct kmt_cpu_stats *cs = kmt_reader_cpu_stats(s->reader, cpu);
+
+		if (st->by_cpu[cpu] || (cs && (cs->entries || kmt_cpu_stats_lost(cs))))
+			break;
+	}
+	return cpu;
+}
+
 static int report_cpus(const struct stat_state *st, const struct kmt_session *s,
 		       struct kmt_output *out, unsigned long long *lost)
 {
@@ -143,7 +157,7 @@ static int report_cpus(const struct stat_state *st, const struct kmt_session *s,
 	if (!t)
 		return -1;
 	*lost = 0;
-	for (cpu = 0; cpu < st->ncpus; cpu++) {
+	for (cpu = 0; cpu < last_active_cpu(st, s) + 1; cpu++) {
 		static const struct kmt_cpu_stats none;
 		const struct kmt_cpu_stats *cs = kmt_reader_cpu_stats(s->reader, cpu) ?: &none;
 		union kmt_cell row[6] = {
@@ -162,6 +176,28 @@ static int put_count(struct kmt_output *out, const char *key, const char *label,
 		     enum kmt_kind kind, unsigned long long v)
 {
 	return kmt_output_value(out, key, label, kind, (union kmt_cell){ .u = v });
+}
+
+/* What was wrong with the input and was left out or mended. */
+static int report_input_faults(const struct kmt_session *s, struct kmt_output *out)
+{
+	unsigned int skipped, left_out;
+	unsigned long long bad_stats = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < kmt_reader_cpus(s->reader); cpu++)
+		bad_stats += kmt_reader_cpu_stats(s->reader, cpu)->impossible;
+	kmt_reader_format_counts(s->reader, &skipped, &left_out);
+	return put_count(out, "out_of_order_events", "Events out of time order (given the "
+			 "time before)", KMT_KIND_COUNT, s->replay.out_of_order) ||
+	       put_count(out, "impossible_events", "Events with impossible values (left out)",
+			 KMT_KIND_COUNT, s->replay.impossible) ||
+	       put_count(out, "impossible_cpu_stats", "CPUs with impossible loss counts "
+			 "(ignored)", KMT_KIND_COUNT, bad_stats) ||
+	       put_count(out, "unusable_formats", "Event formats not usable (events unknown)",
+			 KMT_KIND_COUNT, skipped) ||
+	       put_count(out, "print_formats_left_out", "Print formats left out (fields "
+			 "printed raw)", KMT_KIND_COUNT, left_out);
 }
 
 static int stat_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
@@ -195,7 +231,7 @@ static int stat_report(void *priv, const struct kmt_session *s, struct kmt_outpu
 	    put_count(out, "first_ts", "First timestamp (s)", KMT_KIND_NS, st->first_ts) ||
 	    put_count(out, "last_ts", "Last timestamp (s)", KMT_KIND_NS, st->last_ts) ||
 	    put_count(out, "duration_ns", "Duration (s)", KMT_KIND_NS,
-		      st->last_ts - st->first_ts))
+		      st->last_ts - st->first_ts) || report_input_faults(s, out))
 		return -1;
 	return 0;
 }

@@ -4,6 +4,15 @@
  * (counts, bytes, net and peak), and RSS per member (file, anon, swap,
  * shmem) from kmem:rss_stat with peaks, over time with --timeline:
  * SystemTap's proc_mem_* figures, followed through the whole run.
+ *
+ * rss_stat names an address space by mm_id, which the kernel gives the
+ * next one once an mm is freed. An address space here is left when the
+ * last task seen in it exits or is seen in another one (after exec, which
+ * the kernel traces only once the task runs in its new mm); the rss_stat
+ * that follow (its teardown, counters going down to zero) still belong to
+ * it. Once they are
+ * all zero, or a task runs in an mm of that id again, the id names a new
+ * address space, owned by the first task seen in it.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -23,6 +32,8 @@
 struct vm_mm {
 	uint64_t mm_id;
 	int pid;
+	uint32_t users;			/* tasks seen in it that have not left it */
+	bool left;			/* by all of them: only its teardown may follow */
 	int64_t cur[RSS_MEMBERS], peak[RSS_MEMBERS];
 	int64_t rss_peak;		/* file + anon + shmem at its highest */
 	uint64_t rss_peak_ts;
@@ -30,7 +41,7 @@ struct vm_mm {
 
 /* A point of the --timeline: values at the end of an interval. */
 struct vm_point {
-	uint32_t interval;
+	uint64_t interval;
 	int pid;
 	int64_t mapped;
 	int64_t rss[RSS_MEMBERS];
@@ -42,13 +53,15 @@ struct vm_state {
 	long long lines;
 	struct tep_handle *tep;
 	struct vmmap map;
-	struct kmt_hashmap mm_index;	/* mm_id -> index + 1 */
-	struct kmt_hashmap pid_mm;	/* pid -> index + 1 of the mm it was last in */
+	struct kmt_hashmap mm_index;	/* mm_id -> index + 1 of its address space now */
+	struct kmt_hashmap pid_mm;	/* pid -> index + 1 of the mm it is in */
+	struct kmt_hashmap command_tasks;	/* the command's and its descendants' pids */
 	struct vm_mm *mms;
 	uint32_t nmms, mms_cap;
 	struct vm_point *points;
 	uint32_t npoints, points_cap;
 	uint64_t first_ts;
+	bool started;			/* first_ts is set */
 	uint64_t rss_events;
 	bool have_rusage;
 	long long ru_maxrss_kb;
@@ -73,6 +86,7 @@ static void vm_free(void *priv)
 	vmmap_free(&st->map);
 	kmt_hashmap_free(&st->mm_index);
 	kmt_hashmap_free(&st->pid_mm);
+	kmt_hashmap_free(&st->command_tasks);
 	free(st->mms);
 	free(st->points);
 	free(st);
@@ -86,7 +100,8 @@ static void *vm_init(void)
 		return NULL;
 	st->lines = VM_TOP_DEFAULT;
 	if (kmt_filter_init(&st->filter) || vmmap_init(&st->map) ||
-	    kmt_hashmap_init(&st->mm_index) || kmt_hashmap_init(&st->pid_mm)) {
+	    kmt_hashmap_init(&st->mm_index) || kmt_hashmap_init(&st->pid_mm) ||
+	    kmt_hashmap_init(&st->command_tasks)) {
 		vm_free(st);
 		return NULL;
 	}
@@ -123,16 +138,42 @@ static int vm_start(void *priv, const struct kmt_session *s)
 	ru = kmt_reader_text(s->reader, KMT_TEXT_RUSAGE);
 	st->have_rusage = ru && sscanf(ru, "pid=%d minflt=%*d majflt=%*d maxrss_kb=%lld",
 				       &st->ru_pid, &st->ru_maxrss_kb) == 2;
+	if (st->have_rusage && kmt_hashmap_put(&st->command_tasks, st->ru_pid, 1))
+		return -1;
 	return 0;
 }
 
-static struct vm_mm *mm_of(struct vm_state *st, uint64_t mm_id, int pid)
+static bool all_zero(const struct vm_mm *m)
+{
+	int i;
+
+	for (i = 0; i < RSS_MEMBERS; i++)
+		if (m->cur[i])
+			return false;
+	return true;
+}
+
+/* @m is gone: its mm_id may name a new address space. */
+static void end_mm(struct vm_state *st, const struct vm_mm *m)
+{
+	uint64_t cur;
+
+	if (kmt_hashmap_get(&st->mm_index, m->mm_id, &cur) && &st->mms[cur - 1] == m)
+		kmt_hashmap_del(&st->mm_index, m->mm_id, NULL);
+}
+
+/* The address space @mm_id names now; a new one when an event shows the old one gone. */
+static struct vm_mm *mm_of(struct vm_state *st, uint64_t mm_id, bool curr)
 {
 	uint64_t idx;
 	struct vm_mm *m;
 
-	if (kmt_hashmap_get(&st->mm_index, mm_id, &idx))
-		return &st->mms[idx - 1];
+	if (kmt_hashmap_get(&st->mm_index, mm_id, &idx)) {
+		m = &st->mms[idx - 1];
+		if (!m->left || (!curr && !all_zero(m)))
+			return m;
+		end_mm(st, m);
+	}
 	if (kmt_grow(&st->mms, &st->mms_cap, st->nmms, sizeof(*st->mms)) ||
 	    kmt_hashmap_put(&st->mm_index, mm_id, st->nmms + 1)) {
 		st->nomem = true;
@@ -141,11 +182,10 @@ static struct vm_mm *mm_of(struct vm_state *st, uint64_t mm_id, int pid)
 	m = &st->mms[st->nmms++];
 	memset(m, 0, sizeof(*m));
 	m->mm_id = mm_id;
-	m->pid = pid;
 	return m;
 }
 
-/* The mm a task was last seen in (rss_stat with curr set), or NULL. */
+/* The mm @pid is in (seen in rss_stat with curr set), or NULL. */
 static const struct vm_mm *mm_of_pid(const struct vm_state *st, int pid)
 {
 	uint64_t idx;
@@ -153,10 +193,42 @@ static const struct vm_mm *mm_of_pid(const struct vm_state *st, int pid)
 	return kmt_hashmap_get(&st->pid_mm, pid, &idx) ? &st->mms[idx - 1] : NULL;
 }
 
+/* @pid leaves its mm (exit, or seen in another): the last one out leaves it to its teardown. */
+static void leave_mm(struct vm_state *st, int pid)
+{
+	uint64_t idx;
+	struct vm_mm *m;
+
+	if (!kmt_hashmap_del(&st->pid_mm, pid, &idx))
+		return;
+	m = &st->mms[idx - 1];
+	if (m->users && --m->users)
+		return;
+	m->left = true;
+	if (all_zero(m))
+		end_mm(st, m);
+}
+
+/* @pid is in @m now. */
+static void enter_mm(struct vm_state *st, int pid, struct vm_mm *m)
+{
+	const struct vm_mm *was = mm_of_pid(st, pid);
+
+	if (was == m)
+		return;
+	leave_mm(st, pid);
+	if (kmt_hashmap_put(&st->pid_mm, pid, m - st->mms + 1))
+		st->nomem = true;
+	m->users++;
+	if (!m->pid)
+		m->pid = pid;
+}
+
 /* Append or update the --timeline point of @pid. */
 static void timeline_point(struct vm_state *st, int pid, uint64_t ts)
 {
-	uint32_t idx = (ts - st->first_ts) / st->interval_ns, i;
+	uint64_t idx = (ts - st->first_ts) / st->interval_ns;
+	uint32_t i;
 	struct vm_point *p = NULL;
 	const struct vm_mm *mm = mm_of_pid(st, pid);
 	const struct vm_task *t = vmmap_task(&st->map, pid);
@@ -187,15 +259,15 @@ static void rss_event(struct vm_state *st, const struct kmt_event *ev)
 	st->rss_events++;
 	if (ev->member < 0 || ev->member >= RSS_MEMBERS)
 		return;
-	/* Only a task changing its own mm (curr) names the owner. */
-	m = mm_of(st, ev->mm_id, ev->curr ? ev->pid : 0);
+	/* Only a task changing its own mm (curr) is in it, and names the owner. */
+	m = mm_of(st, ev->mm_id, ev->curr);
 	if (!m)
 		return;
-	if (!m->pid && ev->curr)
-		m->pid = ev->pid;
-	if (ev->curr && kmt_hashmap_put(&st->pid_mm, ev->pid, m - st->mms + 1))
-		st->nomem = true;
+	if (ev->curr)
+		enter_mm(st, ev->pid, m);
 	m->cur[ev->member] = ev->size;
+	if (m->left && all_zero(m))
+		end_mm(st, m);
 	if (ev->size > m->peak[ev->member])
 		m->peak[ev->member] = ev->size;
 	rss = m->cur[0] + m->cur[1] + m->cur[3];
@@ -203,6 +275,19 @@ static void rss_event(struct vm_state *st, const struct kmt_event *ev)
 		m->rss_peak = rss;
 		m->rss_peak_ts = ev->ts;
 	}
+}
+
+/* Tasks leave their mm at exit; the command's descendants are its own. */
+static void follow_tasks(struct vm_state *st, const struct kmt_event *ev)
+{
+	uint64_t one;
+
+	if (ev->type == KMT_EV_EXIT)
+		leave_mm(st, (int)ev->target_pid);
+	if (ev->type == KMT_EV_FORK && st->have_rusage &&
+	    kmt_hashmap_get(&st->command_tasks, ev->pid, &one) &&
+	    kmt_hashmap_put(&st->command_tasks, ev->target_pid, 1))
+		st->nomem = true;
 }
 
 static void vm_event(void *priv, const struct kmt_event *ev)
@@ -213,8 +298,12 @@ static void vm_event(void *priv, const struct kmt_event *ev)
 
 	if (st->nomem || kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
 		return;
-	if (!st->first_ts)
+	if (!st->started)
 		st->first_ts = ev->ts;
+	st->started = true;
+	follow_tasks(st, ev);
+	if (ev->type == KMT_EV_EXIT)
+		return;
 	if (ev->type == KMT_EV_RSS_STAT) {
 		rss_event(st, ev);
 		if (!ev->curr)
@@ -235,16 +324,19 @@ static const char *comm_of(const struct vm_state *st, int pid)
 }
 
 /*
- * The command's address space with the highest RSS: max RSS is the
- * highest of all it had (exec keeps the old mm's high-water mark).
+ * The address space with the highest RSS of the command and its
+ * descendants: the max RSS wait4() gives covers them all (the highest
+ * any of them had; exec keeps the old mm's high-water mark).
  */
 static const struct vm_mm *command_mm(const struct vm_state *st)
 {
 	const struct vm_mm *best = NULL;
+	uint64_t one;
 	uint32_t i;
 
 	for (i = 0; st->have_rusage && i < st->nmms; i++)
-		if (st->mms[i].pid == st->ru_pid && (!best || st->mms[i].rss_peak > best->rss_peak))
+		if (kmt_hashmap_get(&st->command_tasks, st->mms[i].pid, &one) &&
+		    (!best || st->mms[i].rss_peak > best->rss_peak))
 			best = &st->mms[i];
 	return best;
 }
@@ -254,14 +346,18 @@ static int report_summary(const struct vm_state *st, struct kmt_output *out)
 	const struct vm_mm *mm = command_mm(st);
 
 	if (kmt_output_count(out, "tasks", "Tasks with mappings followed", st->map.ntasks) ||
+	    kmt_output_count(out, "regions_not_inherited", "Children left without their "
+			     "parent's regions (memory bound)", st->map.not_inherited) ||
 	    kmt_output_count(out, "address_spaces", "Address spaces in rss_stat", st->nmms) ||
 	    kmt_output_count(out, "rss_stat_events", "rss_stat events", st->rss_events))
 		return -1;
 	if (!st->have_rusage)
 		return 0;
 	return kmt_output_count(out, "command_pid", "Command (rusage from wait4)", st->ru_pid) ||
-	       kmt_output_value(out, "rusage_maxrss", "  rusage max RSS", KMT_KIND_BYTES,
-				(union kmt_cell){ .u = st->ru_maxrss_kb * 1024 }) ||
+	       kmt_output_value(out, "rusage_maxrss", "  rusage max RSS (it and descendants)",
+				KMT_KIND_BYTES, (union kmt_cell){ .u = st->ru_maxrss_kb * 1024 }) ||
+	       kmt_output_count(out, "rss_peak_pid", "  traced RSS peak of pid",
+				mm ? mm->pid : 0) ||
 	       kmt_output_value(out, "traced_rss_peak", "  traced RSS peak (file+anon+shmem)",
 				KMT_KIND_BYTES, (union kmt_cell){ .u = mm ? mm->rss_peak : 0 }) ||
 	       kmt_output_value(out, "traced_anon_peak", "  traced anon RSS peak",
@@ -378,7 +474,7 @@ static int report_timeline(const struct vm_state *st, struct kmt_output *out)
 		const struct vm_point *p = &st->points[i];
 
 		ret = kmt_table_row(t, (union kmt_cell[]){
-			{ .u = st->first_ts + (uint64_t)p->interval * st->interval_ns },
+			{ .u = st->first_ts + p->interval * st->interval_ns },
 			{ .u = p->pid }, { .s = comm_of(st, p->pid) }, { .i = p->mapped },
 			{ .u = positive(p->rss[0]) }, { .u = positive(p->rss[1]) },
 			{ .u = positive(p->rss[2]) }, { .u = positive(p->rss[3]) } });
@@ -409,7 +505,7 @@ const struct kmt_analysis kmt_analysis_vm = {
 		KMT_FILTER_USAGE,
 	.shortopts = "l:",
 	.longopts = vm_longopts,
-	.events = VMMAP_EVENTS | KMT_EVMASK(KMT_EV_RSS_STAT),
+	.events = VMMAP_EVENTS | KMT_EVMASK(KMT_EV_RSS_STAT) | KMT_EVMASK(KMT_EV_EXIT),
 	.init = vm_init,
 	.option = vm_option,
 	.start = vm_start,

@@ -22,10 +22,21 @@ static bool is_error(long long ret)
 	return ret < 0 && ret >= -4095;
 }
 
+/* Copies of shared regions allowed: this many per event followed, and a floor. */
+#define COPIES_PER_EVENT	16
+#define COPIES_FLOOR		(1u << 18)
+
 int vmmap_init(struct vmmap *m)
 {
 	memset(m, 0, sizeof(*m));
 	return kmt_hashmap_init(&m->index);
+}
+
+static void drop_regions(struct vm_task *t)
+{
+	if (t->regions && !--t->regions->refs)
+		free(t->regions);
+	t->regions = NULL;
 }
 
 void vmmap_free(struct vmmap *m)
@@ -33,7 +44,7 @@ void vmmap_free(struct vmmap *m)
 	uint32_t i;
 
 	for (i = 0; i < m->ntasks; i++)
-		free(m->tasks[i].regions);
+		drop_regions(&m->tasks[i]);
 	free(m->tasks);
 	kmt_hashmap_free(&m->index);
 	memset(m, 0, sizeof(*m));
@@ -59,25 +70,74 @@ static struct vm_task *task_get(struct vmmap *m, int pid, bool create, bool *nom
 	return t;
 }
 
-static int insert_at(struct vm_task *t, uint32_t pos, const struct vm_region *r)
+/*
+ * A set of its own for @t with room for one more region: a shared one is
+ * copied first, while the copies stay within what the events followed
+ * allow; past that, @t goes on without the regions it inherited. 0 or -1.
+ */
+static int own_regions(struct vmmap *m, struct vm_task *t)
 {
-	if (kmt_grow(&t->regions, &t->cap, t->nregions, sizeof(*t->regions)))
+	struct vm_regions *cur = t->regions, *n;
+	uint32_t used = cur ? cur->n : 0, cap = cur ? cur->cap : 0;
+
+	if (cur && cur->refs > 1) {
+		if (m->copied + used > COPIES_FLOOR + COPIES_PER_EVENT * m->events) {
+			drop_regions(t);
+			m->not_inherited++;
+			cur = NULL;
+			used = cap = 0;
+		} else {
+			m->copied += used;
+		}
+	}
+	if (cur && cur->refs == 1 && used < cap)
+		return 0;
+	if (used == cap)
+		cap = cap ? cap * 2 : 16;
+	if (cur && cur->refs == 1) {
+		n = realloc(cur, sizeof(*n) + cap * sizeof(n->r[0]));
+		if (!n)
+			return -1;
+	} else {
+		n = malloc(sizeof(*n) + cap * sizeof(n->r[0]));
+		if (!n)
+			return -1;
+		n->n = used;
+		if (used)
+			memcpy(n->r, cur->r, used * sizeof(n->r[0]));
+		if (cur)
+			cur->refs--;
+	}
+	n->refs = 1;
+	n->cap = cap;
+	t->regions = n;
+	return 0;
+}
+
+static int insert_at(struct vmmap *m, struct vm_task *t, uint32_t pos,
+		     const struct vm_region *r)
+{
+	struct vm_regions *s;
+
+	if (own_regions(m, t))
 		return -1;
-	memmove(&t->regions[pos + 1], &t->regions[pos], (t->nregions - pos) * sizeof(*r));
-	t->regions[pos] = *r;
-	t->nregions++;
+	s = t->regions;
+	pos = pos < s->n ? pos : s->n;	/* the set may have been dropped */
+	memmove(&s->r[pos + 1], &s->r[pos], (s->n - pos) * sizeof(*r));
+	s->r[pos] = *r;
+	s->n++;
 	return 0;
 }
 
 /* Index of the first region ending after @addr. */
 static uint32_t first_after(const struct vm_task *t, uint64_t addr)
 {
-	uint32_t lo = 0, hi = t->nregions;
+	uint32_t lo = 0, hi = vmmap_nregions(t);
 
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
 
-		if (t->regions[mid].end <= addr)
+		if (t->regions->r[mid].end <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -86,13 +146,20 @@ static uint32_t first_after(const struct vm_task *t, uint64_t addr)
 }
 
 /* Unmap [@start, @end) from the known regions; the bytes removed, or -1. */
-static int64_t remove_range(struct vm_task *t, uint64_t start, uint64_t end)
+static int64_t remove_range(struct vmmap *m, struct vm_task *t, uint64_t start, uint64_t end)
 {
 	uint32_t i = first_after(t, start);
 	int64_t removed = 0;
+	struct vm_regions *s;
 
-	while (i < t->nregions && t->regions[i].start < end) {
-		struct vm_region *r = &t->regions[i];
+	if (i == vmmap_nregions(t) || t->regions->r[i].start >= end)
+		return 0;
+	if (own_regions(m, t))
+		return -1;
+	s = t->regions;
+	i = first_after(t, start);	/* the set may have been dropped */
+	while (i < s->n && s->r[i].start < end) {
+		struct vm_region *r = &s->r[i];
 		uint64_t lo = r->start > start ? r->start : start;
 		uint64_t hi = r->end < end ? r->end : end;
 
@@ -102,7 +169,7 @@ static int64_t remove_range(struct vm_task *t, uint64_t start, uint64_t end)
 
 			tail.start = end;
 			r->end = start;
-			return insert_at(t, i + 1, &tail) ? -1 : removed;
+			return insert_at(m, t, i + 1, &tail) ? -1 : removed;
 		}
 		if (r->start < start) {
 			r->end = start;
@@ -111,8 +178,8 @@ static int64_t remove_range(struct vm_task *t, uint64_t start, uint64_t end)
 			r->start = end;
 			i++;
 		} else {
-			memmove(r, r + 1, (t->nregions - i - 1) * sizeof(*r));
-			t->nregions--;
+			memmove(r, r + 1, (s->n - i - 1) * sizeof(*r));
+			s->n--;
 		}
 	}
 	return removed;
@@ -134,11 +201,12 @@ static void account(struct vm_task *t, int64_t delta, uint64_t ts)
 }
 
 /* Replace whatever was at @r's range by @r; 0 or -1. */
-static int map_region(struct vm_task *t, const struct vm_region *r, uint64_t ts)
+static int map_region(struct vmmap *m, struct vm_task *t, const struct vm_region *r,
+		      uint64_t ts)
 {
-	int64_t removed = remove_range(t, r->start, r->end);
+	int64_t removed = remove_range(m, t, r->start, r->end);
 
-	if (removed < 0 || insert_at(t, first_after(t, r->start), r))
+	if (removed < 0 || insert_at(m, t, first_after(t, r->start), r))
 		return -1;
 	account(t, (int64_t)(r->end - r->start) - removed, ts);
 	return 0;
@@ -153,24 +221,23 @@ static enum vm_kind mmap_kind(unsigned long long flags)
 	return (flags & MAP_TYPE) == MAP_SHARED ? VM_SHARED : VM_ANON;
 }
 
-static int mmap_done(struct vm_task *t, const struct kmt_event *ev)
+static int mmap_done(struct vmmap *m, struct vm_task *t, const struct kmt_event *ev)
 {
 	struct vm_region r = {
 		.start = (uint64_t)ev->ret,
 		.end = (uint64_t)ev->ret + page_round(t->arg[1]),
 		.kind = mmap_kind(t->arg[3]),
 		.prot = (unsigned int)t->arg[2],
-		.user = -1,
 	};
 
 	r.fd = r.kind == VM_FILE ? (int)t->arg[4] : -1;
 	t->mmaps++;
-	return map_region(t, &r, ev->ts);
+	return map_region(m, t, &r, ev->ts);
 }
 
-static int munmap_done(struct vm_task *t, const struct kmt_event *ev)
+static int munmap_done(struct vmmap *m, struct vm_task *t, const struct kmt_event *ev)
 {
-	int64_t removed = remove_range(t, t->arg[0], t->arg[0] + page_round(t->arg[1]));
+	int64_t removed = remove_range(m, t, t->arg[0], t->arg[0] + page_round(t->arg[1]));
 
 	if (removed < 0)
 		return -1;
@@ -180,23 +247,23 @@ static int munmap_done(struct vm_task *t, const struct kmt_event *ev)
 }
 
 /* The old range moves (or grows) to the returned address, keeping its kind. */
-static int mremap_done(struct vm_task *t, const struct kmt_event *ev)
+static int mremap_done(struct vmmap *m, struct vm_task *t, const struct kmt_event *ev)
 {
 	uint32_t i = first_after(t, t->arg[0]);
 	struct vm_region r;
 	int64_t removed;
 
 	t->mremaps++;
-	if (i == t->nregions || t->regions[i].start > t->arg[0])
+	if (i == vmmap_nregions(t) || t->regions->r[i].start > t->arg[0])
 		return 0;	/* mapped before the trace: size unknown */
-	r = t->regions[i];
-	removed = remove_range(t, t->arg[0], t->arg[0] + page_round(t->arg[1]));
+	r = t->regions->r[i];
+	removed = remove_range(m, t, t->arg[0], t->arg[0] + page_round(t->arg[1]));
 	if (removed < 0)
 		return -1;
 	account(t, -removed, ev->ts);
 	r.start = (uint64_t)ev->ret;
 	r.end = r.start + page_round(t->arg[2]);
-	return map_region(t, &r, ev->ts);
+	return map_region(m, t, &r, ev->ts);
 }
 
 static void brk_done(struct vm_task *t, const struct kmt_event *ev)
@@ -205,14 +272,14 @@ static void brk_done(struct vm_task *t, const struct kmt_event *ev)
 
 	t->brks++;
 	if (t->heap.start == t->heap.end && !t->heap.start) {
-		t->heap = (struct vm_region){ brk, brk, VM_HEAP, -1, PROT_READ | PROT_WRITE, -1 };
+		t->heap = (struct vm_region){ brk, brk, VM_HEAP, -1, PROT_READ | PROT_WRITE };
 		return;
 	}
 	account(t, (int64_t)(brk - t->heap.end), ev->ts);
 	t->heap.end = brk;
 }
 
-static int syscall_exit(struct vm_task *t, const struct kmt_event *ev)
+static int syscall_exit(struct vmmap *m, struct vm_task *t, const struct kmt_event *ev)
 {
 	enum kmt_event_type entered = t->pending;
 
@@ -222,11 +289,11 @@ static int syscall_exit(struct vm_task *t, const struct kmt_event *ev)
 		return 0;
 	switch (ev->type) {
 	case KMT_EV_MMAP_EXIT:
-		return mmap_done(t, ev);
+		return mmap_done(m, t, ev);
 	case KMT_EV_MUNMAP_EXIT:
-		return munmap_done(t, ev);
+		return munmap_done(m, t, ev);
 	case KMT_EV_MREMAP_EXIT:
-		return mremap_done(t, ev);
+		return mremap_done(m, t, ev);
 	case KMT_EV_BRK_EXIT:
 		brk_done(t, ev);
 		return 0;
@@ -235,7 +302,7 @@ static int syscall_exit(struct vm_task *t, const struct kmt_event *ev)
 	}
 }
 
-/* The child starts with a copy of the parent's address space. */
+/* The child starts with the parent's address space, shared until one of them changes it. */
 static struct vm_task *fork_task(struct vmmap *m, const struct kmt_event *ev, bool *nomem)
 {
 	struct vm_task *parent = task_get(m, ev->pid, false, nomem), *child;
@@ -245,25 +312,14 @@ static struct vm_task *fork_task(struct vmmap *m, const struct kmt_event *ev, bo
 		return NULL;
 	pidx = parent - m->tasks;
 	child = task_get(m, (int)ev->target_pid, true, nomem);
-	if (!child)
+	if (!child || child == &m->tasks[pidx])
 		return NULL;
 	parent = &m->tasks[pidx];	/* the array may have moved */
-	free(child->regions);
-	child->regions = NULL;
-	child->nregions = child->cap = 0;
-	if (parent->nregions) {
-		child->regions = malloc(parent->nregions * sizeof(*child->regions));
-		if (!child->regions) {
-			*nomem = true;
-			return NULL;
-		}
-		memcpy(child->regions, parent->regions, parent->nregions * sizeof(*child->regions));
-		child->nregions = child->cap = parent->nregions;
-	}
+	drop_regions(child);
 	child->heap = parent->heap;
-	for (pidx = 0; pidx < child->nregions; pidx++)
-		child->regions[pidx].user = -1;	/* the child's faults are its own */
-	child->heap.user = -1;
+	child->regions = parent->regions;	/* copied when one of them changes it */
+	if (child->regions)
+		child->regions->refs++;
 	return child;
 }
 
@@ -271,6 +327,7 @@ struct vm_task *vmmap_event(struct vmmap *m, const struct kmt_event *ev, bool *n
 {
 	struct vm_task *t;
 
+	m->events++;
 	if (ev->type == KMT_EV_FORK)
 		return fork_task(m, ev, nomem);
 	t = task_get(m, ev->pid, true, nomem);
@@ -278,7 +335,7 @@ struct vm_task *vmmap_event(struct vmmap *m, const struct kmt_event *ev, bool *n
 		return NULL;
 	switch (ev->type) {
 	case KMT_EV_EXEC:	/* a new address space */
-		t->nregions = 0;
+		drop_regions(t);
 		memset(&t->heap, 0, sizeof(t->heap));
 		t->pending = KMT_EV_UNKNOWN;
 		return t;
@@ -293,7 +350,7 @@ struct vm_task *vmmap_event(struct vmmap *m, const struct kmt_event *ev, bool *n
 	case KMT_EV_MUNMAP_EXIT:
 	case KMT_EV_MREMAP_EXIT:
 	case KMT_EV_BRK_EXIT:
-		if (syscall_exit(t, ev))
+		if (syscall_exit(m, t, ev))
 			*nomem = true;
 		return t;
 	default:
@@ -308,7 +365,7 @@ struct vm_task *vmmap_task(struct vmmap *m, int pid)
 	return task_get(m, pid, false, &nomem);
 }
 
-struct vm_region *vmmap_find(struct vmmap *m, int pid, uint64_t addr)
+const struct vm_region *vmmap_find(struct vmmap *m, int pid, uint64_t addr)
 {
 	struct vm_task *t = vmmap_task(m, pid);
 	uint32_t i;
@@ -318,7 +375,7 @@ struct vm_region *vmmap_find(struct vmmap *m, int pid, uint64_t addr)
 	if (addr >= t->heap.start && addr < t->heap.end)
 		return &t->heap;
 	i = first_after(t, addr);
-	return i < t->nregions && t->regions[i].start <= addr ? &t->regions[i] : NULL;
+	return i < vmmap_nregions(t) && t->regions->r[i].start <= addr ? &t->regions->r[i] : NULL;
 }
 
 const char *vmmap_kind_name(enum vm_kind kind)

@@ -2,8 +2,14 @@
 /*
  * The address space of each task as the trace shows it: regions from
  * mmap/munmap/mremap (entry arguments, exit return value), the heap from
- * brk, copied at fork and cleared at exec. Shared by `fault --regions`
+ * brk, inherited at fork and cleared at exec. Shared by `fault --regions`
  * and `vm`. What was mapped before the trace started is not known.
+ *
+ * A child shares its parent's regions until one of them changes its map
+ * (most children exec first), and the copies made then are bounded by the
+ * number of events followed: past that, a child starts with no inherited
+ * region and is counted, so memory follows the events, not what forks of
+ * a large map would copy.
  */
 #ifndef KMT_VMMAP_H
 #define KMT_VMMAP_H
@@ -27,13 +33,18 @@ struct vm_region {
 	enum vm_kind kind;
 	int fd;			/* VM_FILE */
 	unsigned int prot;
-	int32_t user;		/* free for the analysis that looks regions up; -1 */
+};
+
+/* Regions sorted by start, not overlapping; shared by tasks until one changes them. */
+struct vm_regions {
+	uint32_t refs;
+	uint32_t n, cap;
+	struct vm_region r[];
 };
 
 struct vm_task {
 	int pid;
-	struct vm_region *regions;	/* sorted by start, not overlapping */
-	uint32_t nregions, cap;
+	struct vm_regions *regions;	/* NULL: none */
 	struct vm_region heap;		/* start == end until a brk was seen */
 	enum kmt_event_type pending;	/* syscall entered, waiting for its exit */
 	uint64_t arg[6];
@@ -47,6 +58,9 @@ struct vmmap {
 	struct kmt_hashmap index;	/* pid -> task + 1 */
 	struct vm_task *tasks;
 	uint32_t ntasks, cap;
+	uint64_t events;		/* followed so far */
+	uint64_t copied;		/* regions copied from a shared set */
+	uint64_t not_inherited;		/* children left without their parent's regions */
 };
 
 /* The events a vmmap follows. */
@@ -73,7 +87,13 @@ struct vm_task *vmmap_event(struct vmmap *m, const struct kmt_event *ev, bool *n
 struct vm_task *vmmap_task(struct vmmap *m, int pid);
 
 /* The region of @pid holding @addr (the heap included), or NULL. */
-struct vm_region *vmmap_find(struct vmmap *m, int pid, uint64_t addr);
+const struct vm_region *vmmap_find(struct vmmap *m, int pid, uint64_t addr);
+
+/* Number of regions of @t (the heap not counted). */
+static inline uint32_t vmmap_nregions(const struct vm_task *t)
+{
+	return t->regions ? t->regions->n : 0;
+}
 
 /* "anon", "shared", "file", "stack" or "heap". */
 const char *vmmap_kind_name(enum vm_kind kind);

@@ -11,9 +11,11 @@
 
 #include <kmtrace/analysis.h>
 #include "cmd.h"
+#include "formats.h"
 #include "analyses/filter.h"
 #include "kmt_plugin.h"
 #include "mmnames.h"
+#include "util.h"
 
 /* Event names are padded to this width, as trace-cmd does. */
 #define NAME_WIDTH	20
@@ -112,10 +114,15 @@ static void print_event(void *priv, const struct kmt_event *ev)
 	tep_print_event(st->tep, &st->seq, &rec, "%s:", TEP_PRINT_NAME);
 	pad = NAME_WIDTH + 2 - (int)(st->seq.len - name_start);
 	trace_seq_printf(&st->seq, "%*s", pad > 1 ? pad : 1, "");
-	tep_print_event(st->tep, &st->seq, &rec, "%s", TEP_PRINT_INFO);
-	trace_seq_putc(&st->seq, '\n');
+	if (kmt_formats_record_fits(st->tep, tep_find_event(st->tep, ev->id), rec.data, rec.size))
+		tep_print_event(st->tep, &st->seq, &rec, "%s", TEP_PRINT_INFO);
+	else
+		trace_seq_printf(&st->seq, "[record of %d bytes does not hold its format's fields]",
+				 rec.size);
 	trace_seq_terminate(&st->seq);
-	if (st->seq.state != TRACE_SEQ__GOOD || fputs(st->seq.buffer, stdout) == EOF)
+	/* comms and strings from the file: escaped, they cannot drive the terminal */
+	if (st->seq.state != TRACE_SEQ__GOOD || kmt_fputs_escaped(st->seq.buffer, stdout) ||
+	    putchar('\n') == EOF)
 		st->failed = true;
 }
 

@@ -12,6 +12,7 @@
 #include <kmtrace/output.h>
 #include <kmtrace/reader.h>
 #include "cmd.h"
+#include "util.h"
 
 #define MAX_ANALYSES	32
 #define MAX_OPTIONS	64
@@ -301,23 +302,50 @@ static int run(struct report_args *a, struct kmt_output *out)
 }
 
 /* Text input: say on standard error how many lines did not parse, and the first ones. */
-static void warn_unparsed(const struct report_args *a)
+static void warn_unparsed(const struct report_args *a, const char *input)
 {
 	const char *text = kmt_reader_text(a->s.reader, KMT_TEXT_UNPARSED), *nl;
+	char line[1024];
 
 	if (!text)
 		return;
 	nl = strchr(text, '\n');
 	fprintf(stderr, "kmtrace: %s: %.*s lines not parsed (left out of the report)%s\n",
-		a->s.input, nl ? (int)(nl - text) : (int)strlen(text), text,
-		nl ? "; the first:" : "");
+		input, nl ? (int)(nl - text) : (int)strlen(text), text, nl ? "; the first:" : "");
 	while (nl) {
 		const char *next = strchr(nl + 1, '\n');
+		char *copy = strndup(nl + 1, next ? (size_t)(next - nl - 1) : strlen(nl + 1));
 
-		fprintf(stderr, "kmtrace:   %.*s\n", next ? (int)(next - nl - 1) : (int)strlen(nl + 1),
-			nl + 1);
+		kmt_escape(line, sizeof(line), copy ? copy : "");
+		fprintf(stderr, "kmtrace:   %s\n", line);
+		free(copy);
 		nl = next;
 	}
+}
+
+/* What replay and reader found wrong and mended: one line on standard error. */
+static void warn_input_faults(const struct report_args *a, const char *input)
+{
+	const struct kmt_replay_stats *rs = &a->s.replay;
+	unsigned int skipped, left_out;
+	char line[512];
+	int n = 0;
+
+	kmt_reader_format_counts(a->s.reader, &skipped, &left_out);
+	if (rs->out_of_order)
+		n += snprintf(line + n, sizeof(line) - n, "; %llu events out of time order (given "
+			      "the time before)", rs->out_of_order);
+	if (rs->impossible)
+		n += snprintf(line + n, sizeof(line) - n, "; %llu events with impossible values "
+			      "(left out)", rs->impossible);
+	if (skipped)
+		n += snprintf(line + n, sizeof(line) - n, "; %u event formats not usable",
+			      skipped);
+	if (left_out)
+		n += snprintf(line + n, sizeof(line) - n, "; %u print formats left out (unsafe)",
+			      left_out);
+	if (n)
+		fprintf(stderr, "kmtrace: %s: damaged input, mended%s\n", input, line);
 }
 
 static int open_and_run(struct report_args *a)
@@ -343,8 +371,13 @@ static int open_and_run(struct report_args *a)
 		return KMT_EXIT_FAIL;
 	}
 	ret = run(a, out);
-	if (!ret)
-		warn_unparsed(a);
+	if (!ret) {
+		char input[1024];
+
+		kmt_escape(input, sizeof(input), a->s.input);
+		warn_unparsed(a, input);
+		warn_input_faults(a, input);
+	}
 	if (ret)
 		kmt_output_discard(out);
 	else if (kmt_output_finish(out))

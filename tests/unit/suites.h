@@ -13,5 +13,6 @@ Suite *fault_suite(void);
 Suite *perfdata_suite(void);
 Suite *plugins_suite(void);
 Suite *record_suite(void);
+Suite *formats_suite(void);
 
 #endif

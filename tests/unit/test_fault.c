@@ -373,7 +373,7 @@ START_TEST(test_vmmap)
 {
 	struct vmmap m;
 	struct vm_task *t;
-	struct vm_region *r;
+	const struct vm_region *r;
 	struct kmt_event ev = { .type = KMT_EV_FORK, .pid = 7, .target_pid = 8 };
 	bool nomem = false;
 
@@ -383,7 +383,7 @@ START_TEST(test_vmmap)
 	    0x10000, 1);
 	sys(&m, KMT_EV_MUNMAP_ENTER, (unsigned long long[6]){ 0x11000, 0x1000 }, 0, 2);
 	t = vmmap_task(&m, 7);
-	ck_assert_uint_eq(t->nregions, 2);
+	ck_assert_uint_eq(vmmap_nregions(t), 2);
 	ck_assert_int_eq(t->net, 0x2000);
 	ck_assert_int_eq(t->peak, 0x3000);
 	ck_assert_ptr_null(vmmap_find(&m, 7, 0x11800));

@@ -435,6 +435,34 @@ START_TEST(test_pre_4_4_migratetypes)
 }
 END_TEST
 
+/* An 8-byte order far past 64 bits of shift: "bad order", no undefined shift. */
+START_TEST(test_huge_order)
+{
+	static const char fmt[] =
+		"name: mm_page_alloc\nID: 3002\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:unsigned long pfn;\toffset:8;\tsize:8;\tsigned:0;\n"
+		"\tfield:unsigned long order;\toffset:16;\tsize:8;\tsigned:0;\n"
+		"\tfield:unsigned long gfp_flags;\toffset:24;\tsize:8;\tsigned:0;\n"
+		"\tfield:int migratetype;\toffset:32;\tsize:4;\tsigned:1;\n\n"
+		"print fmt: \"pfn=%lu order=%lu migratetype=%d gfp_flags=%lx\", REC->pfn, "
+		"REC->order, REC->migratetype, REC->gfp_flags\n";
+	static const unsigned long long orders[] = { ~0ull, ~0ull - 5, 52, 51 };
+	struct tep_handle *doc = tep_of(fmt);
+	struct tep_event *e = rec_start_in(doc, "kmem", "mm_page_alloc");
+	size_t i;
+
+	for (i = 0; i < sizeof(orders) / sizeof(orders[0]); i++) {
+		put(e, "order", orders[i]);
+		const char *line = print_sized(doc, rec_len);
+
+		ck_assert_msg(strstr(line, orders[i] > 51 ? "(bad order)" : "order=51 ("), "%s", line);
+	}
+	tep_free(doc);
+}
+END_TEST
+
 /* A format without a field a handler wants: the stock line, whole. */
 START_TEST(test_doctored_format_prints_stock)
 {
@@ -499,6 +527,7 @@ Suite *plugins_suite(void)
 	tcase_add_test(tc, test_host);
 	tcase_add_test(tc, test_pre_4_4_migratetypes);
 	tcase_add_test(tc, test_doctored_format_prints_stock);
+	tcase_add_test(tc, test_huge_order);
 	tcase_add_test(tc, test_short_record_prints_stock);
 	suite_add_tcase(s, tc);
 	return s;

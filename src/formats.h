@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/* Event formats from files into libtraceevent, safely (formats.c); private to src/. */
+#ifndef KMT_FORMATS_H
+#define KMT_FORMATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct tep_handle;
+
+/* One event format text as a file holds it (not NUL-terminated). */
+struct kmt_format_text {
+	const char *system;
+	const char *text;
+	size_t len;
+	long long offset;	/* in the file, -1 if none */
+};
+
+/* What became of the formats given so far. */
+struct kmt_format_counts {
+	unsigned int parsed;		/* their events decode */
+	unsigned int print_left_out;	/* of those, printed with raw fields only */
+	unsigned int skipped;		/* unusable: their events stay unknown */
+};
+
+/*
+ * Parse the @n formats @f into @tep, checked as formats.c says (all but
+ * the child-process step when @trusted, for formats kmtrace ships), and
+ * add to @c what became of them. 0, or -1 with errno (out of memory, no
+ * child process could be made).
+ */
+int kmt_formats_parse(struct tep_handle *tep, const struct kmt_format_text *f, int n,
+		      bool trusted, struct kmt_format_counts *c);
+
+/*
+ * Mark every event of @tep (parsed by another library) whose print format
+ * could crash when printing as failed, so that its fields print raw;
+ * counted in @c.
+ */
+void kmt_formats_guard_all(struct tep_handle *tep, struct kmt_format_counts *c);
+
+struct tep_event;
+
+/*
+ * Does the record @data of @size bytes hold every field of @e, the data
+ * its __data_loc fields point to included? libtraceevent prints without
+ * asking; a record that does not fit must not be printed through it.
+ */
+bool kmt_formats_record_fits(struct tep_handle *tep, const struct tep_event *e,
+			     const void *data, int size);
+
+#endif /* KMT_FORMATS_H */

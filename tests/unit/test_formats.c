@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: LGPL-2.1
+/* Formats from files into libtraceevent: the child-process trial and its verdicts. */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <check.h>
+#include <traceevent/event-parse.h>
+
+#include "fixtures.h"
+#include "formats.h"
+#include "sandbox.h"
+#include "suites.h"
+
+static unsigned char crash_on_one(void *arg, int i)
+{
+	(void)arg;
+	if (i == 1)
+		raise(SIGSEGV);
+	return (unsigned char)(10 + i);
+}
+
+/* A job that crashes marks itself, and the next ones still run. */
+START_TEST(test_sandbox_verdicts)
+{
+	unsigned char v[3];
+
+	ck_assert_int_eq(kmt_sandbox_run(crash_on_one, NULL, 3, 5, v), 0);
+	ck_assert_uint_eq(v[0], 10);
+	ck_assert_uint_eq(v[1], KMT_SANDBOX_CRASHED);
+	ck_assert_uint_eq(v[2], 12);
+}
+END_TEST
+
+#define COMMON "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	       "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+static const char div0[] = "name: div0\nID: 701\nformat:\n" COMMON
+	"\tfield:int x;\toffset:8;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"%d\", 5 / 0\n";
+static const char divfield[] = "name: divfield\nID: 702\nformat:\n" COMMON
+	"\tfield:int x;\toffset:8;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"x=%d\", 5 / REC->x\n";
+static const char negative[] = "name: negative\nID: 703\nformat:\n" COMMON
+	"\tfield:int x;\toffset:-8;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"x=%d\", REC->x\n";
+static const char bigid[] = "name: bigid\nID: 70000\nformat:\n" COMMON
+	"\tfield:int x;\toffset:8;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"x=%d\", REC->x\n";
+static const char dynamic[] = "name: dynamic\nID: 704\nformat:\n" COMMON
+	"\tfield:__data_loc char[] name;\toffset:8;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"name=%s\", __get_str(name)\n";
+
+/*
+ * A print format libtraceevent crashes parsing (5 / 0) is left out, one it
+ * would crash printing (a division by a field) is marked failed, formats
+ * with a field before the record or an ID past 16 bits are not used.
+ */
+START_TEST(test_formats_checked)
+{
+	const struct kmt_format_text f[] = {
+		{ "kmem", fix_fmt_kmalloc, strlen(fix_fmt_kmalloc), -1 },
+		{ "test", div0, strlen(div0), -1 },
+		{ "test", divfield, strlen(divfield), -1 },
+		{ "test", negative, strlen(negative), -1 },
+		{ "test", bigid, strlen(bigid), -1 },
+	};
+	struct kmt_format_counts c = { 0 };
+	struct tep_handle *tep = tep_alloc();
+
+	tep_set_long_size(tep, 8);
+	ck_assert_int_eq(kmt_formats_parse(tep, f, 5, false, &c), 0);
+	ck_assert_uint_eq(c.parsed, 3);
+	ck_assert_uint_eq(c.print_left_out, 2);
+	ck_assert_uint_eq(c.skipped, 2);
+	ck_assert_ptr_nonnull(tep_find_event(tep, 658));
+	ck_assert_ptr_nonnull(tep_find_event(tep, 701));
+	ck_assert(tep_find_event(tep, 702)->flags & TEP_EVENT_FL_FAILED);
+	ck_assert(!(tep_find_event(tep, 658)->flags & TEP_EVENT_FL_FAILED));
+	ck_assert_ptr_null(tep_find_event(tep, 703));
+	tep_free(tep);
+}
+END_TEST
+
+/* A record whose __data_loc string runs past its end does not fit its format. */
+START_TEST(test_record_fits)
+{
+	const struct kmt_format_text f = { "test", dynamic, strlen(dynamic), -1 };
+	struct kmt_format_counts c = { 0 };
+	struct tep_handle *tep = tep_alloc();
+	unsigned char rec[20] = { 0xc0, 0x02 };
+	struct tep_event *e;
+	unsigned int loc = 16 | 8u << 16;	/* 8 bytes at 16: past a 20-byte record */
+
+	tep_set_long_size(tep, 8);
+	ck_assert_int_eq(kmt_formats_parse(tep, &f, 1, true, &c), 0);
+	e = tep_find_event(tep, 704);
+	ck_assert_ptr_nonnull(e);
+	memcpy(rec + 8, &loc, 4);
+	ck_assert(!kmt_formats_record_fits(tep, e, rec, sizeof(rec)));
+	loc = 12 | 8u << 16;	/* 8 bytes at 12: the last of the record */
+	memcpy(rec + 8, &loc, 4);
+	ck_assert(kmt_formats_record_fits(tep, e, rec, sizeof(rec)));
+	ck_assert(!kmt_formats_record_fits(tep, e, rec, 10));	/* the loc itself cut */
+	tep_free(tep);
+}
+END_TEST
+
+Suite *formats_suite(void)
+{
+	Suite *s = suite_create("formats");
+	TCase *tc = tcase_create("trust");
+
+	tcase_add_test(tc, test_sandbox_verdicts);
+	tcase_add_test(tc, test_formats_checked);
+	tcase_add_test(tc, test_record_fits);
+	suite_add_tcase(s, tc);
+	return s;
+}
