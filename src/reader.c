@@ -283,6 +283,11 @@ int kmt_reader_cpus(struct kmt_reader *r)
 	return r->ncpus;
 }
 
+bool kmt_reader_formats_recorded(struct kmt_reader *r)
+{
+	return !r->formats_given;
+}
+
 const char *kmt_reader_format(struct kmt_reader *r)
 {
 	return r->format;

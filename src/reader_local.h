@@ -33,6 +33,7 @@ struct kmt_reader {
 	size_t nfault_samples;
 	bool fault_samples_damaged;
 	struct kmt_format_counts formats;	/* what became of the file's event formats */
+	bool formats_given;		/* by kmtrace or --formats, not by the recording */
 	void *priv;
 };
 

@@ -4,7 +4,9 @@
  * and hand it to the analyses that want its type.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <traceevent/event-parse.h>
 
 #include <kmtrace/analysis.h>
 #include <kmtrace/reader.h>
@@ -133,6 +135,7 @@ int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 		else
 			last_ts = rec->ts;
 		ev.ts = last_ts;
+		s->replay.types[ev.type]++;
 		ev.cpu = rec->cpu;
 		ev.callchain = rec->callchain;
 		ev.callchain_nr = rec->callchain_nr;
@@ -149,4 +152,51 @@ out:
 	merge_free(&m);
 	kmt_decoder_free(dec);
 	return ret;
+}
+
+/* Is an event of @type in the recording? */
+static bool recorded(const struct kmt_session *s, enum kmt_event_type type)
+{
+	return s->replay.types[type] ||
+	       (kmt_reader_formats_recorded(s->reader) &&
+		tep_find_event_by_name(s->tep, kmt_event_type_system(type),
+				       kmt_event_type_event(type)));
+}
+
+/* "a or b (without)" of the types in @need into @buf at @at; the new length. */
+static size_t say_need(const struct kmt_need *need, char *buf, size_t len, size_t at)
+{
+	const char *sep = at ? "; " : "";
+	int t;
+
+	for (t = KMT_EV_UNKNOWN + 1; t < KMT_EV_NR && at < len; t++) {
+		if (!(need->any & KMT_EVMASK(t)))
+			continue;
+		at += snprintf(buf + at, len - at, "%s%s", sep, kmt_event_type_name(t));
+		sep = " or ";
+	}
+	if (at < len)
+		at += snprintf(buf + at, len - at, " (%s)", need->without);
+	return at;
+}
+
+int kmt_missing_events(const struct kmt_session *s, const struct kmt_analysis *an, char *buf,
+		       size_t len)
+{
+	const struct kmt_need *need;
+	size_t at = 0;
+	int missing = 0, t;
+
+	if (len)
+		buf[0] = '\0';
+	for (need = an->needs; need && need->any; need++) {
+		for (t = KMT_EV_UNKNOWN + 1; t < KMT_EV_NR; t++)
+			if ((need->any & KMT_EVMASK(t)) && recorded(s, t))
+				break;
+		if (t < KMT_EV_NR)
+			continue;
+		missing++;
+		at = say_need(need, buf, len, at);
+	}
+	return missing;
 }

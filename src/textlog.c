@@ -911,6 +911,7 @@ struct kmt_reader *kmt_textlog_open(const char *path, int fd, const void *head,
 	}
 	r->priv = tl;
 	r->format = "ftrace text";
+	r->formats_given = true;
 	tl->fd = fd;
 	fd = -1;
 	tl->cap = READ_CHUNK * 2;

@@ -165,7 +165,25 @@ test_hostile_sanitized() {
 	echo "  $n runs clean"
 }
 
+# An analysis whose events are not in the recording says so: one line, a JSON field.
+test_missing_events() {
+	make_hostile && hjson "$HOSTILE/printk.dat" slab || return 1
+	hget "d['analyses']['slab']['summary']['missing_events']" |
+		grep -q '^kmem:kfree or kmem:kmem_cache_free (frees' &&
+	[ "$(grep -c 'slab: not in the recording: kmem:kfree' "$WORK/h.err")" = 1 ] || return 1
+	hjson "$HOSTILE/impossible.dat" page --caller || return 1
+	hget "d['analyses']['page']['summary']['missing_events']" | grep -q '^kmem:mm_page_free (frees' &&
+	hjson "$HOSTILE/textfmt.txt" --formats "$HOSTILE/textfmt" slab &&
+	hget "d['analyses']['slab']['summary']['missing_events']" | grep -q 'kmem:kfree' || return 1
+	# a recording with all of them says nothing
+	hjson "$TRACES/small.dat" slab page &&
+	hget "'missing_events' in d['analyses']['slab']['summary'] or 'missing_events' in d['analyses']['page']['summary']" |
+		grep -q False && ! grep -q 'not in the recording' "$WORK/h.err"
+}
+
 hostile_parsing_tests() {
+	check "an analysis whose events are not in the recording says which (slab without frees, page --caller without mm_page_free, text)" \
+		test_missing_events
 	check "hostile: print formats that crash libtraceevent (5 / 0, 5 / field, bad __print_symbolic, record-sized __print_hex), odd printk/cmdlines: reports and --print, no crash" \
 		test_hostile_print_formats
 	check "hostile: per-CPU stats of 2^64-1 and -1 flagged, not lost events" test_hostile_cpustat

@@ -6,6 +6,7 @@
 #ifndef KMTRACE_ANALYSIS_H
 #define KMTRACE_ANALYSIS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <kmtrace/event.h>
 #include <kmtrace/output.h>
@@ -17,6 +18,7 @@ struct kmt_reader;
 struct kmt_replay_stats {
 	unsigned long long out_of_order;	/* earlier than the one before: given its time */
 	unsigned long long impossible;		/* values no kernel writes: left out as unknown */
+	unsigned long long types[KMT_EV_NR];	/* events handed out, per type */
 };
 
 /* What an analysis may look at besides the events themselves. */
@@ -34,6 +36,12 @@ struct kmt_session {
 
 struct option;
 
+/* Events an analysis cannot do without: one of @any must be in the recording. */
+struct kmt_need {
+	uint64_t any;			/* KMT_EVMASK()s */
+	const char *without;		/* what the report lacks then, e.g. "frees" */
+};
+
 /*
  * An analysis. Options follow its name on the command line and are parsed
  * with getopt_long() from @shortopts and @longopts; the keys 'i', 'H', 'h'
@@ -46,6 +54,7 @@ struct kmt_analysis {
 	const char *shortopts;		/* NULL if none */
 	const struct option *longopts;	/* NULL-terminated; NULL if none */
 	uint64_t events;		/* KMT_EVMASK() of the events it wants */
+	const struct kmt_need *needs;	/* ended by { 0 }; NULL: none */
 	/* Allocate private state with default options; NULL with errno on failure. */
 	void *(*init)(void);
 	/* Take option @key with argument @arg (or NULL); 0, or -1 with @msg filled. */
@@ -75,5 +84,15 @@ const struct kmt_analysis *kmt_analysis_find(const char *name);
  */
 int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 	       void *const *priv, int n, struct kmt_error *err);
+
+/*
+ * After kmt_replay(): the needs of @an the recording does not meet, as
+ * "kmem:kfree or kmem:kmem_cache_free (frees)" joined by "; " in @buf.
+ * An event is in the recording when one of its type was replayed, or when
+ * the recording carries its format (it does only for recorded events,
+ * ftrace text does not). Returns how many needs are not met.
+ */
+int kmt_missing_events(const struct kmt_session *s, const struct kmt_analysis *an, char *buf,
+		       size_t len);
 
 #endif /* KMTRACE_ANALYSIS_H */

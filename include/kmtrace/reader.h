@@ -89,6 +89,13 @@ struct tep_handle *kmt_reader_tep(struct kmt_reader *r);
 /* Number of CPU streams. */
 int kmt_reader_cpus(struct kmt_reader *r);
 
+/*
+ * True when the event formats come from the recording itself (trace.dat,
+ * perf.data), which holds those of the recorded events only; false for
+ * ftrace text, read through formats kmtrace ships or --formats gives.
+ */
+bool kmt_reader_formats_recorded(struct kmt_reader *r);
+
 /* A short name of the input format, e.g. "trace.dat v6". */
 const char *kmt_reader_format(struct kmt_reader *r);
 

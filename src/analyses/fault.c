@@ -539,6 +539,11 @@ static int fault_report_cb(void *priv, const struct kmt_session *s, struct kmt_o
 	return fault_report(st, s, out);
 }
 
+static const struct kmt_need fault_needs[] = {
+	{ KMT_EVMASK(KMT_EV_FAULT_USER) | KMT_EVMASK(KMT_EV_FAULT_KERNEL), "faults" },
+	{ 0 }
+};
+
 const struct kmt_analysis kmt_analysis_fault = {
 	.name = "fault",
 	.help = "page faults: class, minor/major and errors, latency, per process/region/ip",
@@ -551,6 +556,7 @@ const struct kmt_analysis kmt_analysis_fault = {
 		KMT_FILTER_USAGE,
 	.shortopts = "l:",
 	.longopts = fault_longopts,
+	.needs = fault_needs,
 	.events = KMT_EVMASK(KMT_EV_FAULT_USER) | KMT_EVMASK(KMT_EV_FAULT_KERNEL) |
 		  KMT_EVMASK(KMT_EV_FAULT_RETURN) | VMMAP_EVENTS,
 	.init = fault_init,

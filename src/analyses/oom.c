@@ -137,11 +137,17 @@ static int oom_report(void *priv, const struct kmt_session *s, struct kmt_output
 	return t ? ret : -1;
 }
 
+static const struct kmt_need oom_needs[] = {
+	{ KMT_EVMASK(KMT_EV_OOM_VICTIM), "OOM kills" },
+	{ 0 }
+};
+
 const struct kmt_analysis kmt_analysis_oom = {
 	.name = "oom",
 	.help = "OOM kills: victim, its total_vm and RSS, oom_score_adj, who triggered it",
 	.usage = KMT_FILTER_USAGE,
 	.longopts = oom_longopts,
+	.needs = oom_needs,
 	.events = KMT_EVMASK(KMT_EV_OOM_VICTIM),
 	.init = oom_init,
 	.option = oom_option,

@@ -401,6 +401,12 @@ static void page_event(void *priv, const struct kmt_event *ev)
 	}
 }
 
+static const struct kmt_need page_needs[] = {
+	{ KMT_EVMASK(KMT_EV_PAGE_ALLOC), "allocations" },
+	{ KMT_EVMASK(KMT_EV_PAGE_FREE), "frees: every page would look live" },
+	{ 0 }
+};
+
 const struct kmt_analysis kmt_analysis_page = {
 	.name = "page",
 	.help = "page allocator: perf kmem's page figures, pages per order, migratetype, "
@@ -419,6 +425,7 @@ const struct kmt_analysis kmt_analysis_page = {
 	KMT_FILTER_USAGE,
 	.shortopts = "l:",
 	.longopts = page_longopts,
+	.needs = page_needs,
 	.events = KMT_EVMASK(KMT_EV_PAGE_ALLOC) | KMT_EVMASK(KMT_EV_PAGE_FREE) |
 		  KMT_EVMASK(KMT_EV_PAGE_FREE_BATCHED) | KMT_EVMASK(KMT_EV_PAGE_ALLOC_EXTFRAG) |
 		  KMT_EVMASK(KMT_EV_PAGE_ALLOC_ZONE_LOCKED) | KMT_EVMASK(KMT_EV_PAGE_PCPU_DRAIN),

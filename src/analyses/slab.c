@@ -401,6 +401,14 @@ static void slab_event(void *priv, const struct kmt_event *ev)
 		on_alloc(st, ev);
 }
 
+static const struct kmt_need slab_needs[] = {
+	{ KMT_EVMASK(KMT_EV_KMALLOC) | KMT_EVMASK(KMT_EV_KMALLOC_NODE) |
+	  KMT_EVMASK(KMT_EV_CACHE_ALLOC) | KMT_EVMASK(KMT_EV_CACHE_ALLOC_NODE), "allocations" },
+	{ KMT_EVMASK(KMT_EV_KFREE) | KMT_EVMASK(KMT_EV_CACHE_FREE),
+	  "frees: every allocation would look live" },
+	{ 0 }
+};
+
 const struct kmt_analysis kmt_analysis_slab = {
 	.name = "slab",
 	.help = "slab allocations: waste and live memory per call site, cache, pid, pointer",
@@ -418,6 +426,7 @@ const struct kmt_analysis kmt_analysis_slab = {
 	KMT_FILTER_USAGE,
 	.shortopts = "s:l:",
 	.longopts = slab_longopts,
+	.needs = slab_needs,
 	.events = KMT_EVMASK(KMT_EV_KMALLOC) | KMT_EVMASK(KMT_EV_KMALLOC_NODE) |
 		  KMT_EVMASK(KMT_EV_KFREE) | KMT_EVMASK(KMT_EV_CACHE_ALLOC) |
 		  KMT_EVMASK(KMT_EV_CACHE_ALLOC_NODE) | KMT_EVMASK(KMT_EV_CACHE_FREE),

@@ -496,6 +496,13 @@ static int vm_report(void *priv, const struct kmt_session *s, struct kmt_output 
 	return st->interval_ns ? report_timeline(st, out) : 0;
 }
 
+static const struct kmt_need vm_needs[] = {
+	{ KMT_EVMASK(KMT_EV_MMAP_EXIT) | KMT_EVMASK(KMT_EV_MUNMAP_EXIT) |
+	  KMT_EVMASK(KMT_EV_MREMAP_EXIT) | KMT_EVMASK(KMT_EV_BRK_EXIT), "mapped memory" },
+	{ KMT_EVMASK(KMT_EV_RSS_STAT), "RSS" },
+	{ 0 }
+};
+
 const struct kmt_analysis kmt_analysis_vm = {
 	.name = "vm",
 	.help = "per process mapped memory (mmap/munmap/mremap/brk) and RSS (rss_stat)",
@@ -505,6 +512,7 @@ const struct kmt_analysis kmt_analysis_vm = {
 		KMT_FILTER_USAGE,
 	.shortopts = "l:",
 	.longopts = vm_longopts,
+	.needs = vm_needs,
 	.events = VMMAP_EVENTS | KMT_EVMASK(KMT_EV_RSS_STAT) | KMT_EVMASK(KMT_EV_EXIT),
 	.init = vm_init,
 	.option = vm_option,

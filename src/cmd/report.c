@@ -275,6 +275,22 @@ static int parse_args(struct report_args *a, int argc, char **argv, int *status)
 				       status) < 0 ? -1 : 0;
 }
 
+/*
+ * An analysis whose events are not in the recording: one line on standard
+ * error, and "missing_events" in its section (before its summary).
+ */
+static int say_missing(const struct report_args *a, const struct kmt_analysis *an,
+		       struct kmt_output *out)
+{
+	char missing[512], input[512];
+
+	if (!kmt_missing_events(&a->s, an, missing, sizeof(missing)))
+		return 0;
+	kmt_escape(input, sizeof(input), a->s.input);
+	fprintf(stderr, "kmtrace: %s: %s: not in the recording: %s\n", input, an->name, missing);
+	return kmt_output_string(out, "missing_events", "Events not in the recording", missing);
+}
+
 static int run(struct report_args *a, struct kmt_output *out)
 {
 	struct kmt_error err;
@@ -292,7 +308,8 @@ static int run(struct report_args *a, struct kmt_output *out)
 	}
 	for (i = 0; i < a->n; i++) {
 		/* --print has written its lines already: no section of its own */
-		if ((a->an[i] != &kmt_print && kmt_output_begin(out, a->an[i]->name)) ||
+		if ((a->an[i] != &kmt_print && (kmt_output_begin(out, a->an[i]->name) ||
+						 say_missing(a, a->an[i], out))) ||
 		    a->an[i]->report(a->priv[i], &a->s, out)) {
 			fprintf(stderr, "kmtrace: %s: cannot build the report\n", a->an[i]->name);
 			return KMT_EXIT_FAIL;
