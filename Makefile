@@ -5,6 +5,7 @@
 #   make check   deps + unit tests (also under ASan+UBSan) + integration tests
 #   make demo    record a short built-in workload and report it
 #   make bench   kmtrace report vs trace-cmd report on a >= 1M-event recording
+#   make fuzz    libFuzzer harnesses (clang, ASan+UBSan), each run FUZZ_TIME seconds
 #   make install PREFIX=/usr/local DESTDIR=   (PLUGIN_DIR= to put the plugins elsewhere)
 #   make install-user   the plugins into ~/.local/lib/traceevent/plugins
 
@@ -64,7 +65,8 @@ PLUGINS   := $(patsubst plugins/%.c,$(BUILD)/plugins/%.so,$(PLUGIN_SRC))
 # Plugins link against nothing: trace-cmd and perf provide libtraceevent.
 PIC_FLAGS := -fPIC -fvisibility=hidden -DKMT_PLUGIN_SO
 
-.PHONY: all plugins deps check unit unit-san integration demo bench install install-user clean
+.PHONY: all plugins deps check unit unit-san integration fuzz fuzz-check demo bench install \
+	install-user clean
 
 all: kmtrace plugins
 
@@ -134,11 +136,56 @@ unit-san: $(BUILD)/unit-tests-san
 integration: all $(SYNTH_DAT) $(BUILD)/kmtrace-san
 	bash tests/integration.sh ./kmtrace
 
+# libFuzzer harnesses: one per reader, --formats text, the plugins' print handlers.
+FUZZ_CC    ?= clang
+FUZZ_DIR   := $(BUILD)/fuzz
+FUZZ_TIME  ?= 60
+FUZZ_CHECK_TIME ?= 10
+FUZZ_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	      -fno-omit-frame-pointer
+FUZZ_CFLAGS = $(FUZZ_FLAGS) $(WARN) -std=gnu11 -Iinclude -Isrc -Iplugins -Isrc/cmd \
+	      -DKMT_VERSION='"$(VERSION)"' -D_GNU_SOURCE $(PKG_CFLAGS) -MMD -MP
+FUZZ_READERS := tracedat tracecmd perfdata text
+FUZZERS    := $(FUZZ_READERS) text_formats plugins
+FUZZ_BINS  := $(patsubst %,$(FUZZ_DIR)/fuzz-%,$(FUZZERS))
+FUZZ_LIB_OBJ := $(call objs,$(FUZZ_DIR),$(LIB_SRC) src/cmd/print.c tests/fuzz/fuzz_common.c) \
+		$(FUZZ_DIR)/gen/formats.o
+
+$(FUZZ_DIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_DIR)/gen/formats.o: $(FORMATS_C)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_DIR)/reader-%.o: tests/fuzz/fuzz_reader.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -DFUZZ_READER=$(shell echo $* | tr a-z A-Z) \
+		-c -o $@ $<
+
+$(patsubst %,$(FUZZ_DIR)/fuzz-%,$(FUZZ_READERS)): $(FUZZ_DIR)/fuzz-%: $(FUZZ_DIR)/reader-%.o $(FUZZ_LIB_OBJ)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+
+$(FUZZ_DIR)/fuzz-text_formats $(FUZZ_DIR)/fuzz-plugins: $(FUZZ_DIR)/fuzz-%: \
+		$(FUZZ_DIR)/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+
+# Each harness FUZZ_TIME seconds over its corpus (grown under build/fuzz/corpus);
+# what crashes goes to build/fuzz/crashes/NAME/.
+fuzz: $(FUZZ_BINS)
+	@sh tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_TIME) $(FUZZERS)
+
+# make check's share: the regression inputs once, then each harness briefly.
+fuzz-check: $(FUZZ_BINS)
+	@sh tests/fuzz/run.sh --check $(FUZZ_DIR) $(FUZZ_CHECK_TIME) $(FUZZERS)
+
 check: deps
 	$(MAKE) --no-print-directory all
 	$(MAKE) --no-print-directory unit
 	$(MAKE) --no-print-directory unit-san
 	$(MAKE) --no-print-directory integration
+	$(MAKE) --no-print-directory fuzz-check
 
 demo: kmtrace
 	@sh scripts/demo.sh ./kmtrace

@@ -9,9 +9,10 @@
  *     64 KiB and the ID within the 16 bits common_type holds, else it is
  *     skipped;
  *  2. libtraceevent parses the formats of the file in a child process
- *     first (sandbox.c); one it crashed on is parsed again without its
- *     print format (fields decode, the print shows them raw), and skipped
- *     if that crashes too;
+ *     first (sandbox.c), each a few times into a handle of its own that is
+ *     then freed; one it crashed on, or leaked memory parsing, is parsed
+ *     again without its print format (fields decode, the print shows them
+ *     raw), and skipped if that fails too;
  *  3. once parsed, a print format that could crash when printing (a
  *     division or modulo by anything but a non-zero constant, a length
  *     taken from the record, nesting too deep to walk) is marked failed:
@@ -19,6 +20,7 @@
  * What became of the formats is counted for the report.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +36,7 @@
 #define NO_PRINT_FORMAT		"print fmt: \"[print format left out: libtraceevent " \
 				"crashed on it]\"\n"
 
-enum verdict { PARSED, PARSE_FAILED };
+enum verdict { PARSED, PARSE_FAILED, LEAKED };
 
 /* The number after @key (e.g. "offset:") in the line at @p, or -1. */
 static long long number_after(const char *p, const char *end, const char *key)
@@ -95,38 +97,78 @@ static char *without_print(const char *text, size_t len, size_t *out_len)
 	return s;
 }
 
-/* What the sandbox runs: parse format i into a scratch handle like the real one. */
+/* What the sandbox runs: parse format i into a handle like the real one. */
 struct trial {
 	struct tep_handle *like;
-	struct tep_handle *scratch;
 	const struct kmt_format_text *f;
 	const unsigned char *before;	/* step 1's verdicts, or NULL */
 };
 
+/* The sanitizers' exact count where they replace malloc. */
+size_t __sanitizer_get_current_allocated_bytes(void) __attribute__((weak));
+
+/*
+ * Bytes in use. glibc's count also holds what its per-thread cache keeps
+ * of freed memory: a leak shows there only once that cache is steady.
+ */
+static size_t allocated_bytes(void)
+{
+	if (__sanitizer_get_current_allocated_bytes)
+		return __sanitizer_get_current_allocated_bytes();
+	return mallinfo2().uordblks;
+}
+
+/* Parse @f into a new handle like @like and free it; tep_parse_event()'s return. */
+static int parse_alone(const struct tep_handle *like, const struct kmt_format_text *f)
+{
+	struct tep_handle *t = tep_alloc(), *l = (struct tep_handle *)like;
+	int ret;
+
+	if (!t)
+		return -1;
+	tep_set_long_size(t, tep_get_long_size(l));
+	tep_set_page_size(t, tep_get_page_size(l));
+	tep_set_file_bigendian(t, tep_is_file_bigendian(l) ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	ret = tep_parse_event(t, f->text, f->len, f->system);
+	tep_free(t);
+	return ret;
+}
+
+/*
+ * PARSED, PARSE_FAILED, or LEAKED when the memory in use grew by as much at
+ * each of a few parses after warm-up ones (more of both where the count is
+ * glibc's, whose cache makes it move by varying amounts while it settles).
+ */
 static unsigned char trial_parse(void *arg, int i)
 {
 	struct trial *t = arg;
+	int warm = __sanitizer_get_current_allocated_bytes ? 1 : 8;
+	int runs = __sanitizer_get_current_allocated_bytes ? 1 : 3;
+	ssize_t grew[3];
+	size_t before;
+	int ret, k;
 
 	if (t->before && t->before[i] != PARSED)
 		return t->before[i];
-	if (!t->scratch) {	/* one per child */
-		t->scratch = tep_alloc();
-		if (!t->scratch)
-			return PARSE_FAILED;
-		tep_set_long_size(t->scratch, tep_get_long_size(t->like));
-		tep_set_page_size(t->scratch, tep_get_page_size(t->like));
-		tep_set_file_bigendian(t->scratch, tep_is_file_bigendian(t->like) ?
-				       TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	ret = parse_alone(t->like, &t->f[i]);
+	for (k = 1; k < warm; k++)
+		parse_alone(t->like, &t->f[i]);
+	/* a leak grows the count by as much at every parse; the cache settling does not */
+	for (k = 0; k < runs; k++) {
+		before = allocated_bytes();
+		parse_alone(t->like, &t->f[i]);
+		grew[k] = allocated_bytes() - before;
+		if (grew[k] <= 0 || grew[k] != grew[0])
+			return ret ? PARSE_FAILED : PARSED;
 	}
-	return tep_parse_event(t->scratch, t->f[i].text, t->f[i].len, t->f[i].system) ?
-	       PARSE_FAILED : PARSED;
+	return LEAKED;
 }
 
 /* Step 2: verdicts of libtraceevent on @n texts, in a child process. */
 static int try_in_child(struct tep_handle *tep, const struct kmt_format_text *f, int n,
 			const unsigned char *before, unsigned char *verdicts)
 {
-	struct trial t = { tep, NULL, f, before };
+	struct trial t = { tep, f, before };
 
 	return kmt_sandbox_run(trial_parse, &t, n, SANDBOX_SECONDS, verdicts);
 }
@@ -212,7 +254,8 @@ static void parse_one(struct tep_handle *tep, const struct kmt_format_text *f,
 		guard_print(event_of(tep, f), c);
 		return;
 	}
-	if (verdict == KMT_SANDBOX_CRASHED && stripped && stripped_verdict == PARSED &&
+	if ((verdict == KMT_SANDBOX_CRASHED || verdict == LEAKED) && stripped &&
+	    stripped_verdict == PARSED &&
 	    !tep_parse_event(tep, stripped->text, stripped->len, f->system)) {
 		c->parsed++;
 		c->print_left_out++;
@@ -221,7 +264,7 @@ static void parse_one(struct tep_handle *tep, const struct kmt_format_text *f,
 	c->skipped++;
 }
 
-/* Step 2 again for the texts it crashed on, without their print formats. */
+/* Step 2 again for the texts it crashed or leaked on, without their print formats. */
 static int strip_crashed(struct tep_handle *tep, const struct kmt_format_text *f, int n,
 			 const unsigned char *verdicts, struct kmt_format_text *stripped,
 			 unsigned char *sverdicts)
@@ -237,7 +280,7 @@ static int strip_crashed(struct tep_handle *tep, const struct kmt_format_text *f
 		size_t len;
 		char *s;
 
-		if (verdicts[i] != KMT_SANDBOX_CRASHED)
+		if (verdicts[i] != KMT_SANDBOX_CRASHED && verdicts[i] != LEAKED)
 			continue;
 		if (!(s = without_print(f[i].text, f[i].len, &len)))
 			goto out;

@@ -16,6 +16,21 @@
 
 #include "sandbox.h"
 
+/* Set where a sanitizer runs (fuzzing): what it does when the process dies. */
+void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
+/* The child dies plainly: no handler of the parent's (a fuzzer's) acts for it. */
+static void plain_death(void)
+{
+	static const int deadly[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGALRM };
+	size_t i;
+
+	for (i = 0; i < sizeof(deadly) / sizeof(deadly[0]); i++)
+		signal(deadly[i], SIG_DFL);
+	if (__sanitizer_set_death_callback)
+		__sanitizer_set_death_callback(NULL);
+}
+
 /* A child that ran jobs [@from, @n); the verdicts it gave, the first lost one marked. */
 static int run_child(kmt_sandbox_job fn, void *arg, int from, int n, unsigned int seconds,
 		     unsigned char *verdicts, int *next)
@@ -37,6 +52,7 @@ static int run_child(kmt_sandbox_job fn, void *arg, int from, int n, unsigned in
 		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
 		close(p[0]);
+		plain_death();
 		if (null >= 0) {	/* what the jobs or a crash print is not ours to show */
 			dup2(null, STDOUT_FILENO);
 			dup2(null, STDERR_FILENO);

@@ -307,6 +307,8 @@ static int build_labels(struct tl_event *te)
 	const char *fmt = ev->print_fmt.format, *p = fmt;
 	struct tep_print_arg *arg = ev->print_fmt.args;
 
+	if (!fmt)
+		return -1;	/* no print format: nothing to match a line with */
 	te->labels = calloc(strlen(fmt) / 2 + 1, sizeof(*te->labels));
 	if (!te->labels)
 		return -1;

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <trace-cmd/trace-cmd.h>
@@ -21,6 +22,26 @@
 
 #define TRIAL_SECONDS		60	/* and one more per TRIAL_BYTES_PER_SECOND */
 #define TRIAL_BYTES_PER_SECOND	(4u << 20)
+#define TRIAL_RSS_BASE		(128ull << 20)	/* and TRIAL_RSS_PER_BYTE per byte of file */
+#define TRIAL_RSS_PER_BYTE	16
+
+enum { READ_OK, OPEN_FAILED, LEAKED, TOO_BIG };
+
+/* Set where a sanitizer runs (fuzzing): the exact count of bytes allocated. */
+size_t __sanitizer_get_current_allocated_bytes(void) __attribute__((weak));
+
+/* Resident bytes now. */
+static unsigned long long resident(void)
+{
+	unsigned long long size = 0, rss = 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+
+	if (f && fscanf(f, "%llu %llu", &size, &rss) != 2)
+		rss = 0;
+	if (f)
+		fclose(f);
+	return rss * sysconf(_SC_PAGESIZE);
+}
 
 struct tracecmd_src {
 	struct tracecmd_input *top;
@@ -78,26 +99,45 @@ static struct tracecmd_input *open_quietly(const char *path, struct tracecmd_inp
 	return h;
 }
 
-/* The child's job: open and read every record the way the reader does. */
+/*
+ * The child's job: open and read every record the way the reader does,
+ * and tell what that cost: memory libtracecmd leaked (where it can be
+ * counted exactly), or more memory than the file can need.
+ */
 static unsigned char trial_read(void *arg, int i)
 {
+	const char *path = arg;
+	size_t allocated = __sanitizer_get_current_allocated_bytes ?
+			   __sanitizer_get_current_allocated_bytes() : 0;
+	unsigned long long rss = resident(), limit = TRIAL_RSS_BASE;
 	struct tracecmd_input *top, *h;
 	struct tep_record *rec;
+	struct rusage ru;
+	struct stat st;
 	int cpu, ncpus;
 
 	(void)i;
-	top = tracecmd_open(arg, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!stat(path, &st))
+		limit += TRIAL_RSS_PER_BYTE * (unsigned long long)st.st_size;
+	top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (top) {
+		h = data_handle(top);
+		ncpus = tep_get_cpus(tracecmd_get_tep(h));
+		for (cpu = 0; cpu < ncpus; cpu++)
+			while ((rec = tracecmd_read_data(h, cpu)))
+				tracecmd_free_record(rec);
+		if (h != top)
+			tracecmd_close(h);
+		tracecmd_close(top);
+	}
+	if (__sanitizer_get_current_allocated_bytes &&
+	    __sanitizer_get_current_allocated_bytes() > allocated)
+		return LEAKED;
 	if (!top)
-		return 1;
-	h = data_handle(top);
-	ncpus = tep_get_cpus(tracecmd_get_tep(h));
-	for (cpu = 0; cpu < ncpus; cpu++)
-		while ((rec = tracecmd_read_data(h, cpu)))
-			tracecmd_free_record(rec);
-	if (h != top)
-		tracecmd_close(h);
-	tracecmd_close(top);
-	return 0;
+		return OPEN_FAILED;
+	if (!getrusage(RUSAGE_SELF, &ru) && (unsigned long long)ru.ru_maxrss * 1024 > rss + limit)
+		return TOO_BIG;
+	return READ_OK;
 }
 
 /* Does libtracecmd survive reading all of @path? */
@@ -113,9 +153,15 @@ static int survives(const char *path, const char *name, struct kmt_error *err)
 		kmt_error_set(err, name, -1, "cannot start a process to check it: %m");
 		return -1;
 	}
-	if (verdict == KMT_SANDBOX_CRASHED) {
-		kmt_error_set(err, name, 0, "corrupt: libtracecmd crashed or hung reading it; "
-			      "not read");
+	if (verdict == OPEN_FAILED) {
+		kmt_error_set(err, name, 0,
+			      "not a trace.dat libtracecmd can read (unknown version or corrupt)");
+		return -1;
+	}
+	if (verdict != READ_OK) {
+		kmt_error_set(err, name, 0, "corrupt: libtracecmd %s reading it; not read",
+			      verdict == LEAKED ? "leaks memory" : verdict == TOO_BIG ?
+			      "takes more memory than the file can need" : "crashed or hung");
 		return -1;
 	}
 	return 0;

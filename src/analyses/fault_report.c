@@ -187,6 +187,9 @@ static void proc_percentiles(const struct fault_state *st, uint32_t proc, uint64
 {
 	uint32_t lo = 0, hi = st->nlat, first;
 
+	*p50 = *p99 = 0;
+	if (!st->nlat)
+		return;
 	while (lo < hi) {	/* first latency of @proc */
 		uint32_t mid = (lo + hi) / 2;
 
