@@ -69,13 +69,14 @@ test_bad_usage() {
 }
 
 
-# Every long option `kmtrace report -h` lists is described in the man page
-# and used by one of its examples.
-test_report_options_documented() {
-	local o missing=
-	for o in $("$KMTRACE" report -h | grep -o -- '--[a-z][a-z-]*' | sort -u); do
-		grep -qF -- "\\-\\-${o#--}" "$TOP/docs/kmtrace-report.1" &&
-			man_examples kmtrace-report.1 | grep -q -- "$o\\>" || missing="$missing $o"
+# Every long option `kmtrace CMD -h` lists is described in the man page
+# (and, for report, used by one of its examples).
+test_options_documented() {
+	local cmd=$1 o missing=
+	for o in $("$KMTRACE" $cmd -h | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+		grep -qF -- "\\-\\-${o#--}" "$TOP/docs/kmtrace-$cmd.1" || missing="$missing $o"
+		[ $cmd = report ] && ! man_examples kmtrace-report.1 | grep -q -- "$o\\>" &&
+			missing="$missing $o"
 	done
 	[ -z "$missing" ] || { echo "  undocumented or without example:$missing"; return 1; }
 }
@@ -99,7 +100,8 @@ core_parsing_tests() {
 	check "missing file: exit 2" test_missing
 	check "unknown analysis, format or command, an analysis given twice: exit 2" test_bad_usage
 	check "kmtrace-report(1) examples run" test_man_examples kmtrace-report.1
-	check "kmtrace-report(1) documents every report option with an example" test_report_options_documented
+	check "kmtrace-report(1) documents every report option with an example" test_options_documented report
+	check "kmtrace-record(1) documents every record option" test_options_documented record
 }
 
 . "$TOP/tests/slab.sh"
