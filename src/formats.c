@@ -32,7 +32,7 @@
 #define MAX_RECORD		65536	/* __data_loc offsets and lengths are 16 bits */
 #define MAX_EVENT_ID		65535	/* common_type is a u16 */
 #define MAX_PRINT_DEPTH		32
-#define SANDBOX_SECONDS		20
+#define SANDBOX_SECONDS		10
 #define NO_PRINT_FORMAT		"print fmt: \"[print format left out: libtraceevent " \
 				"crashed on it]\"\n"
 

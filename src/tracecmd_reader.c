@@ -20,7 +20,7 @@
 #include "sandbox.h"
 #include "tracedat.h"
 
-#define TRIAL_SECONDS		60	/* and one more per TRIAL_BYTES_PER_SECOND */
+#define TRIAL_SECONDS		10	/* and one more per TRIAL_BYTES_PER_SECOND */
 #define TRIAL_BYTES_PER_SECOND	(4u << 20)
 #define TRIAL_RSS_BASE		(128ull << 20)	/* and TRIAL_RSS_PER_BYTE per byte of file */
 #define TRIAL_RSS_PER_BYTE	16

@@ -286,7 +286,27 @@ perfdata_live_tests
 textlog_live_tests
 plugins_live_tests
 
+# Only what this run started is ours: an instance named kmtrace-PID of a
+# process this run did not start is neither reported nor removed.
+test_cleanup_scope() {
+	local pid inst rc=0
+	sleep 30 &
+	pid=$!
+	inst=$TRACEFS/instances/kmtrace-$pid
+	mkdir "$inst" || { kill $pid; return 1; }
+	leftover_instances | grep -q "kmtrace-$pid" && rc=1
+	[ "$(our_pids | grep -cx "$pid")" = 0 ] || rc=1
+	# a recorder starting now leaves it: its process is alive
+	"$KMTRACE" record -d 0.1 -o "$WORK/scope.dat" 2>"$WORK/scope.err" || rc=1
+	[ -d "$inst" ] && ! grep -q "kmtrace-$pid" "$WORK/scope.err" || rc=1
+	rmdir "$inst"
+	kill $pid; wait $pid 2>/dev/null
+	return $rc
+}
+
 test_top_untouched() { [ "$(top_state)" = "$TOP_BEFORE" ] && [ -z "$(leftover_instances)" ]; }
+live "cleanup and leftover checks see only this run's recorders; a live process's instance is left alone" \
+	test_cleanup_scope
 live "top-level instance unchanged, no instance left" test_top_untouched
 
 echo
