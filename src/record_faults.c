@@ -33,6 +33,7 @@
 #include "hashmap.h"
 #include "record_local.h"
 #include "tracedat.h"
+#include "util.h"
 
 #define RING_PAGES	512	/* 2 MiB per CPU: about 40,000 samples */
 #define POLL_MS		50
@@ -181,31 +182,11 @@ fail:
 	return NULL;
 }
 
-static int write_all(int fd, const void *p, size_t len)
-{
-	const char *c = p;
-
-	while (len) {
-		ssize_t n = write(fd, c, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (!n)
-				errno = ENOSPC;
-			return -1;
-		}
-		c += n;
-		len -= n;
-	}
-	return 0;
-}
-
 static int spool_flush(struct kmt_fault_sampler *s, struct spool *sp)
 {
 	if (!sp->n || s->error)
 		return s->error ? -1 : 0;
-	if (write_all(sp->fd, sp->buf, sp->n * sizeof(sp->buf[0]))) {
+	if (kmt_write_all(sp->fd, sp->buf, sp->n * sizeof(sp->buf[0]))) {
 		s->error = errno;
 		if (s->wake)
 			s->wake(s->wake_ctx);
@@ -361,12 +342,12 @@ static int merge(struct kmt_fault_sampler *s, int out, uint64_t limit, uint64_t 
 		obuf[on++] = *best;
 		rd[from].at++;
 		if (on == SPOOL_RECS) {
-			if (write_all(out, obuf, sizeof(obuf)))
+			if (kmt_write_all(out, obuf, sizeof(obuf)))
 				goto out;
 			on = 0;
 		}
 	}
-	ret = write_all(out, obuf, on * sizeof(obuf[0]));
+	ret = kmt_write_all(out, obuf, on * sizeof(obuf[0]));
 out:
 	free(rd);
 	return ret;
@@ -387,7 +368,7 @@ int kmt_fault_sampler_finish(struct kmt_fault_sampler *s, const char *tmpdir, in
 	out = kmt_temp_fd(tmpdir);
 	if (out < 0)
 		return -1;
-	if (write_all(out, head, sizeof(head)) || merge(s, out, limit, &stored)) {
+	if (kmt_write_all(out, head, sizeof(head)) || merge(s, out, limit, &stored)) {
 		close(out);
 		return -1;
 	}

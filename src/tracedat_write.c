@@ -18,6 +18,7 @@
 #include <traceevent/kbuffer.h>
 
 #include "tracedat.h"
+#include "util.h"
 
 #define COPY_CHUNK	(1u << 20)
 #define COMMIT_MASK	((1u << 27) - 1)
@@ -191,26 +192,6 @@ static void put_header(struct obuf *b, const struct kmt_tracedat_meta *m, int nc
 	put(b, "flyrecord", 10);
 }
 
-static int write_all(int fd, const void *p, size_t len)
-{
-	const char *c = p;
-
-	while (len) {
-		ssize_t n = write(fd, c, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (!n)
-				errno = EIO;
-			return -1;
-		}
-		c += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /* What a copy is doing: progress, cancellation, counting. */
 struct copier {
 	const struct kmt_td_copy *opt;
@@ -276,7 +257,7 @@ static int copy_in(struct copier *c, int in, uint64_t size, int out,
 		}
 		if (count)
 			count_subbuffers(c, c->buf, n, count);
-		if (write_all(out, c->buf, n))
+		if (kmt_write_all(out, c->buf, n))
 			return -1;
 		if (c->opt && c->opt->punch)	/* its blocks are in the output now */
 			fallocate(in, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, n);
@@ -295,13 +276,13 @@ static int write_header(struct copier *c, const struct obuf *b, int out)
 	int i;
 
 	for (i = 0; i < b->nholes; i++) {
-		if (write_all(out, b->data + at, b->holes[i].at - at) ||
+		if (kmt_write_all(out, b->data + at, b->holes[i].at - at) ||
 		    copy_in(c, b->holes[i].fd, b->holes[i].size, out, NULL))
 			return -1;
 		at = b->holes[i].at;
 	}
 	c->done += b->len;
-	return write_all(out, b->data + at, b->len - at);
+	return kmt_write_all(out, b->data + at, b->len - at);
 }
 
 /* A kbuffer for the sub-buffers @m's header_page describes, to count events. */
@@ -344,7 +325,7 @@ static int write_data(struct copier *c, const struct kmt_tracedat_meta *m, int n
 		struct kmt_td_cpu_count *count = c->opt && c->opt->counts ?
 						 &c->opt->counts[cpu] : NULL;
 
-		if (pad > sizeof(zeros) || write_all(out, zeros, pad))
+		if (pad > sizeof(zeros) || kmt_write_all(out, zeros, pad))
 			return -1;
 		off += pad;
 		c->done += pad;

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -94,6 +95,26 @@ char *kmt_read_text_file(const char *path, size_t *len)
 	}
 	*len = n;
 	return buf;
+}
+
+int kmt_write_all(int fd, const void *p, size_t len)
+{
+	const char *c = p;
+
+	while (len) {
+		ssize_t n = write(fd, c, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!n)
+				errno = EIO;
+			return -1;
+		}
+		c += n;
+		len -= n;
+	}
+	return 0;
 }
 
 static bool is_control(unsigned char c)
