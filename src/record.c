@@ -296,7 +296,8 @@ static bool stop_condition(struct recorder *r, const struct timespec *end)
 /* Wait for the command to end, a stop signal, or a stop condition. */
 static void wait_for_stop(struct recorder *r)
 {
-	struct timespec end, tick = { 0, TICK_NS };
+	const struct timespec tick = { 0, TICK_NS };
+	struct timespec end;
 	int ticks = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &end);
@@ -307,7 +308,17 @@ static void wait_for_stop(struct recorder *r)
 		end.tv_sec++;
 	}
 	for (;;) {
-		int sig = sigtimedwait(&r->sigs, NULL, &tick);
+		struct timespec wait = tick, now;
+		int sig;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (r->o->duration > 0 && end.tv_sec - now.tv_sec < 1) {
+			long left = (end.tv_sec - now.tv_sec) * 1000000000L + end.tv_nsec -
+				    now.tv_nsec;
+
+			wait.tv_nsec = left < 1 ? 1 : left < TICK_NS ? left : TICK_NS;
+		}
+		sig = sigtimedwait(&r->sigs, NULL, &wait);
 
 		if (sig == SIGCHLD) {
 			if (kmt_command_reap(r, false)) {
