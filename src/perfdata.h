@@ -67,24 +67,27 @@ struct pd_sample {
 	const void *data;		/* RAW payload (the ftrace entry) */
 	const unsigned long long *chain;	/* callchain, or NULL */
 	struct pd_chunk *chunk;		/* where data and chain are kept */
-	uint32_t size, nchain;
+	uint32_t size, nchain, cpu;
 };
 
 struct pd_queue {
-	struct pd_sample *s;		/* items [head, n), sorted by time */
+	struct pd_sample *s;		/* items [head, n), in time order */
 	uint32_t head, n, cap;
 };
 
 struct pd_order {
 	struct pd_queue *cpus;
 	uint32_t ncpus;
+	uint32_t *ready;		/* heap of the CPUs with samples queued */
+	uint32_t nready, ready_cap;
+	struct pd_sample *late;		/* heap of samples that came out of order */
+	uint32_t nlate, late_cap;
 	struct pd_chunk *chunk;		/* where new samples are copied */
 	struct pd_chunk *held;		/* of the sample handed out last */
 	uint64_t seq;
 	uint64_t flush_limit;		/* samples at or before it are final */
 	uint64_t round_max;		/* latest time seen so far */
 	uint64_t round_max_prev;	/* round_max when the last round ended */
-	uint64_t pending;
 };
 
 /*

@@ -82,17 +82,101 @@ static int queue_room(struct pd_queue *q)
 	return kmt_grow(&q->s, &q->cap, q->n, sizeof(*q->s));
 }
 
-/* Insert keeping time order; equal times stay in file order. */
-static void queue_insert(struct pd_queue *q, const struct pd_sample *s)
+/* Whether @a goes out before @b: earlier time, then file order. */
+static bool sample_before(const struct pd_sample *a, const struct pd_sample *b)
 {
-	uint32_t i = q->n;
+	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
+}
 
-	while (i > q->head && q->s[i - 1].ts > s->ts) {
-		q->s[i] = q->s[i - 1];
-		i--;
+static const struct pd_sample *queue_first(const struct pd_order *o, uint32_t cpu)
+{
+	return &o->cpus[cpu].s[o->cpus[cpu].head];
+}
+
+/*
+ * Two min-heaps find the earliest waiting sample in O(log n), whatever order
+ * a file puts its times in: one of the CPUs whose queue is not empty, keyed
+ * by their first sample, and one of the late samples, those earlier than the
+ * last one queued on their CPU (none in a well-formed file).
+ */
+static bool cpu_before(const struct pd_order *o, uint32_t a, uint32_t b)
+{
+	return sample_before(queue_first(o, o->ready[a]), queue_first(o, o->ready[b]));
+}
+
+static void cpu_swap(struct pd_order *o, uint32_t a, uint32_t b)
+{
+	uint32_t t = o->ready[a];
+
+	o->ready[a] = o->ready[b];
+	o->ready[b] = t;
+}
+
+static void cpu_sift_down(struct pd_order *o, uint32_t i)
+{
+	uint32_t min, child;
+
+	for (;; i = min) {
+		min = i;
+		for (child = 2 * i + 1; child <= 2 * i + 2 && child < o->nready; child++)
+			if (cpu_before(o, child, min))
+				min = child;
+		if (min == i)
+			return;
+		cpu_swap(o, i, min);
 	}
-	q->s[i] = *s;
-	q->n++;
+}
+
+/* @cpu's queue was empty and has a sample now. */
+static void cpu_ready(struct pd_order *o, uint32_t cpu)
+{
+	uint32_t i = o->nready++;
+
+	o->ready[i] = cpu;
+	for (; i && cpu_before(o, i, (i - 1) / 2); i = (i - 1) / 2)
+		cpu_swap(o, i, (i - 1) / 2);
+}
+
+static void late_push(struct pd_order *o, const struct pd_sample *s)
+{
+	uint32_t i = o->nlate++;
+
+	for (; i && sample_before(s, &o->late[(i - 1) / 2]); i = (i - 1) / 2)
+		o->late[i] = o->late[(i - 1) / 2];
+	o->late[i] = *s;
+}
+
+static void late_pop(struct pd_order *o)
+{
+	struct pd_sample last = o->late[--o->nlate];
+	uint32_t i = 0, child;
+
+	while ((child = 2 * i + 1) < o->nlate) {
+		if (child + 1 < o->nlate && sample_before(&o->late[child + 1], &o->late[child]))
+			child++;
+		if (!sample_before(&o->late[child], &last))
+			break;
+		o->late[i] = o->late[child];
+		i = child;
+	}
+	o->late[i] = last;
+}
+
+/* Queue @s on its CPU, or with the late ones when it is earlier than the CPU's last. */
+static int queue_sample(struct pd_order *o, struct pd_queue *q, const struct pd_sample *s)
+{
+	if (q->head < q->n && q->s[q->n - 1].ts > s->ts) {
+		if (kmt_grow(&o->late, &o->late_cap, o->nlate, sizeof(*o->late)))
+			return -1;
+		late_push(o, s);
+		return 0;
+	}
+	if (queue_room(q) || kmt_grow(&o->ready, &o->ready_cap, o->nready, sizeof(*o->ready)))
+		return -1;
+	q->s[q->n++] = *s;
+	if (q->n - q->head == 1)
+		cpu_ready(o, s->cpu);
+	return 0;
 }
 
 int pd_order_add(struct pd_order *o, uint32_t cpu, uint64_t ts, const void *data,
@@ -100,10 +184,11 @@ int pd_order_add(struct pd_order *o, uint32_t cpu, uint64_t ts, const void *data
 {
 	struct pd_queue *q = queue_of(o, cpu);
 	size_t chain_bytes = (size_t)nchain * sizeof(uint64_t);
-	struct pd_sample s = { .ts = ts, .seq = o->seq++, .size = size, .nchain = nchain };
+	struct pd_sample s = { .ts = ts, .seq = o->seq++, .size = size, .nchain = nchain,
+			       .cpu = cpu };
 	unsigned char *copy;
 
-	if (!q || queue_room(q) || !(copy = chunk_alloc(o, chain_bytes + size)))
+	if (!q || !(copy = chunk_alloc(o, chain_bytes + size)))
 		return -1;
 	s.chunk = o->chunk;
 	if (nchain) {
@@ -112,10 +197,12 @@ int pd_order_add(struct pd_order *o, uint32_t cpu, uint64_t ts, const void *data
 	}
 	memcpy(copy + chain_bytes, data, size);
 	s.data = copy + chain_bytes;
-	queue_insert(q, &s);
+	if (queue_sample(o, q, &s)) {
+		chunk_release(s.chunk);
+		return -1;
+	}
 	if (ts > o->round_max)
 		o->round_max = ts;
-	o->pending++;
 	return 0;
 }
 
@@ -125,41 +212,38 @@ void pd_order_round(struct pd_order *o)
 	o->round_max_prev = o->round_max;
 }
 
-/* The CPU whose first waiting sample is the earliest, or -1 when none waits. */
-static int earliest_cpu(const struct pd_order *o)
+/* Hand out the first sample of the CPU on top of the ready heap. */
+static void take_queued(struct pd_order *o, struct pd_sample *out)
 {
-	const struct pd_sample *best = NULL;
-	int cpu = -1;
-	uint32_t i;
+	struct pd_queue *q = &o->cpus[o->ready[0]];
 
-	for (i = 0; i < o->ncpus; i++) {
-		const struct pd_queue *q = &o->cpus[i];
-		const struct pd_sample *s = q->head < q->n ? &q->s[q->head] : NULL;
-
-		if (s && (!best || s->ts < best->ts || (s->ts == best->ts && s->seq < best->seq))) {
-			best = s;
-			cpu = i;
-		}
+	*out = q->s[q->head++];
+	if (q->head == q->n) {
+		q->head = q->n = 0;
+		o->ready[0] = o->ready[--o->nready];
 	}
-	return cpu;
+	cpu_sift_down(o, 0);
 }
 
 bool pd_order_take(struct pd_order *o, bool all, struct pd_sample *out, uint32_t *cpu)
 {
-	struct pd_queue *q;
-	int c;
+	const struct pd_sample *first = o->nready ? queue_first(o, o->ready[0]) : NULL;
+	bool late = o->nlate && (!first || sample_before(&o->late[0], first));
 
 	chunk_release(o->held);
 	o->held = NULL;
-	if (!o->pending || (c = earliest_cpu(o)) < 0)
+	if (late)
+		first = &o->late[0];
+	if (!first || (!all && first->ts > o->flush_limit))
 		return false;
-	q = &o->cpus[c];
-	if (!all && q->s[q->head].ts > o->flush_limit)
-		return false;
-	*out = q->s[q->head++];
-	*cpu = c;
+	if (late) {
+		*out = o->late[0];
+		late_pop(o);
+	} else {
+		take_queued(o, out);
+	}
+	*cpu = out->cpu;
 	o->held = out->chunk;
-	o->pending--;
 	return true;
 }
 
@@ -173,7 +257,11 @@ void pd_order_free(struct pd_order *o)
 			chunk_release(o->cpus[i].s[k].chunk);
 		free(o->cpus[i].s);
 	}
+	for (k = 0; k < o->nlate; k++)
+		chunk_release(o->late[k].chunk);
 	free(o->cpus);
+	free(o->ready);
+	free(o->late);
 	if (o->chunk) {
 		o->chunk->retired = true;
 		if (!o->chunk->refs)

@@ -16,6 +16,8 @@ int kmt_grow(void *arr, uint32_t *cap, uint32_t n, size_t size)
 
 	if (n < *cap)
 		return 0;
+	if (n >= UINT32_MAX / 2)
+		return -1;
 	for (ncap = *cap ? *cap : 16; ncap <= n; ncap *= 2)
 		;
 	q = realloc(*p, ncap * size);

@@ -89,6 +89,44 @@ START_TEST(test_many_samples_across_chunks)
 }
 END_TEST
 
+/* Sample @i of a hostile file: times run backwards, in groups of three equal ones. */
+static void add_numbered(struct pd_order *o, uint32_t i, uint32_t n)
+{
+	uint64_t ts = (n - i) / 3, id = i;
+
+	ck_assert_int_eq(pd_order_add(o, i % 5 == 0 ? 1 : 0, ts, &id, sizeof(id), NULL, 0), 0);
+}
+
+/*
+ * 600,000 samples whose times run backwards, as a damaged or hostile file may
+ * have them, come out in time order, equal times in file order; a queue that
+ * sorted by inserting would need minutes for this (the tcase allows 60 s).
+ */
+START_TEST(test_backwards_times_in_order_and_linear)
+{
+	const uint32_t n = 600000;
+	struct pd_order o = { 0 };
+	struct pd_sample s;
+	uint64_t last_ts = 0, last_id = 0, id;
+	uint32_t cpu, i, got = 0;
+
+	for (i = 0; i < n; i++)
+		add_numbered(&o, i, n);
+	pd_order_round(&o);
+	pd_order_round(&o);
+	while (pd_order_take(&o, false, &s, &cpu)) {
+		memcpy(&id, s.data, sizeof(id));
+		ck_assert_uint_eq(cpu, id % 5 == 0 ? 1 : 0);
+		ck_assert(got == 0 || s.ts > last_ts || (s.ts == last_ts && id > last_id));
+		last_ts = s.ts;
+		last_id = id;
+		got++;
+	}
+	ck_assert_uint_eq(got, n);
+	pd_order_free(&o);
+}
+END_TEST
+
 Suite *perfdata_suite(void)
 {
 	Suite *s = suite_create("perfdata");
@@ -97,6 +135,10 @@ Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_rounds_make_samples_final);
 	tcase_add_test(tc, test_equal_times_keep_file_order_and_end_drains);
 	tcase_add_test(tc, test_many_samples_across_chunks);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("hostile order");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_backwards_times_in_order_and_linear);
 	suite_add_tcase(s, tc);
 	return s;
 }
