@@ -88,7 +88,9 @@ open(sys.argv[1], "w").write(str(os.getpid()))
 	pid=$(cat "$WORK/anon.pid")
 	"$KMTRACE" report -i "$f" page --pid --timeline 50 --format json >"$WORK/page.json" || return 1
 	page_get "'\n'.join('  pid %(pid)d %(comm)s: %(pages_allocated)d pages allocated, peak %(peak_pages)d, min %(min_pages)d' % r for r in d['analyses']['page']['tables']['pids'] if r['pid'] == $pid)"
-	page_get "[r for r in d['analyses']['page']['tables']['pids'] if r['pid'] == $pid][0]['pages_allocated'] >= 50000 and [r for r in d['analyses']['page']['tables']['pids'] if r['pid'] == $pid][0]['peak_pages'] >= 50000 and max(r['pid_$pid'] for r in d['analyses']['page']['tables']['timeline']) >= 50000" |
+	# The peak is net of what the process freed meanwhile (the interpreter's
+	# own churn, an exec chain before it such as pyenv's shims): allow 5%.
+	page_get "[r for r in d['analyses']['page']['tables']['pids'] if r['pid'] == $pid][0]['pages_allocated'] >= 50000 and 47500 <= [r for r in d['analyses']['page']['tables']['pids'] if r['pid'] == $pid][0]['peak_pages'] <= [r for r in d['analyses']['page']['tables']['pids'] if r['pid'] == $pid][0]['pages_allocated'] and max(r['pid_$pid'] for r in d['analyses']['page']['tables']['timeline']) >= 47500" |
 		grep -q True || return 1
 	# The matrix of the child's own allocations: order-0 anonymous memory is Movable.
 	"$KMTRACE" report -i "$f" page --pid-filter "$pid" --format json >"$WORK/page.json" || return 1
@@ -100,6 +102,6 @@ open(sys.argv[1], "w").write(str(os.getpid()))
 page_live_tests() {
 	live "page: system-wide, 0 lost: pages allocated and freed within 1% of /proc/vmstat; counts equal the recount" \
 		test_page_vmstat
-	live "page: 50,000 touched anonymous pages: >= 50,000 allocated and peak in --pid and --timeline; Movable" \
+	live "page: 50,000 touched anonymous pages: >= 50,000 allocated, peak >= 95% of that in --pid and --timeline; Movable" \
 		test_page_anon
 }
