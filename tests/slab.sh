@@ -143,8 +143,12 @@ PY
 	holder=$!
 	"$KMTRACE" record -p $holder -o "$f" 2>"$WORK/pipes.err" &
 	rec=$!
-	for i in $(seq 500); do
-		[ "$(cat "$TRACEFS/instances/kmtrace-$rec/tracing_on" 2>/dev/null)" = 1 ] && break
+	# A new instance starts with tracing_on 1; the recorder turns it off, enables
+	# the events, and only then on again: wait for events on and tracing on.
+	for i in $(seq 1000); do
+		[ "$(cat "$TRACEFS/instances/kmtrace-$rec/events/kmem/kmalloc/enable" \
+			"$TRACEFS/instances/kmtrace-$rec/tracing_on" 2>/dev/null)" = "$(printf '1\n1')" ] &&
+			break
 		sleep 0.01
 	done
 	touch "$WORK/go"
