@@ -8,6 +8,7 @@ dir=$(cd "$(dirname "$0")" && pwd)
 if sh "$dir/tracefs-writable.sh"; then
 	out=$(mktemp -d /tmp/kmtrace-demo.XXXXXX)
 	trap 'rm -rf "$out"' EXIT
+	trap 'exit 130' INT TERM
 	echo "\$ kmtrace record -o demo.dat -- sh scripts/workload.sh 300 3000"
 	"$KMTRACE" record -o "$out/demo.dat" -- sh "$dir/workload.sh" 300 3000 || exit 1
 	echo

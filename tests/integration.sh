@@ -276,7 +276,7 @@ live "rejected filter: clear error, no instance" test_bad_filter
 live "-e and --filter: only kmalloc with bytes_req > 512" test_filter_and_events
 live "-- COMMAND traces the command and its children only" test_command_only
 live "-d stops a system-wide record" test_duration
-live "kmtrace-record(1) examples run" test_man_examples kmtrace-record.1
+live "kmtrace-record(1) examples run" test_man_examples kmtrace-record.1 "$WORK"
 
 record_live_tests
 slab_live_tests

@@ -51,10 +51,11 @@ expect_bad_input() {
 
 # The EXAMPLES of a man page, run from the top of the tree.
 man_examples() { sed -n '/^\.EX/,/^\.EE/p' "$TOP"/docs/$1 | sed -n 's/^\$ kmtrace //p'; }
+# Run the examples of man page $1 in directory $2 (default: the source tree).
 test_man_examples() {
 	local line n=0
 	while IFS= read -r line; do
-		(cd "$TOP" && eval "\"$KMTRACE\" $line") >/dev/null 2>&1 || { echo "  failed: $line"; return 1; }
+		(cd "${2:-$TOP}" && eval "\"$KMTRACE\" $line") >/dev/null 2>&1 || { echo "  failed: $line"; return 1; }
 		n=$((n + 1))
 	done <<EOT
 $(man_examples "$1")

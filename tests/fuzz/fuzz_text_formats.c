@@ -14,6 +14,22 @@
 
 static char dir[] = "/tmp/kmtrace-fuzz-formats-XXXXXX";
 static char format_path[128];
+static pid_t owner;
+
+/* Remove the formats directory when the fuzzer exits (not in a forked child). */
+static void remove_dir(void)
+{
+	char sub[96];
+
+	if (getpid() != owner)
+		return;
+	unlink(format_path);
+	snprintf(sub, sizeof(sub), "%s/kmem/fuzz", dir);
+	rmdir(sub);
+	snprintf(sub, sizeof(sub), "%s/kmem", dir);
+	rmdir(sub);
+	rmdir(dir);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -28,6 +44,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(sub, sizeof(sub), "%s/kmem/fuzz", dir);
 	mkdir(sub, 0700);
 	snprintf(format_path, sizeof(format_path), "%s/format", sub);
+	owner = getpid();
+	atexit(remove_dir);
 	return freopen("/dev/null", "w", stdout) ? 0 : -1;
 }
 
