@@ -57,6 +57,7 @@ struct kmt_fault_sampler {
 	struct spool *spools;
 	int nspools;
 	unsigned long long lost;
+	unsigned long long counted;	/* faults the kernel counted, or 0 if unread */
 	int error;			/* errno of a failed spool write, or 0 */
 	void (*wake)(void *ctx);
 	void *wake_ctx;
@@ -234,7 +235,11 @@ static void drain(struct kmt_fault_sampler *s)
 				s->lost += ev->lost.lost;
 			perf_mmap__consume(map);
 		}
-		perf_mmap__read_done(map);
+		/*
+		 * No perf_mmap__read_done(): it moves the read position to
+		 * the head as it is now, past records that arrived since
+		 * the last read_event, and they would be lost unseen.
+		 */
 	}
 }
 
@@ -259,6 +264,30 @@ int kmt_fault_sampler_start(struct kmt_fault_sampler *s)
 	return 0;
 }
 
+/*
+ * What the events counted: every fault of the traced tasks, sampled or
+ * not (children's counts are folded in). 0 when a read fails.
+ */
+static unsigned long long kernel_count(struct kmt_fault_sampler *s)
+{
+	int ncpus = perf_cpu_map__nr(s->cpus), nthreads = perf_thread_map__nr(s->threads);
+	unsigned long long n = 0;
+	int e, c, t;
+
+	for (e = 0; e < 2; e++) {
+		for (c = 0; c < ncpus; c++) {
+			for (t = 0; t < nthreads; t++) {
+				struct perf_counts_values v = { 0 };
+
+				if (perf_evsel__read(s->evsel[e], c, t, &v))
+					return 0;
+				n += v.val;
+			}
+		}
+	}
+	return n;
+}
+
 void kmt_fault_sampler_stop(struct kmt_fault_sampler *s)
 {
 	int i;
@@ -269,6 +298,7 @@ void kmt_fault_sampler_stop(struct kmt_fault_sampler *s)
 	atomic_store(&s->stop, true);
 	pthread_join(s->thread, NULL);
 	s->started = false;
+	s->counted = kernel_count(s);
 	drain(s);
 	for (i = 0; i < s->nspools; i++)
 		spool_flush(s, &s->spools[i]);
@@ -379,6 +409,9 @@ int kmt_fault_sampler_finish(struct kmt_fault_sampler *s, const char *tmpdir, in
 	*fd = out;
 	*size = sizeof(head) + stored * sizeof(struct kmt_td_fault_sample);
 	*lost = s->lost + (total - stored);
+	/* the kernel's own count is the last word on what never arrived */
+	if (s->counted > stored && s->counted - stored > *lost)
+		*lost = s->counted - stored;
 	return 0;
 }
 

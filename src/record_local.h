@@ -83,7 +83,8 @@ unsigned long long kmt_fault_sampler_bytes(const struct kmt_fault_sampler *s);
  * After kmt_fault_sampler_stop(): the samples merged in time order into a
  * new temporary file in @tmpdir, in the layout of
  * KMT_TD_OPT_KMT_FAULT_SAMPLES_BIN, its descriptor in *@fd (yours to close)
- * and size in *@size; *@lost samples the rings lost or that did not fit.
+ * and size in *@size; *@lost samples the rings lost, that did not fit or
+ * that the kernel counted and never delivered.
  * 0, or -1 with errno.
  */
 int kmt_fault_sampler_finish(struct kmt_fault_sampler *s, const char *tmpdir, int *fd,
