@@ -36,14 +36,14 @@ CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
-ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -Iinclude -Isrc -Iplugins -DKMT_VERSION='"$(VERSION)"' \
+ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -Iinclude -Isrc -I. -DKMT_VERSION='"$(VERSION)"' \
 	     -D_GNU_SOURCE $(PKG_CFLAGS) -MMD -MP
 LIBS       = $(PKG_LIBS) -lzstd -lpthread
 
 PLUGIN_SRC := $(wildcard plugins/plugin_kmt_*.c)
 # What every plugin .so carries besides its own file.
-PLUGIN_COMMON := plugins/kmt_plugin.c src/mmnames.c
-LIB_SRC   := $(wildcard src/*.c) $(wildcard src/analyses/*.c) $(PLUGIN_SRC) plugins/kmt_plugin.c
+PLUGIN_COMMON := plugins/kmt_plugin.c src/common/mmnames.c
+LIB_SRC   := $(filter-out src/cmd/%,$(wildcard src/*/*.c)) $(PLUGIN_SRC) plugins/kmt_plugin.c
 CMD_SRC   := $(wildcard src/cmd/*.c)
 TEST_SRC  := $(wildcard tests/unit/*.c)
 
@@ -143,7 +143,7 @@ FUZZ_TIME  ?= 60
 FUZZ_CHECK_TIME ?= 10
 FUZZ_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	      -fno-omit-frame-pointer
-FUZZ_CFLAGS = $(FUZZ_FLAGS) $(WARN) -std=gnu11 -Iinclude -Isrc -Iplugins -Isrc/cmd \
+FUZZ_CFLAGS = $(FUZZ_FLAGS) $(WARN) -std=gnu11 -Iinclude -Isrc -I. \
 	      -DKMT_VERSION='"$(VERSION)"' -D_GNU_SOURCE $(PKG_CFLAGS) -MMD -MP
 FUZZ_READERS := tracedat tracecmd perfdata text
 FUZZERS    := $(FUZZ_READERS) text_formats plugins

@@ -5,7 +5,7 @@
 #include <strings.h>
 
 #include "kmt_plugin.h"
-#include "mmnames.h"
+#include "common/mmnames.h"
 
 #ifdef KMT_PLUGIN_SO
 #define KMT_OPTIONS	TEP_PLUGIN_OPTIONS

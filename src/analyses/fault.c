@@ -13,7 +13,7 @@
 #include <traceevent/event-parse.h>
 
 #include "fault.h"
-#include "util.h"
+#include "common/util.h"
 
 /* vm_fault_t bits handle_mm_fault() returns (include/linux/mm_types.h). */
 #define VMF_OOM			0x0001

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <kmtrace/analysis.h>
 #include "filter.h"
-#include "hashmap.h"
+#include "common/hashmap.h"
 #include "vmmap.h"
 
 /* What became of a fault. */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fault.h"
-#include "util.h"
+#include "common/util.h"
 
 /* Nearest-rank percentile @pct of the @n sorted latencies at @lat. */
 static uint64_t percentile(const struct fault_latency *lat, uint32_t n, unsigned int pct)

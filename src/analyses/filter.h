@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include <kmtrace/event.h>
-#include "hashmap.h"
+#include "common/hashmap.h"
 
 struct tep_handle;
 

@@ -12,7 +12,7 @@
 
 #include <kmtrace/analysis.h>
 #include "filter.h"
-#include "util.h"
+#include "common/util.h"
 
 struct oom_kill {
 	uint64_t ts;

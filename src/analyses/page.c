@@ -11,7 +11,7 @@
 #include <traceevent/event-parse.h>
 
 #include "page.h"
-#include "util.h"
+#include "common/util.h"
 
 enum {
 	OPT_PID = 0x100, OPT_ORDER, OPT_MIGRATETYPE, OPT_GFP, OPT_LIVE, OPT_CALLER, OPT_TIMELINE,

@@ -8,8 +8,8 @@
 
 #include <kmtrace/analysis.h>
 #include "filter.h"
-#include "hashmap.h"
-#include "mmnames.h"
+#include "common/hashmap.h"
+#include "common/mmnames.h"
 
 #define PAGE_ORDERS		16	/* orders kept apart; higher ones share the last */
 #define PAGE_RECENT_FREES	64	/* per task: mm_page_free pfns a batched event may repeat */

@@ -12,7 +12,7 @@
 
 #include <kmtrace/reader.h>
 #include "page.h"
-#include "util.h"
+#include "common/util.h"
 
 /* perf's context markers (PERF_CONTEXT_KERNEL, ...) sit at the top of the u64 range. */
 #define CONTEXT_MARKERS	((uint64_t)-4095)

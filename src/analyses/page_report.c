@@ -10,7 +10,7 @@
 #include <traceevent/event-parse.h>
 
 #include "page.h"
-#include "util.h"
+#include "common/util.h"
 
 /* perf kmem --page stat's six lines, as requests and KiB. */
 static int report_requests(const struct page_state *st, struct kmt_output *out)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "page.h"
-#include "util.h"
+#include "common/util.h"
 
 void page_series_free(struct page_series *s)
 {

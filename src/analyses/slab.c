@@ -11,7 +11,7 @@
 #include <traceevent/event-parse.h>
 
 #include "slab.h"
-#include "util.h"
+#include "common/util.h"
 
 enum {
 	OPT_CALLER = 0x100, OPT_ALLOC, OPT_CACHE, OPT_PID, OPT_RAW_IP, OPT_KMALLOC_ONLY,

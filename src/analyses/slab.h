@@ -8,7 +8,7 @@
 
 #include <kmtrace/analysis.h>
 #include "filter.h"
-#include "hashmap.h"
+#include "common/hashmap.h"
 
 #define SLAB_NO_ROW	UINT32_MAX
 #define SLAB_MAX_SORT	8

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "slab.h"
-#include "util.h"
+#include "common/util.h"
 
 static const char *const sort_names[] = {
 	[SORT_BYTES] = "bytes", [SORT_REQ] = "req", [SORT_HIT] = "hit",

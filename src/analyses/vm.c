@@ -22,7 +22,7 @@
 
 #include <kmtrace/analysis.h>
 #include "filter.h"
-#include "util.h"
+#include "common/util.h"
 #include "vmmap.h"
 
 #define RSS_MEMBERS	4	/* MM_FILEPAGES, MM_ANONPAGES, MM_SWAPENTS, MM_SHMEMPAGES */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "util.h"
+#include "common/util.h"
 #include "vmmap.h"
 
 #define PAGE_MASK_4K	4095ull

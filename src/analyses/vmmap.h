@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <kmtrace/event.h>
-#include "hashmap.h"
+#include "common/hashmap.h"
 
 enum vm_kind {
 	VM_ANON,	/* private anonymous */

@@ -11,11 +11,11 @@
 
 #include <kmtrace/analysis.h>
 #include "cmd.h"
-#include "formats.h"
+#include "input/formats.h"
 #include "analyses/filter.h"
-#include "kmt_plugin.h"
-#include "mmnames.h"
-#include "util.h"
+#include "plugins/kmt_plugin.h"
+#include "common/mmnames.h"
+#include "common/util.h"
 
 /* Event names are padded to this width, as trace-cmd does. */
 #define NAME_WIDTH	20

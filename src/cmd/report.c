@@ -12,7 +12,7 @@
 #include <kmtrace/output.h>
 #include <kmtrace/reader.h>
 #include "cmd.h"
-#include "util.h"
+#include "common/util.h"
 
 #define MAX_ANALYSES	32
 #define MAX_OPTIONS	64

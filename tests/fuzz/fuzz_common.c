@@ -14,7 +14,7 @@
 #include <kmtrace/analysis.h>
 #include <kmtrace/output.h>
 #include <kmtrace/reader.h>
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "fuzz_common.h"
 
 /* The options that turn on every table and timeline. */

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
-#include "formats.h"
-#include "kmt_plugin.h"
+#include "input/formats.h"
+#include "plugins/kmt_plugin.h"
 
 static struct trace_seq seq;
 

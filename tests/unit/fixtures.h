@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tracedat.h"
+#include "container/tracedat.h"
 
 #define FIX_PAGE_SIZE	4096
 

@@ -7,8 +7,8 @@
 #include <traceevent/event-parse.h>
 
 #include "fixtures.h"
-#include "formats.h"
-#include "sandbox.h"
+#include "input/formats.h"
+#include "input/sandbox.h"
 #include "suites.h"
 
 static unsigned char crash_on_one(void *arg, int i)

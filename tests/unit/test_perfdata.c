@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "perfdata.h"
+#include "input/perfdata.h"
 #include "suites.h"
 
 static void add(struct pd_order *o, uint32_t cpu, uint64_t ts)

@@ -10,7 +10,7 @@
 #include <traceevent/event-parse.h>
 
 #include "fixtures.h"
-#include "kmt_plugin.h"
+#include "plugins/kmt_plugin.h"
 #include "suites.h"
 
 extern const char *const kmt_shipped_formats[][2];

@@ -14,9 +14,9 @@
 #include <check.h>
 
 #include "fixtures.h"
-#include "record_local.h"
+#include "capture/record_local.h"
 #include "suites.h"
-#include "util.h"
+#include "common/util.h"
 
 static char dir[] = "/tmp/kmtrace-dest-XXXXXX";
 

@@ -8,9 +8,9 @@
 #include <kmtrace/reader.h>
 #include <traceevent/event-parse.h>
 
-#include "hashmap.h"
-#include "mmnames.h"
-#include "symbols.h"
+#include "common/hashmap.h"
+#include "common/mmnames.h"
+#include "input/symbols.h"
 #include "fixtures.h"
 #include "suites.h"
 

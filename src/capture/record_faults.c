@@ -30,10 +30,10 @@
 #include <perf/mmap.h>
 #include <perf/threadmap.h>
 
-#include "hashmap.h"
+#include "common/hashmap.h"
 #include "record_local.h"
-#include "tracedat.h"
-#include "util.h"
+#include "container/tracedat.h"
+#include "common/util.h"
 
 #define RING_PAGES	512	/* 2 MiB per CPU: about 40,000 samples */
 #define POLL_MS		50

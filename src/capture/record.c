@@ -22,9 +22,9 @@
 #include <unistd.h>
 #include <tracefs/tracefs.h>
 
-#include "reader_local.h"
+#include "input/reader_local.h"
 #include "record_local.h"
-#include "util.h"
+#include "common/util.h"
 
 #define KMT_BUFFER_PERCENT	"25"
 #define TICK_NS			100000000L	/* how often the stop conditions are looked at */

@@ -17,8 +17,8 @@
 
 #include "reader_local.h"
 #include "symbols.h"
-#include "tracedat.h"
-#include "util.h"
+#include "container/tracedat.h"
+#include "common/util.h"
 
 void kmt_error_set(struct kmt_error *err, const char *file, long long offset,
 		   const char *fmt, ...)

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include <kmtrace/output.h>
-#include "util.h"
+#include "common/util.h"
 
 struct value {
 	char *key;

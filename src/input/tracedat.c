@@ -15,8 +15,8 @@
 
 #include "reader_local.h"
 #include "formats.h"
-#include "tracedat.h"
-#include "util.h"
+#include "container/tracedat.h"
+#include "common/util.h"
 
 #define COMMIT_MASK	((1u << 27) - 1)
 #define MISSED_STORED	(1ull << 30)

@@ -18,7 +18,7 @@
 #include <traceevent/kbuffer.h>
 
 #include "tracedat.h"
-#include "util.h"
+#include "common/util.h"
 
 #define COPY_CHUNK	(1u << 20)
 #define COMMIT_MASK	((1u << 27) - 1)

@@ -20,7 +20,7 @@
 #include <tracefs/tracefs.h>
 
 #include "record_local.h"
-#include "util.h"
+#include "common/util.h"
 
 #define PREFIX		"kmtrace-"
 #define CLOCK_SLACK	2	/* seconds: start and creation times are coarse */

@@ -18,7 +18,7 @@
 #include "formats.h"
 #include "reader_local.h"
 #include "sandbox.h"
-#include "tracedat.h"
+#include "container/tracedat.h"
 
 #define TRIAL_SECONDS		10	/* and one more per TRIAL_BYTES_PER_SECOND */
 #define TRIAL_BYTES_PER_SECOND	(4u << 20)

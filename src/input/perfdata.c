@@ -18,11 +18,11 @@
 #include <perf/event.h>
 #include <traceevent/event-parse.h>
 
-#include "hashmap.h"
+#include "common/hashmap.h"
 #include "perfdata.h"
 #include "reader_local.h"
-#include "tracedat.h"
-#include "util.h"
+#include "container/tracedat.h"
+#include "common/util.h"
 
 #define PERF_MAGIC		"PERFILE2"
 #define FILE_HEADER_SIZE	104

@@ -23,9 +23,9 @@
 #include <traceevent/event-parse.h>
 
 #include "formats.h"
-#include "hashmap.h"
+#include "common/hashmap.h"
 #include "reader_local.h"
-#include "util.h"
+#include "common/util.h"
 
 #define LINE_MAX_LEN	65536
 #define READ_CHUNK	(1u << 20)

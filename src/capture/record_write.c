@@ -15,10 +15,10 @@
 #include <unistd.h>
 #include <tracefs/tracefs.h>
 
-#include "reader_local.h"
+#include "input/reader_local.h"
 #include "record_local.h"
-#include "tracedat.h"
-#include "util.h"
+#include "container/tracedat.h"
+#include "common/util.h"
 
 #define PROGRESS_AFTER_NS	1000000000ull
 #define PROGRESS_EVERY_NS	250000000ull

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "record_local.h"
-#include "util.h"
+#include "common/util.h"
 
 /* Add the threads of process @pid to r->tids. 0, or -1 with errno. */
 static int add_threads(struct recorder *r, int pid)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "reader_local.h"
-#include "tracedat.h"
+#include "container/tracedat.h"
 
 static uint64_t get(const unsigned char *p, int size, bool swap)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "perfdata.h"
-#include "util.h"
+#include "common/util.h"
 
 #define CHUNK_SIZE	(1u << 20)
 #define MAX_CPUS	8192
