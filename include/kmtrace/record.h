@@ -7,7 +7,7 @@
 #define KMTRACE_RECORD_H
 
 #include <stdbool.h>
-#include <kmtrace/reader.h>
+#include <kmtrace/error.h>
 
 /* What kmt_record() reports while it works. */
 enum kmt_record_phase {

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <tracefs/tracefs.h>
 
-#include "input/reader_local.h"
+#include "container/cpustats.h"
 #include "record_local.h"
 #include "container/tracedat.h"
 #include "common/util.h"

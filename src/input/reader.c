@@ -20,33 +20,6 @@
 #include "container/tracedat.h"
 #include "common/util.h"
 
-void kmt_error_set(struct kmt_error *err, const char *file, long long offset,
-		   const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
-	err->offset = offset;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
-
-void kmt_error_print(const struct kmt_error *err)
-{
-	char file[sizeof(err->file) * 4], msg[sizeof(err->msg) * 4];
-
-	/* names and text from a file: escaped, they cannot drive the terminal */
-	kmt_escape(file, sizeof(file), err->file);
-	kmt_escape(msg, sizeof(msg), err->msg);
-	if (err->offset >= 0)
-		fprintf(stderr, "kmtrace: %s: offset %lld: %s\n", file, err->offset, msg);
-	else
-		fprintf(stderr, "kmtrace: %s: %s\n", file, msg);
-}
-
 struct kmt_reader *kmt_reader_alloc(const char *path, const struct kmt_reader_ops *ops)
 {
 	struct kmt_reader *r = calloc(1, sizeof(*r));
@@ -89,81 +62,13 @@ void kmt_reader_free_common(struct kmt_reader *r)
 	free(r);
 }
 
-/* The value of "@key: N" in @text, if the key is there. */
-static bool stat_value(const char *text, const char *end, const char *key,
-		       unsigned long long *val)
-{
-	size_t klen = strlen(key);
-	const char *p = text;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', end - p);
-
-		if (!nl)
-			nl = end;
-		if ((size_t)(nl - p) > klen + 1 && !strncmp(p, key, klen) && p[klen] == ':') {
-			*val = strtoull(p + klen + 1, NULL, 10);
-			return true;
-		}
-		p = nl + 1;
-	}
-	return false;
-}
-
-/* Counts above this are no kernel's: a damaged or made-up stats text. */
-#define MAX_STAT_COUNT	(1ull << 62)
-
-/* The value of "@key: N" into *@v, unless it is one no kernel counts to. */
-static void stat_count(const char *text, const char *end, const char *key,
-		       unsigned long long *v, struct kmt_cpu_stats *st)
-{
-	unsigned long long n;
-
-	if (!stat_value(text, end, key, &n))
-		return;
-	if (n > MAX_STAT_COUNT)
-		st->impossible = true;
-	else
-		*v = n;
-}
-
-void kmt_cpu_stats_add(struct kmt_cpu_stats *st, unsigned long long *count,
-		       unsigned long long n)
-{
-	if (n > MAX_STAT_COUNT || *count + n > MAX_STAT_COUNT)
-		st->impossible = true;
-	else
-		*count += n;
-}
-
-void kmt_cpu_stats_parse(const char *text, size_t len, struct kmt_cpu_stats *st)
-{
-	const char *end = text + len;
-
-	st->have_stats = true;
-	stat_count(text, end, "entries", &st->entries, st);
-	stat_count(text, end, "overrun", &st->overrun, st);
-	stat_count(text, end, "commit overrun", &st->commit_overrun, st);
-	stat_count(text, end, "dropped events", &st->dropped, st);
-	stat_count(text, end, "read events", &st->read_events, st);
-}
-
 void kmt_reader_parse_cpustats(struct kmt_reader *r, const char *text, size_t len)
 {
 	unsigned long long cpu;
 
-	if (!stat_value(text, text + len, "CPU", &cpu) || cpu >= (unsigned long long)r->ncpus)
+	if (!kmt_stats_text_value(text, len, "CPU", &cpu) || cpu >= (unsigned long long)r->ncpus)
 		return;
 	kmt_cpu_stats_parse(text, len, &r->stats[cpu]);
-}
-
-unsigned long long kmt_cpu_stats_lost(const struct kmt_cpu_stats *st)
-{
-	unsigned long long lost = st->missed_marked;
-
-	if (st->overrun > lost)
-		lost = st->overrun;
-	return lost + st->dropped + st->commit_overrun;
 }
 
 int kmt_map_file(int fd, const char *path, const unsigned char **map, size_t *size,

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <kmtrace/reader.h>
 #include "formats.h"
+#include "container/cpustats.h"
 
 struct kmt_symbols;
 
@@ -74,13 +75,6 @@ void kmt_reader_take_cmdlines(struct tep_handle *tep, const char *text);
 
 /* Free the common parts (ops->close frees the backend's own first). */
 void kmt_reader_free_common(struct kmt_reader *r);
-
-/* Parse a per-CPU stats file's text ("entries: N\noverrun: N\n...") into @st. */
-void kmt_cpu_stats_parse(const char *text, size_t len, struct kmt_cpu_stats *st);
-
-/* Add @n to @st's @count, a loss count a file gave: an impossible one is flagged. */
-void kmt_cpu_stats_add(struct kmt_cpu_stats *st, unsigned long long *count,
-		       unsigned long long n);
 
 /* Parse trace-cmd CPUSTAT texts ("CPU: N\n" then the stats file) into @r. */
 void kmt_reader_parse_cpustats(struct kmt_reader *r, const char *text, size_t len);
