@@ -115,24 +115,4 @@ int kmt_tracedat_write(int out_fd, const char *out_name, const struct kmt_traced
 		       int ncpus, const int *cpu_fds, const struct kmt_td_copy *copy,
 		       struct kmt_error *err);
 
-/* Readers of each format; reader.c dispatches on the file's first bytes. */
-struct kmt_reader *kmt_tracedat_open(const char *path, int fd, struct kmt_error *err);
-struct kmt_reader *kmt_tracecmd_open(const char *path, int fd, struct kmt_error *err);
-
-/*
- * Parse tracing data (magic, version, header_page, formats, kallsyms,
- * printk formats, cmdlines) at @offset of the @size bytes at @base into
- * @r's tep and symbols: the layout trace.dat starts with and perf.data's
- * HEADER_TRACING_DATA holds. Returns false with @err filled.
- */
-bool kmt_parse_tracing_data(const void *base, size_t size, size_t offset, const char *path,
-			    struct kmt_reader *r, struct kmt_error *err);
-
-/*
- * Open the perf.data @path (file or pipe mode), taking @fd; @head holds the
- * first @head_len bytes, already read from it. NULL with @err filled.
- */
-struct kmt_reader *kmt_perfdata_open(const char *path, int fd, const void *head,
-				     size_t head_len, struct kmt_error *err);
-
 #endif /* KMT_TRACEDAT_H */

@@ -574,9 +574,15 @@ static int open_perfdata(struct kmt_reader *r, struct perfdata *pd, int fd,
 	return prime(r, pd, err);
 }
 
-struct kmt_reader *kmt_perfdata_open(const char *path, int fd, const void *head,
-				     size_t head_len, struct kmt_error *err)
+static bool perfdata_probe(const unsigned char *head, size_t len)
 {
+	return len >= 8 && !memcmp(head, "PERFILE2", 8);
+}
+
+static struct kmt_reader *perfdata_open(const struct kmt_input *in, struct kmt_error *err)
+{
+	const char *path = in->path;
+	int fd = in->fd;
 	struct kmt_reader *r = kmt_reader_alloc(path, &perfdata_ops);
 	struct perfdata *pd = calloc(1, sizeof(*pd));
 
@@ -590,9 +596,15 @@ struct kmt_reader *kmt_perfdata_open(const char *path, int fd, const void *head,
 	r->priv = pd;
 	pd->in.path = r->path;
 	pd->in.fd = fd;
-	if (open_perfdata(r, pd, fd, head, head_len, err)) {
+	if (open_perfdata(r, pd, fd, in->head, in->head_len, err)) {
 		kmt_reader_close(r);
 		return NULL;
 	}
 	return r;
 }
+
+const struct kmt_backend kmt_backend_perfdata = {
+	.name = "perf.data",
+	.probe = perfdata_probe,
+	.open = perfdata_open,
+};

@@ -123,19 +123,15 @@ static int open_input(const char *path, struct kmt_error *err)
 	return fd;
 }
 
-/* A trace.dat: version 6 read directly, the others through libtracecmd. */
-static struct kmt_reader *open_tracedat(const char *path, int fd, const unsigned char *head,
-					struct kmt_error *err)
+int kmt_input_rewind(const struct kmt_input *in, struct kmt_error *err)
 {
-	if (lseek(fd, 0, SEEK_SET) < 0) {
-		kmt_error_set(err, path, 0, "a trace.dat cannot be read from a pipe: give the "
+	if (lseek(in->fd, 0, SEEK_SET) < 0) {
+		kmt_error_set(err, in->path, 0, "a trace.dat cannot be read from a pipe: give the "
 			      "file with -i");
-		close(fd);
-		return NULL;
+		close(in->fd);
+		return -1;
 	}
-	if (head[KMT_TD_MAGIC_LEN] == '6' && head[KMT_TD_MAGIC_LEN + 1] == '\0')
-		return kmt_tracedat_open(path, fd, err);	/* takes fd */
-	return kmt_tracecmd_open(path, fd, err);		/* takes fd */
+	return 0;
 }
 
 struct kmt_reader *kmt_reader_open(const char *path, struct kmt_error *err)
@@ -146,6 +142,7 @@ struct kmt_reader *kmt_reader_open(const char *path, struct kmt_error *err)
 struct kmt_reader *kmt_reader_open_formats(const char *path, const char *formats_dir,
 					   struct kmt_error *err)
 {
+	const struct kmt_backend *backend;
 	unsigned char head[KMT_HEAD_LEN];
 	ssize_t n;
 	int fd;
@@ -159,12 +156,12 @@ struct kmt_reader *kmt_reader_open_formats(const char *path, const char *formats
 		close(fd);
 		return NULL;
 	}
-	if (n >= 8 && !memcmp(head, "PERFILE2", 8))
-		return kmt_perfdata_open(path, fd, head, n, err);	/* takes fd */
-	if (n >= KMT_TD_MAGIC_LEN + 2 && !memcmp(head, KMT_TD_MAGIC, KMT_TD_MAGIC_LEN))
-		return open_tracedat(path, fd, head, err);
-	if (kmt_textlog_detect(head, n))
-		return kmt_textlog_open(path, fd, head, n, formats_dir, err);	/* takes fd */
+	backend = kmt_backend_find(head, n);
+	if (backend) {
+		struct kmt_input in = { path, fd, head, n, formats_dir };
+
+		return backend->open(&in, err);	/* takes fd */
+	}
 	kmt_error_set(err, path, 0, "not a trace.dat, perf.data or ftrace text file");
 	close(fd);
 	return NULL;

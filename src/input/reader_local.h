@@ -89,17 +89,42 @@ int kmt_map_file(int fd, const char *path, const unsigned char **map, size_t *si
 /* Bytes of an input read to tell its format. */
 #define KMT_HEAD_LEN	4096
 
-/* Do the first @len bytes at @head look like ftrace text output? */
-bool kmt_textlog_detect(const unsigned char *head, size_t len);
+/* An input being opened: its name, descriptor and first bytes. */
+struct kmt_input {
+	const char *path;
+	int fd;				/* the backend's open takes it, also on failure */
+	const unsigned char *head;	/* the first head_len bytes, already read from fd */
+	size_t head_len;
+	const char *formats_dir;	/* --formats DIR, or NULL */
+};
 
 /*
- * Open the ftrace text @path, taking @fd; @head holds the first @head_len
- * bytes, already read from it. Event formats come from @formats_dir (a
- * tracefs events directory copy) or, when NULL, those shipped with kmtrace.
- * NULL with @err filled.
+ * A reader backend: a probe on an input's first bytes and an open. Each
+ * is defined in its own file and listed in the table of backends.c.
  */
-struct kmt_reader *kmt_textlog_open(const char *path, int fd, const void *head,
-				    size_t head_len, const char *formats_dir,
-				    struct kmt_error *err);
+struct kmt_backend {
+	const char *name;
+	bool (*probe)(const unsigned char *head, size_t len);
+	/* The reader of @in, taking in->fd; NULL with @err filled. */
+	struct kmt_reader *(*open)(const struct kmt_input *in, struct kmt_error *err);
+};
+
+/* The first backend whose probe takes the @len bytes at @head, or NULL. */
+const struct kmt_backend *kmt_backend_find(const unsigned char *head, size_t len);
+
+/*
+ * Rewind @in to its first byte, for a backend that reads the file from
+ * the start. 0, or -1 with @err filled and in->fd closed (a pipe).
+ */
+int kmt_input_rewind(const struct kmt_input *in, struct kmt_error *err);
+
+/*
+ * Parse tracing data (magic, version, header_page, formats, kallsyms,
+ * printk formats, cmdlines) at @offset of the @size bytes at @base into
+ * @r's tep and symbols: the layout trace.dat starts with and perf.data's
+ * HEADER_TRACING_DATA holds. Returns false with @err filled.
+ */
+bool kmt_parse_tracing_data(const void *base, size_t size, size_t offset, const char *path,
+			    struct kmt_reader *r, struct kmt_error *err);
 
 #endif /* KMT_READER_LOCAL_H */

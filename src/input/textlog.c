@@ -877,7 +877,8 @@ static void head_cpus(struct kmt_reader *r, const char *head, size_t len)
 		kmt_reader_set_cpus(r, n);
 }
 
-bool kmt_textlog_detect(const unsigned char *head, size_t len)
+/* Do the first @len bytes at @head look like ftrace text output? */
+static bool textlog_probe(const unsigned char *head, size_t len)
 {
 	char buf[KMT_HEAD_LEN + 1], *line, *nl;
 
@@ -899,10 +900,13 @@ bool kmt_textlog_detect(const unsigned char *head, size_t len)
 	return false;
 }
 
-struct kmt_reader *kmt_textlog_open(const char *path, int fd, const void *head,
-				    size_t head_len, const char *formats_dir,
-				    struct kmt_error *err)
+/* Event formats come from --formats or, without it, those shipped with kmtrace. */
+static struct kmt_reader *textlog_open(const struct kmt_input *in, struct kmt_error *err)
 {
+	const char *path = in->path, *formats_dir = in->formats_dir;
+	const void *head = in->head;
+	size_t head_len = in->head_len;
+	int fd = in->fd;
 	struct kmt_reader *r = kmt_reader_alloc(path, &textlog_ops);
 	struct textlog *tl = calloc(1, sizeof(*tl));
 
@@ -936,3 +940,9 @@ fail:
 	kmt_reader_close(r);
 	return NULL;
 }
+
+const struct kmt_backend kmt_backend_textlog = {
+	.name = "ftrace text",
+	.probe = textlog_probe,
+	.open = textlog_open,
+};

@@ -214,11 +214,24 @@ static const struct kmt_reader_ops tracecmd_ops = {
 	.close = tracecmd_src_close,
 };
 
-struct kmt_reader *kmt_tracecmd_open(const char *path, int fd, struct kmt_error *err)
+/* A trace.dat of another version than 6 (tracedat.c reads that one). */
+static bool tracecmd_reader_probe(const unsigned char *head, size_t len)
 {
-	struct kmt_reader *r = kmt_reader_alloc(path, &tracecmd_ops);
-	struct tracecmd_src *src = calloc(1, sizeof(*src));
+	return len >= KMT_TD_MAGIC_LEN + 2 && !memcmp(head, KMT_TD_MAGIC, KMT_TD_MAGIC_LEN);
+}
+
+static struct kmt_reader *tracecmd_reader_open(const struct kmt_input *in, struct kmt_error *err)
+{
+	const char *path = in->path;
+	int fd = in->fd;
+	struct kmt_reader *r;
+	struct tracecmd_src *src;
 	char own[64];
+
+	if (kmt_input_rewind(in, err))
+		return NULL;
+	r = kmt_reader_alloc(path, &tracecmd_ops);
+	src = calloc(1, sizeof(*src));
 
 	/* its own open file, whatever @fd is (standard input too) */
 	snprintf(own, sizeof(own), "/proc/self/fd/%d", fd);
@@ -253,3 +266,9 @@ fail:
 		kmt_reader_close(r);
 	return NULL;
 }
+
+const struct kmt_backend kmt_backend_tracecmd = {
+	.name = "trace.dat (libtracecmd)",
+	.probe = tracecmd_reader_probe,
+	.open = tracecmd_reader_open,
+};

@@ -548,12 +548,22 @@ static const struct kmt_reader_ops tracedat_ops = {
 	.close = tracedat_close,
 };
 
-struct kmt_reader *kmt_tracedat_open(const char *path, int fd, struct kmt_error *err)
+static bool tracedat_probe(const unsigned char *head, size_t len)
 {
+	return len >= KMT_TD_MAGIC_LEN + 2 && !memcmp(head, KMT_TD_MAGIC, KMT_TD_MAGIC_LEN) &&
+	       head[KMT_TD_MAGIC_LEN] == '6' && head[KMT_TD_MAGIC_LEN + 1] == '\0';
+}
+
+static struct kmt_reader *tracedat_open(const struct kmt_input *in, struct kmt_error *err)
+{
+	const char *path = in->path;
+	int fd = in->fd;
 	struct cursor c = { .path = path, .err = err };
 	struct kmt_reader *r = NULL;
 	struct tracedat *td;
 
+	if (kmt_input_rewind(in, err))
+		return NULL;
 	r = kmt_reader_alloc(path, &tracedat_ops);
 	td = calloc(1, sizeof(*td));
 	if (!r || !td || !(r->tep = tep_alloc())) {
@@ -581,3 +591,9 @@ fail:
 		kmt_reader_close(r);
 	return NULL;
 }
+
+const struct kmt_backend kmt_backend_tracedat = {
+	.name = "trace.dat v6",
+	.probe = tracedat_probe,
+	.open = tracedat_open,
+};
