@@ -37,11 +37,11 @@
 #define BUCKET_DEFAULT	(1ull << 20)
 #define KERNEL_HALF	(1ull << 56)	/* kernel addresses: one row per task */
 
-const char *const fault_outcome_keys[FAULT_OUTCOME_NR] = {
+const char *const kmt_fault_outcome_keys[FAULT_OUTCOME_NR] = {
 	"minor", "major", "oom", "sigbus", "sigsegv", "hwpoison", "unresolved",
 };
 
-const char *const fault_class_keys[FC_NR] = {
+const char *const kmt_fault_class_keys[FC_NR] = {
 	"user", "kernel", "read", "write", "exec", "not_present", "protection",
 	"reserved", "pkey", "shadow_stack", "sgx", "unknown",
 };
@@ -71,7 +71,7 @@ static void *fault_init(void)
 	    kmt_hashmap_init(&st->ip_index) || kmt_hashmap_init(&st->region_index) ||
 	    kmt_hashmap_init(&st->mapping_index) ||
 	    kmt_hashmap_init(&st->pending_index) || kmt_hashmap_init(&st->command_tasks) ||
-	    vmmap_init(&st->vm)) {
+	    kmt_vmmap_init(&st->vm)) {
 		fault_free(st);
 		return NULL;
 	}
@@ -90,7 +90,7 @@ static void fault_free(void *priv)
 	kmt_hashmap_free(&st->mapping_index);
 	kmt_hashmap_free(&st->pending_index);
 	kmt_hashmap_free(&st->command_tasks);
-	vmmap_free(&st->vm);
+	kmt_vmmap_free(&st->vm);
 	for (i = 0; i < st->nprocs; i++)
 		free(st->procs[i].comm);
 	free(st->procs);
@@ -252,7 +252,7 @@ static int32_t new_region(struct fault_state *st, const struct fault_region *r)
 static int32_t mapping_row(struct fault_state *st, int pid, const struct vm_region *m)
 {
 	uint64_t key = (uint64_t)pid << 40 | m->start >> 12, idx;
-	const char *kind = vmmap_kind_name(m->kind);
+	const char *kind = kmt_vmmap_kind_name(m->kind);
 	struct fault_region row = { pid, m->start, m->end, kind, m->fd, m->prot, { 0 } };
 	int32_t r;
 
@@ -272,7 +272,7 @@ static int32_t mapping_row(struct fault_state *st, int pid, const struct vm_regi
 /* The row of @addr: its mapping when the trace saw it made, else its bucket. */
 static int32_t region_of(struct fault_state *st, int pid, uint64_t addr)
 {
-	const struct vm_region *m = vmmap_find(&st->vm, pid, addr);
+	const struct vm_region *m = kmt_vmmap_find(&st->vm, pid, addr);
 	bool kernel = addr >= KERNEL_HALF;
 	struct fault_region row = { .pid = pid, .fd = -1 };
 	uint64_t key, idx;
@@ -492,7 +492,7 @@ static void follow_tasks(struct fault_state *st, const struct kmt_event *ev)
 	    kmt_hashmap_get(&st->command_tasks, ev->pid, &one))
 		st->command_execs++;
 	if (st->want_regions)
-		vmmap_event(&st->vm, ev, &nomem);
+		kmt_vmmap_event(&st->vm, ev, &nomem);
 	if (nomem)
 		st->nomem = true;
 }
@@ -536,7 +536,7 @@ static int fault_report_cb(void *priv, const struct kmt_session *s, struct kmt_o
 		fprintf(stderr, "kmtrace report fault: out of memory\n");
 		return -1;
 	}
-	return fault_report(st, s, out);
+	return kmt_fault_report(st, s, out);
 }
 
 static const struct kmt_need fault_needs[] = {

@@ -132,10 +132,10 @@ struct fault_state {
 };
 
 /* Write the fault report of @st. 0 or -1. */
-int fault_report(struct fault_state *st, const struct kmt_session *s, struct kmt_output *out);
+int kmt_fault_report(struct fault_state *st, const struct kmt_session *s, struct kmt_output *out);
 
 /* Names of the outcomes and classes, as JSON keys. */
-extern const char *const fault_outcome_keys[FAULT_OUTCOME_NR];
-extern const char *const fault_class_keys[FC_NR];
+extern const char *const kmt_fault_outcome_keys[FAULT_OUTCOME_NR];
+extern const char *const kmt_fault_class_keys[FC_NR];
 
 #endif /* KMT_FAULT_H */

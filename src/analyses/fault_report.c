@@ -49,7 +49,7 @@ static int report_classes(const struct fault_state *st, struct kmt_output *out)
 	if (kmt_output_count(out, "faults", "Faults", st->total.faults))
 		return -1;
 	for (c = 0; c < FC_NR; c++)
-		if (kmt_output_count(out, fault_class_keys[c], labels[c], st->total.cls[c]))
+		if (kmt_output_count(out, kmt_fault_class_keys[c], labels[c], st->total.cls[c]))
 			return -1;
 	return 0;
 }
@@ -74,7 +74,7 @@ static int report_outcomes(const struct fault_state *st, struct kmt_output *out)
 		/* perf samples only accounted faults: its errors are all "unresolved". */
 		if (st->source == FS_PERF && o > FAULT_MAJOR && o < FAULT_UNRESOLVED)
 			continue;
-		if (kmt_output_count(out, fault_outcome_keys[o], labels[o], st->total.out[o]))
+		if (kmt_output_count(out, kmt_fault_outcome_keys[o], labels[o], st->total.out[o]))
 			return -1;
 	}
 	if (st->source == FS_KPROBE &&
@@ -339,7 +339,7 @@ static int report_timeline(const struct fault_state *st, struct kmt_output *out)
 	return t ? ret : -1;
 }
 
-int fault_report(struct fault_state *st, const struct kmt_session *s, struct kmt_output *out)
+int kmt_fault_report(struct fault_state *st, const struct kmt_session *s, struct kmt_output *out)
 {
 	if (report_classes(st, out) ||
 	    report_outcomes(st, out) || report_latency(st, out) || report_rusage(st, out) ||

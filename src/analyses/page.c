@@ -64,9 +64,9 @@ static void page_free_state(void *priv)
 
 	for (i = 0; i < st->nprocs; i++) {
 		free(st->procs[i].comm);
-		page_series_free(&st->procs[i].s);
+		kmt_page_series_free(&st->procs[i].s);
 	}
-	page_series_free(&st->total);
+	kmt_page_series_free(&st->total);
 	free(st->procs);
 	free(st->gfps);
 	free(st->blocks);
@@ -183,8 +183,8 @@ static int put_block(struct page_state *st, uint64_t pfn, const struct page_bloc
 /* Move the totals and @pid's figures by @pages at @ts. */
 static void account(struct page_state *st, struct page_proc *p, int64_t pages, uint64_t ts)
 {
-	if (page_series_set(&st->total, st->total.cur + pages, ts, st) ||
-	    page_series_set(&p->s, p->s.cur + pages, ts, st))
+	if (kmt_page_series_set(&st->total, st->total.cur + pages, ts, st) ||
+	    kmt_page_series_set(&p->s, p->s.cur + pages, ts, st))
 		st->failed = true;
 }
 
@@ -235,7 +235,7 @@ static void on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel
 		st->alloc_req++;
 		st->alloc_bytes += st->page_size * pages;
 		if (st->tables & PAGE_TABLE_CALLER)
-			b.caller = page_caller_of(st, ev);
+			b.caller = kmt_page_caller_of(st, ev);
 	}
 	if (alloc_failed(ev)) {
 		if (sel) {
@@ -433,6 +433,6 @@ const struct kmt_analysis kmt_analysis_page = {
 	.option = page_option,
 	.start = page_start,
 	.event = page_event,
-	.report = page_report,
+	.report = kmt_page_report,
 	.free = page_free_state,
 };

@@ -125,28 +125,28 @@ struct page_state {
 };
 
 /* Move @s to @value at @ts, keeping peaks, minimum and the interval points. */
-int page_series_set(struct page_series *s, int64_t value, uint64_t ts,
+int kmt_page_series_set(struct page_series *s, int64_t value, uint64_t ts,
 		    const struct page_state *st);
 
 /* Free the points of @s. */
-void page_series_free(struct page_series *s);
+void kmt_page_series_free(struct page_series *s);
 
 struct kmt_gfp_names;
 
 /* The --live table: pages allocated and not freed, oldest first. */
-int page_report_live(struct page_state *st, struct kmt_output *out,
+int kmt_page_report_live(struct page_state *st, struct kmt_output *out,
 		     const struct kmt_gfp_names *names);
 
 /* The callers[] row of allocation @ev, PAGE_NO_CALLER without a stack; sets st->failed. */
-uint32_t page_caller_of(struct page_state *st, const struct kmt_event *ev);
+uint32_t kmt_page_caller_of(struct page_state *st, const struct kmt_event *ev);
 
 /* The --caller table. */
-int page_report_callers(struct page_state *st, struct kmt_output *out);
+int kmt_page_report_callers(struct page_state *st, struct kmt_output *out);
 
 /* The --timeline table. */
-int page_report_timeline(struct page_state *st, struct kmt_output *out);
+int kmt_page_report_timeline(struct page_state *st, struct kmt_output *out);
 
 /* Describe the summary and the chosen tables to @out. */
-int page_report(void *priv, const struct kmt_session *s, struct kmt_output *out);
+int kmt_page_report(void *priv, const struct kmt_session *s, struct kmt_output *out);
 
 #endif /* KMT_PAGE_H */

@@ -66,7 +66,7 @@ static uint32_t caller_row(struct page_state *st, uint64_t fn)
 	return st->ncallers++;
 }
 
-uint32_t page_caller_of(struct page_state *st, const struct kmt_event *ev)
+uint32_t kmt_page_caller_of(struct page_state *st, const struct kmt_event *ev)
 {
 	int i;
 

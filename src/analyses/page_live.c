@@ -50,7 +50,7 @@ static const char *comm_of(const struct page_state *st, int pid)
 	return kmt_hashmap_get(&st->proc_index, (uint32_t)pid, &idx) ? st->procs[idx].comm : "";
 }
 
-int page_report_live(struct page_state *st, struct kmt_output *out,
+int kmt_page_report_live(struct page_state *st, struct kmt_output *out,
 		     const struct kmt_gfp_names *names)
 {
 	static const struct kmt_column cols[] = {

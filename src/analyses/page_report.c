@@ -256,7 +256,7 @@ static const char *caller_name(struct page_state *st, uint64_t fn, char *buf, si
 	return buf;
 }
 
-int page_report_callers(struct page_state *st, struct kmt_output *out)
+int kmt_page_report_callers(struct page_state *st, struct kmt_output *out)
 {
 	static const struct kmt_column cols[] = {
 		{ "caller", "CALLER", KMT_KIND_STRING }, COUNT_COLUMNS,
@@ -385,7 +385,7 @@ static struct kmt_gfp_names *gfp_names(struct tep_handle *tep)
 	return g;
 }
 
-int page_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
+int kmt_page_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
 {
 	struct page_state *st = priv;
 	struct kmt_gfp_names *names;
@@ -402,9 +402,10 @@ int page_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
 	      ((st->tables & PAGE_TABLE_ORDER) && report_orders(st, out)) ||
 	      ((st->tables & PAGE_TABLE_MIGRATETYPE) && report_migratetypes(st, out)) ||
 	      ((st->tables & PAGE_TABLE_PID) && report_procs(st, out)) ||
-	      ((st->tables & PAGE_TABLE_LIVE) && page_report_live(st, out, names)) ||
-	      ((st->tables & PAGE_TABLE_CALLER) && st->ncallers && page_report_callers(st, out)) ||
-	      (st->interval_ns && page_report_timeline(st, out));
+	      ((st->tables & PAGE_TABLE_LIVE) && kmt_page_report_live(st, out, names)) ||
+	      ((st->tables & PAGE_TABLE_CALLER) && st->ncallers &&
+	       kmt_page_report_callers(st, out)) ||
+	      (st->interval_ns && kmt_page_report_timeline(st, out));
 	kmt_gfp_names_free(names);
 	return ret ? -1 : 0;
 }

@@ -12,7 +12,7 @@
 #include "page.h"
 #include "common/util.h"
 
-void page_series_free(struct page_series *s)
+void kmt_page_series_free(struct page_series *s)
 {
 	free(s->points);
 	s->points = NULL;
@@ -45,7 +45,7 @@ static int add_point(struct page_series *s, uint64_t idx, int64_t before, int64_
 	return 0;
 }
 
-int page_series_set(struct page_series *s, int64_t value, uint64_t ts,
+int kmt_page_series_set(struct page_series *s, int64_t value, uint64_t ts,
 		    const struct page_state *st)
 {
 	int64_t before = s->cur;
@@ -121,7 +121,7 @@ static int timeline_rows(const struct page_state *st, struct kmt_table *t, struc
 	return ret;
 }
 
-int page_report_timeline(struct page_state *st, struct kmt_output *out)
+int kmt_page_report_timeline(struct page_state *st, struct kmt_output *out)
 {
 	uint32_t ntop = st->lines >= 0 ? st->lines : PAGE_TOP_DEFAULT, c, *top;
 	struct kmt_column *cols;

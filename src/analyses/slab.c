@@ -62,7 +62,7 @@ static int slab_option(void *priv, int key, const char *arg, char *msg, int msgl
 		o->cache_only = true;
 		return 0;
 	case 's':
-		return slab_parse_sort(o, arg, msg, msglen);
+		return kmt_slab_parse_sort(o, arg, msg, msglen);
 	case 'l':
 		return kmt_parse_count(arg, "--lines", &o->lines, msg, msglen);
 	}
@@ -434,6 +434,6 @@ const struct kmt_analysis kmt_analysis_slab = {
 	.option = slab_option,
 	.start = slab_start,
 	.event = slab_event,
-	.report = slab_report,
+	.report = kmt_slab_report,
 	.free = slab_free,
 };

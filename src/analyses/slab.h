@@ -92,9 +92,9 @@ struct slab_state {
 };
 
 /* Describe the summary and the chosen tables of @st to @out. */
-int slab_report(void *priv, const struct kmt_session *s, struct kmt_output *out);
+int kmt_slab_report(void *priv, const struct kmt_session *s, struct kmt_output *out);
 
 /* Parse "-s" keys "bytes,hit,..." into @o; 0, or -1 with @msg filled. */
-int slab_parse_sort(struct slab_opts *o, const char *arg, char *msg, int msglen);
+int kmt_slab_parse_sort(struct slab_opts *o, const char *arg, char *msg, int msglen);
 
 #endif /* KMT_SLAB_H */

@@ -15,7 +15,7 @@ static const char *const sort_names[] = {
 };
 #define NSORT	(int)(sizeof(sort_names) / sizeof(sort_names[0]))
 
-int slab_parse_sort(struct slab_opts *o, const char *arg, char *msg, int msglen)
+int kmt_slab_parse_sort(struct slab_opts *o, const char *arg, char *msg, int msglen)
 {
 	const char *p = arg;
 
@@ -314,7 +314,7 @@ static int report_summary(const struct slab_state *st, struct kmt_output *out)
 						  "not recorded: all CPUs taken as node 0" });
 }
 
-int slab_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
+int kmt_slab_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
 {
 	const struct slab_state *st = priv;
 	size_t i;

@@ -83,7 +83,7 @@ static void vm_free(void *priv)
 	struct vm_state *st = priv;
 
 	kmt_filter_free(&st->filter);
-	vmmap_free(&st->map);
+	kmt_vmmap_free(&st->map);
 	kmt_hashmap_free(&st->mm_index);
 	kmt_hashmap_free(&st->pid_mm);
 	kmt_hashmap_free(&st->command_tasks);
@@ -99,7 +99,7 @@ static void *vm_init(void)
 	if (!st)
 		return NULL;
 	st->lines = VM_TOP_DEFAULT;
-	if (kmt_filter_init(&st->filter) || vmmap_init(&st->map) ||
+	if (kmt_filter_init(&st->filter) || kmt_vmmap_init(&st->map) ||
 	    kmt_hashmap_init(&st->mm_index) || kmt_hashmap_init(&st->pid_mm) ||
 	    kmt_hashmap_init(&st->command_tasks)) {
 		vm_free(st);
@@ -231,7 +231,7 @@ static void timeline_point(struct vm_state *st, int pid, uint64_t ts)
 	uint32_t i;
 	struct vm_point *p = NULL;
 	const struct vm_mm *mm = mm_of_pid(st, pid);
-	const struct vm_task *t = vmmap_task(&st->map, pid);
+	const struct vm_task *t = kmt_vmmap_task(&st->map, pid);
 
 	for (i = st->npoints; i-- > 0 && st->points[i].interval == idx;)
 		if (st->points[i].pid == pid)
@@ -308,7 +308,7 @@ static void vm_event(void *priv, const struct kmt_event *ev)
 		rss_event(st, ev);
 		if (!ev->curr)
 			return;
-	} else if (!vmmap_event(&st->map, ev, &nomem)) {
+	} else if (!kmt_vmmap_event(&st->map, ev, &nomem)) {
 		st->nomem |= nomem;
 		return;
 	}

@@ -26,7 +26,7 @@ static bool is_error(long long ret)
 #define COPIES_PER_EVENT	16
 #define COPIES_FLOOR		(1u << 18)
 
-int vmmap_init(struct vmmap *m)
+int kmt_vmmap_init(struct vmmap *m)
 {
 	memset(m, 0, sizeof(*m));
 	return kmt_hashmap_init(&m->index);
@@ -39,7 +39,7 @@ static void drop_regions(struct vm_task *t)
 	t->regions = NULL;
 }
 
-void vmmap_free(struct vmmap *m)
+void kmt_vmmap_free(struct vmmap *m)
 {
 	uint32_t i;
 
@@ -323,7 +323,7 @@ static struct vm_task *fork_task(struct vmmap *m, const struct kmt_event *ev, bo
 	return child;
 }
 
-struct vm_task *vmmap_event(struct vmmap *m, const struct kmt_event *ev, bool *nomem)
+struct vm_task *kmt_vmmap_event(struct vmmap *m, const struct kmt_event *ev, bool *nomem)
 {
 	struct vm_task *t;
 
@@ -358,16 +358,16 @@ struct vm_task *vmmap_event(struct vmmap *m, const struct kmt_event *ev, bool *n
 	}
 }
 
-struct vm_task *vmmap_task(struct vmmap *m, int pid)
+struct vm_task *kmt_vmmap_task(struct vmmap *m, int pid)
 {
 	bool nomem = false;
 
 	return task_get(m, pid, false, &nomem);
 }
 
-const struct vm_region *vmmap_find(struct vmmap *m, int pid, uint64_t addr)
+const struct vm_region *kmt_vmmap_find(struct vmmap *m, int pid, uint64_t addr)
 {
-	struct vm_task *t = vmmap_task(m, pid);
+	struct vm_task *t = kmt_vmmap_task(m, pid);
 	uint32_t i;
 
 	if (!t)
@@ -378,7 +378,7 @@ const struct vm_region *vmmap_find(struct vmmap *m, int pid, uint64_t addr)
 	return i < vmmap_nregions(t) && t->regions->r[i].start <= addr ? &t->regions->r[i] : NULL;
 }
 
-const char *vmmap_kind_name(enum vm_kind kind)
+const char *kmt_vmmap_kind_name(enum vm_kind kind)
 {
 	static const char *const names[VM_KIND_NR] = { "anon", "shared", "file", "stack",
 						       "heap" };

@@ -72,22 +72,22 @@ struct vmmap {
 	 KMT_EVMASK(KMT_EV_FORK) | KMT_EVMASK(KMT_EV_EXEC))
 
 /* An empty map. 0, or -1 when out of memory. */
-int vmmap_init(struct vmmap *m);
+int kmt_vmmap_init(struct vmmap *m);
 
 /* Free what @m holds. */
-void vmmap_free(struct vmmap *m);
+void kmt_vmmap_free(struct vmmap *m);
 
 /*
  * Follow @ev (other types are ignored). Returns the task it changed, NULL
  * when none, or sets *@nomem on allocation failure.
  */
-struct vm_task *vmmap_event(struct vmmap *m, const struct kmt_event *ev, bool *nomem);
+struct vm_task *kmt_vmmap_event(struct vmmap *m, const struct kmt_event *ev, bool *nomem);
 
 /* The task @pid, or NULL if no event of it was followed. */
-struct vm_task *vmmap_task(struct vmmap *m, int pid);
+struct vm_task *kmt_vmmap_task(struct vmmap *m, int pid);
 
 /* The region of @pid holding @addr (the heap included), or NULL. */
-const struct vm_region *vmmap_find(struct vmmap *m, int pid, uint64_t addr);
+const struct vm_region *kmt_vmmap_find(struct vmmap *m, int pid, uint64_t addr);
 
 /* Number of regions of @t (the heap not counted). */
 static inline uint32_t vmmap_nregions(const struct vm_task *t)
@@ -96,6 +96,6 @@ static inline uint32_t vmmap_nregions(const struct vm_task *t)
 }
 
 /* "anon", "shared", "file", "stack" or "heap". */
-const char *vmmap_kind_name(enum vm_kind kind);
+const char *kmt_vmmap_kind_name(enum vm_kind kind);
 
 #endif /* KMT_VMMAP_H */

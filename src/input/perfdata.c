@@ -316,7 +316,7 @@ static int take_sample(struct kmt_reader *r, struct perfdata *pd, const struct p
 		kmt_error_set(err, pd->in.path, rec->offset, "corrupt: sample of CPU %u", cpu);
 		return -1;
 	}
-	if (cover_cpu(r, cpu) || pd_order_add(&pd->order, cpu, ts, p + 4, raw, chain, nr))
+	if (cover_cpu(r, cpu) || kmt_pd_order_add(&pd->order, cpu, ts, p + 4, raw, chain, nr))
 		return nomem(pd->in.path, err);
 	pd->sampled = true;
 	return 0;
@@ -379,7 +379,7 @@ static int take_tracing_record(struct kmt_reader *r, struct perfdata *pd,
 	}
 	if (!(buf = malloc(size)))
 		return nomem(pd->in.path, err);
-	ret = pd_stream_read(&pd->in, buf, size, err);
+	ret = kmt_pd_stream_read(&pd->in, buf, size, err);
 	if (!ret)
 		ret = parse_tracing(r, pd, buf, size, at, err);
 	free(buf);
@@ -408,7 +408,7 @@ static int take_record(struct kmt_reader *r, struct perfdata *pd, const struct p
 	case PERF_RECORD_LOST_SAMPLES:
 		return rec->size < 16 ? 0 : add_lost(r, lost_cpu(pd, rec), u64_at(rec->data + 8));
 	case PERF_RECORD_FINISHED_ROUND:
-		pd_order_round(&pd->order);
+		kmt_pd_order_round(&pd->order);
 		return 1;
 	case PERF_RECORD_HEADER_ATTR:
 		return take_attr_record(pd, rec, err);
@@ -436,7 +436,7 @@ static int read_round(struct kmt_reader *r, struct perfdata *pd, struct kmt_erro
 	struct pd_record rec;
 	int ret;
 
-	while ((ret = pd_stream_next(&pd->in, &rec, err)) > 0) {
+	while ((ret = kmt_pd_stream_next(&pd->in, &rec, err)) > 0) {
 		ret = take_record(r, pd, &rec, err);
 		if (ret)
 			return ret < 0 ? -1 : 0;
@@ -455,7 +455,7 @@ static int perfdata_next_any(struct kmt_reader *r, struct kmt_record *rec,
 	uint32_t cpu;
 
 	for (;;) {
-		if (pd_order_take(&pd->order, pd->done, &s, &cpu)) {
+		if (kmt_pd_order_take(&pd->order, pd->done, &s, &cpu)) {
 			rec->ts = s.ts;
 			rec->data = s.data;
 			rec->size = s.size;
@@ -480,8 +480,8 @@ static void perfdata_close(struct kmt_reader *r)
 	r->tep = NULL;
 	if (!pd)
 		return;
-	pd_order_free(&pd->order);
-	pd_stream_free(&pd->in);
+	kmt_pd_order_free(&pd->order);
+	kmt_pd_stream_free(&pd->in);
 	free(pd->attrs);
 	kmt_hashmap_free(&pd->ids);
 	for (i = 0; i < FEAT_STRINGS; i++)
@@ -512,7 +512,7 @@ static int open_file_mode(struct kmt_reader *r, struct perfdata *pd, int fd,
 		return -1;
 	ret = read_attrs(pd, h, err) || read_features(r, pd, h, err);
 	if (!ret)
-		ret = pd_stream_init(&pd->in, pd->in.path, fd, NULL, 0, u64_at(h + 40),
+		ret = kmt_pd_stream_init(&pd->in, pd->in.path, fd, NULL, 0, u64_at(h + 40),
 				     u64_at(h + 40) + u64_at(h + 48), err);
 	free(h);
 	return ret ? -1 : 0;
@@ -563,7 +563,7 @@ static int open_perfdata(struct kmt_reader *r, struct perfdata *pd, int fd,
 			return -1;
 	} else if (hsize == PIPE_HEADER_SIZE) {
 		r->format = "perf.data (pipe mode)";
-		if (pd_stream_init(&pd->in, pd->in.path, fd, head, head_len, PIPE_HEADER_SIZE,
+		if (kmt_pd_stream_init(&pd->in, pd->in.path, fd, head, head_len, PIPE_HEADER_SIZE,
 				   UINT64_MAX, err))
 			return -1;
 	} else {

@@ -31,7 +31,7 @@ struct pd_stream {
 
 /* One record: its header as the file has it, and where it was found. */
 struct pd_record {
-	const unsigned char *data;	/* valid until the next pd_stream_next() */
+	const unsigned char *data;	/* valid until the next kmt_pd_stream_next() */
 	uint32_t type;
 	uint16_t size;
 	uint64_t offset;	/* file offset (of the compressed record, if unpacked) */
@@ -43,20 +43,20 @@ struct pd_record {
  * @head holds the first @head_len bytes of the stream, already read when it
  * is not seekable. Returns 0 or -1 with @err filled.
  */
-int pd_stream_init(struct pd_stream *s, const char *path, int fd, const void *head,
+int kmt_pd_stream_init(struct pd_stream *s, const char *path, int fd, const void *head,
 		   size_t head_len, uint64_t offset, uint64_t limit, struct kmt_error *err);
 
 /*
  * The next record, compressed ones unpacked. Returns 1, 0 at the end of the
  * records, -1 on a read error or cut record (fills @err).
  */
-int pd_stream_next(struct pd_stream *s, struct pd_record *rec, struct kmt_error *err);
+int kmt_pd_stream_next(struct pd_stream *s, struct pd_record *rec, struct kmt_error *err);
 
 /* Copy the next @n bytes of the stream (outside any record) to @dst. 0 or -1. */
-int pd_stream_read(struct pd_stream *s, void *dst, size_t n, struct kmt_error *err);
+int kmt_pd_stream_read(struct pd_stream *s, void *dst, size_t n, struct kmt_error *err);
 
 /* Free the buffers and close the file. */
-void pd_stream_free(struct pd_stream *s);
+void kmt_pd_stream_free(struct pd_stream *s);
 
 /* Samples waiting to be handed out in time order. */
 struct pd_chunk;
@@ -94,20 +94,20 @@ struct pd_order {
  * Queue a sample of @cpu: copies @size bytes of @data and @nchain callchain
  * entries. Returns 0 or -1 (out of memory).
  */
-int pd_order_add(struct pd_order *o, uint32_t cpu, uint64_t ts, const void *data,
+int kmt_pd_order_add(struct pd_order *o, uint32_t cpu, uint64_t ts, const void *data,
 		 uint32_t size, const void *chain, uint32_t nchain);
 
 /* PERF_RECORD_FINISHED_ROUND: samples up to the last round's end are final. */
-void pd_order_round(struct pd_order *o);
+void kmt_pd_order_round(struct pd_order *o);
 
 /*
  * The earliest queued sample if it is final (or @all: there is no more
  * input), in *@out and its CPU in *@cpu, valid until the next call. Returns
  * true when one was taken.
  */
-bool pd_order_take(struct pd_order *o, bool all, struct pd_sample *out, uint32_t *cpu);
+bool kmt_pd_order_take(struct pd_order *o, bool all, struct pd_sample *out, uint32_t *cpu);
 
 /* Free all queued samples. */
-void pd_order_free(struct pd_order *o);
+void kmt_pd_order_free(struct pd_order *o);
 
 #endif /* KMT_PERFDATA_H */

@@ -179,7 +179,7 @@ static int queue_sample(struct pd_order *o, struct pd_queue *q, const struct pd_
 	return 0;
 }
 
-int pd_order_add(struct pd_order *o, uint32_t cpu, uint64_t ts, const void *data,
+int kmt_pd_order_add(struct pd_order *o, uint32_t cpu, uint64_t ts, const void *data,
 		 uint32_t size, const void *chain, uint32_t nchain)
 {
 	struct pd_queue *q = queue_of(o, cpu);
@@ -206,7 +206,7 @@ int pd_order_add(struct pd_order *o, uint32_t cpu, uint64_t ts, const void *data
 	return 0;
 }
 
-void pd_order_round(struct pd_order *o)
+void kmt_pd_order_round(struct pd_order *o)
 {
 	o->flush_limit = o->round_max_prev;
 	o->round_max_prev = o->round_max;
@@ -225,7 +225,7 @@ static void take_queued(struct pd_order *o, struct pd_sample *out)
 	cpu_sift_down(o, 0);
 }
 
-bool pd_order_take(struct pd_order *o, bool all, struct pd_sample *out, uint32_t *cpu)
+bool kmt_pd_order_take(struct pd_order *o, bool all, struct pd_sample *out, uint32_t *cpu)
 {
 	const struct pd_sample *first = o->nready ? queue_first(o, o->ready[0]) : NULL;
 	bool late = o->nlate && (!first || sample_before(&o->late[0], first));
@@ -247,7 +247,7 @@ bool pd_order_take(struct pd_order *o, bool all, struct pd_sample *out, uint32_t
 	return true;
 }
 
-void pd_order_free(struct pd_order *o)
+void kmt_pd_order_free(struct pd_order *o)
 {
 	uint32_t i, k;
 

@@ -18,7 +18,7 @@
 #define STREAM_BUF	(1u << 20)	/* > the largest record (64 KiB) */
 #define UNZ_MIN_ROOM	(1u << 16)
 
-int pd_stream_init(struct pd_stream *s, const char *path, int fd, const void *head,
+int kmt_pd_stream_init(struct pd_stream *s, const char *path, int fd, const void *head,
 		   size_t head_len, uint64_t offset, uint64_t limit, struct kmt_error *err)
 {
 	memset(s, 0, sizeof(*s));
@@ -94,7 +94,7 @@ static void consume(struct pd_stream *s, size_t n)
 	s->pos += n;
 }
 
-int pd_stream_read(struct pd_stream *s, void *dst, size_t n, struct kmt_error *err)
+int kmt_pd_stream_read(struct pd_stream *s, void *dst, size_t n, struct kmt_error *err)
 {
 	while (n) {
 		size_t part = n < STREAM_BUF / 2 ? n : STREAM_BUF / 2;
@@ -228,7 +228,7 @@ static int next_raw(struct pd_stream *s, struct pd_record *rec, struct kmt_error
 	return 1;
 }
 
-int pd_stream_next(struct pd_stream *s, struct pd_record *rec, struct kmt_error *err)
+int kmt_pd_stream_next(struct pd_stream *s, struct pd_record *rec, struct kmt_error *err)
 {
 	for (;;) {
 		int ret = next_unpacked(s, rec, err);
@@ -251,7 +251,7 @@ int pd_stream_next(struct pd_stream *s, struct pd_record *rec, struct kmt_error 
 	}
 }
 
-void pd_stream_free(struct pd_stream *s)
+void kmt_pd_stream_free(struct pd_stream *s)
 {
 	ZSTD_freeDStream(s->zstd);
 	free(s->unz);

@@ -362,10 +362,10 @@ static void sys(struct vmmap *m, enum kmt_event_type enter, const unsigned long 
 	bool nomem = false;
 
 	memcpy(ev.arg, args, sizeof(ev.arg));
-	ck_assert_ptr_nonnull(vmmap_event(m, &ev, &nomem));
+	ck_assert_ptr_nonnull(kmt_vmmap_event(m, &ev, &nomem));
 	ev.type = enter + 1;
 	ev.ret = ret;
-	ck_assert_ptr_nonnull(vmmap_event(m, &ev, &nomem));
+	ck_assert_ptr_nonnull(kmt_vmmap_event(m, &ev, &nomem));
 	ck_assert(!nomem);
 }
 
@@ -377,45 +377,45 @@ START_TEST(test_vmmap)
 	struct kmt_event ev = { .type = KMT_EV_FORK, .pid = 7, .target_pid = 8 };
 	bool nomem = false;
 
-	ck_assert_int_eq(vmmap_init(&m), 0);
+	ck_assert_int_eq(kmt_vmmap_init(&m), 0);
 	/* anonymous 3 pages, then a hole punched in the middle */
 	sys(&m, KMT_EV_MMAP_ENTER, (unsigned long long[6]){ 0, 0x3000, 3, 0x22, -1ull, 0 },
 	    0x10000, 1);
 	sys(&m, KMT_EV_MUNMAP_ENTER, (unsigned long long[6]){ 0x11000, 0x1000 }, 0, 2);
-	t = vmmap_task(&m, 7);
+	t = kmt_vmmap_task(&m, 7);
 	ck_assert_uint_eq(vmmap_nregions(t), 2);
 	ck_assert_int_eq(t->net, 0x2000);
 	ck_assert_int_eq(t->peak, 0x3000);
-	ck_assert_ptr_null(vmmap_find(&m, 7, 0x11800));
-	ck_assert_int_eq(vmmap_find(&m, 7, 0x12fff)->kind, VM_ANON);
+	ck_assert_ptr_null(kmt_vmmap_find(&m, 7, 0x11800));
+	ck_assert_int_eq(kmt_vmmap_find(&m, 7, 0x12fff)->kind, VM_ANON);
 	/* a file mapping of 100 bytes takes a page; a failed mmap changes nothing */
 	sys(&m, KMT_EV_MMAP_ENTER, (unsigned long long[6]){ 0, 100, 1, 0x2, 5, 0 }, 0x20000, 3);
 	sys(&m, KMT_EV_MMAP_ENTER, (unsigned long long[6]){ 0, 100, 1, 0x2, 5, 0 }, -12, 4);
-	r = vmmap_find(&m, 7, 0x20010);
+	r = kmt_vmmap_find(&m, 7, 0x20010);
 	ck_assert_int_eq(r->kind, VM_FILE);
 	ck_assert_int_eq(r->fd, 5);
 	ck_assert_int_eq(t->net, 0x3000);
 	/* mremap moves the first anon page and grows it to two */
 	sys(&m, KMT_EV_MREMAP_ENTER, (unsigned long long[6]){ 0x10000, 0x1000, 0x2000, 1, 0 },
 	    0x30000, 5);
-	ck_assert_ptr_null(vmmap_find(&m, 7, 0x10000));
-	ck_assert_int_eq(vmmap_find(&m, 7, 0x31000)->kind, VM_ANON);
+	ck_assert_ptr_null(kmt_vmmap_find(&m, 7, 0x10000));
+	ck_assert_int_eq(kmt_vmmap_find(&m, 7, 0x31000)->kind, VM_ANON);
 	ck_assert_int_eq(t->net, 0x4000);
 	/* brk(0) finds the heap, then it grows by two pages */
 	sys(&m, KMT_EV_BRK_ENTER, (unsigned long long[6]){ 0 }, 0x50000, 6);
 	sys(&m, KMT_EV_BRK_ENTER, (unsigned long long[6]){ 0x52000 }, 0x52000, 7);
-	ck_assert_int_eq(vmmap_find(&m, 7, 0x51000)->kind, VM_HEAP);
+	ck_assert_int_eq(kmt_vmmap_find(&m, 7, 0x51000)->kind, VM_HEAP);
 	ck_assert_int_eq(t->net, 0x6000);
 	ck_assert_uint_eq(t->peak_ts, 7);
 	/* the child has a copy; exec empties it */
-	ck_assert_ptr_nonnull(vmmap_event(&m, &ev, &nomem));
-	ck_assert_int_eq(vmmap_find(&m, 8, 0x51000)->kind, VM_HEAP);
+	ck_assert_ptr_nonnull(kmt_vmmap_event(&m, &ev, &nomem));
+	ck_assert_int_eq(kmt_vmmap_find(&m, 8, 0x51000)->kind, VM_HEAP);
 	ev = (struct kmt_event){ .type = KMT_EV_EXEC, .pid = 8 };
-	ck_assert_ptr_nonnull(vmmap_event(&m, &ev, &nomem));
-	ck_assert_ptr_null(vmmap_find(&m, 8, 0x51000));
-	ck_assert_ptr_nonnull(vmmap_find(&m, 7, 0x51000));
+	ck_assert_ptr_nonnull(kmt_vmmap_event(&m, &ev, &nomem));
+	ck_assert_ptr_null(kmt_vmmap_find(&m, 8, 0x51000));
+	ck_assert_ptr_nonnull(kmt_vmmap_find(&m, 7, 0x51000));
 	ck_assert(!nomem);
-	vmmap_free(&m);
+	kmt_vmmap_free(&m);
 }
 END_TEST
 

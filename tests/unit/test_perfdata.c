@@ -11,7 +11,7 @@ static void add(struct pd_order *o, uint32_t cpu, uint64_t ts)
 {
 	uint64_t chain[2] = { ts, ts + 1 };
 
-	ck_assert_int_eq(pd_order_add(o, cpu, ts, &ts, sizeof(ts), chain, 2), 0);
+	ck_assert_int_eq(kmt_pd_order_add(o, cpu, ts, &ts, sizeof(ts), chain, 2), 0);
 }
 
 static uint64_t take(struct pd_order *o, bool all, uint32_t *cpu)
@@ -19,7 +19,7 @@ static uint64_t take(struct pd_order *o, bool all, uint32_t *cpu)
 	struct pd_sample s;
 	uint64_t payload;
 
-	if (!pd_order_take(o, all, &s, cpu))
+	if (!kmt_pd_order_take(o, all, &s, cpu))
 		return 0;
 	memcpy(&payload, s.data, sizeof(payload));
 	ck_assert_uint_eq(payload, s.ts);	/* the payload travels with its sample */
@@ -37,11 +37,11 @@ START_TEST(test_rounds_make_samples_final)
 	add(&o, 0, 30);
 	add(&o, 1, 20);
 	ck_assert_uint_eq(take(&o, false, &cpu), 0);	/* no round ended yet */
-	pd_order_round(&o);				/* final: up to the round before (none) */
+	kmt_pd_order_round(&o);		/* final: up to the round before (none) */
 	ck_assert_uint_eq(take(&o, false, &cpu), 0);
 	add(&o, 1, 25);
 	add(&o, 0, 5);					/* late: still sorted in its CPU */
-	pd_order_round(&o);				/* final: up to 30 */
+	kmt_pd_order_round(&o);				/* final: up to 30 */
 	ck_assert_uint_eq(take(&o, false, &cpu), 5);
 	ck_assert_uint_eq(cpu, 0);
 	ck_assert_uint_eq(take(&o, false, &cpu), 10);
@@ -50,7 +50,7 @@ START_TEST(test_rounds_make_samples_final)
 	ck_assert_uint_eq(take(&o, false, &cpu), 25);
 	ck_assert_uint_eq(take(&o, false, &cpu), 30);
 	ck_assert_uint_eq(take(&o, false, &cpu), 0);
-	pd_order_free(&o);
+	kmt_pd_order_free(&o);
 }
 END_TEST
 
@@ -68,7 +68,7 @@ START_TEST(test_equal_times_keep_file_order_and_end_drains)
 	ck_assert_uint_eq(cpu, 0);
 	ck_assert_uint_eq(take(&o, true, &cpu), 9);
 	ck_assert_uint_eq(take(&o, true, &cpu), 0);
-	pd_order_free(&o);
+	kmt_pd_order_free(&o);
 }
 END_TEST
 
@@ -85,7 +85,7 @@ START_TEST(test_many_samples_across_chunks)
 		last = ts;
 	}
 	ck_assert_uint_eq(i, 100000);
-	pd_order_free(&o);
+	kmt_pd_order_free(&o);
 }
 END_TEST
 
@@ -94,7 +94,7 @@ static void add_numbered(struct pd_order *o, uint32_t i, uint32_t n)
 {
 	uint64_t ts = (n - i) / 3, id = i;
 
-	ck_assert_int_eq(pd_order_add(o, i % 5 == 0 ? 1 : 0, ts, &id, sizeof(id), NULL, 0), 0);
+	ck_assert_int_eq(kmt_pd_order_add(o, i % 5 == 0 ? 1 : 0, ts, &id, sizeof(id), NULL, 0), 0);
 }
 
 /*
@@ -112,9 +112,9 @@ START_TEST(test_backwards_times_in_order_and_linear)
 
 	for (i = 0; i < n; i++)
 		add_numbered(&o, i, n);
-	pd_order_round(&o);
-	pd_order_round(&o);
-	while (pd_order_take(&o, false, &s, &cpu)) {
+	kmt_pd_order_round(&o);
+	kmt_pd_order_round(&o);
+	while (kmt_pd_order_take(&o, false, &s, &cpu)) {
 		memcpy(&id, s.data, sizeof(id));
 		ck_assert_uint_eq(cpu, id % 5 == 0 ? 1 : 0);
 		ck_assert(got == 0 || s.ts > last_ts || (s.ts == last_ts && id > last_id));
@@ -123,7 +123,7 @@ START_TEST(test_backwards_times_in_order_and_linear)
 		got++;
 	}
 	ck_assert_uint_eq(got, n);
-	pd_order_free(&o);
+	kmt_pd_order_free(&o);
 }
 END_TEST
 
