@@ -63,7 +63,9 @@ struct kmt_analysis {
 	int (*start)(void *priv, const struct kmt_session *s);
 	/* Take one event, in time order. */
 	void (*event)(void *priv, const struct kmt_event *ev);
-	/* Describe the results to @out; 0 or -1. */
+	/* A remark on the report to come, for standard error; NULL: none or none to make. */
+	const char *(*remark)(void *priv);
+	/* Describe the results to @out; 0, or -1 (errno ENOMEM when out of memory). */
 	int (*report)(void *priv, const struct kmt_session *s, struct kmt_output *out);
 	void (*free)(void *priv);
 };

@@ -6,6 +6,7 @@
  * from perf's minor-faults/major-faults samples saved by kmtrace record;
  * either is paired with the last fault event of the same task.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -533,7 +534,7 @@ static int fault_report_cb(void *priv, const struct kmt_session *s, struct kmt_o
 		if (st->pending[i].active)
 			resolve(st, &st->pending[i], FAULT_UNRESOLVED, 0);
 	if (st->nomem) {
-		fprintf(stderr, "kmtrace report fault: out of memory\n");
+		errno = ENOMEM;
 		return -1;
 	}
 	return kmt_fault_report(st, s, out);

@@ -4,6 +4,7 @@
  * kernel reported it: total_vm, anon/file/shmem RSS, oom_score_adj, and
  * the task whose allocation chose it.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,7 +118,7 @@ static int oom_report(void *priv, const struct kmt_session *s, struct kmt_output
 
 	(void)s;
 	if (st->nomem) {
-		fprintf(stderr, "kmtrace report oom: out of memory\n");
+		errno = ENOMEM;
 		return -1;
 	}
 	if (kmt_output_count(out, "kills", "OOM kills (oom:mark_victim)", st->nkills))

@@ -407,6 +407,17 @@ static const struct kmt_need page_needs[] = {
 	{ 0 }
 };
 
+/* --caller on a recording without call stacks: why the table is not there. */
+static const char *page_remark(void *priv)
+{
+	const struct page_state *st = priv;
+
+	if ((st->tables & PAGE_TABLE_CALLER) && !st->ncallers)
+		return "--caller needs call stacks (perf record -g), which this recording "
+		       "does not carry; no caller table";
+	return NULL;
+}
+
 const struct kmt_analysis kmt_analysis_page = {
 	.name = "page",
 	.help = "page allocator: perf kmem's page figures, pages per order, migratetype, "
@@ -433,6 +444,7 @@ const struct kmt_analysis kmt_analysis_page = {
 	.option = page_option,
 	.start = page_start,
 	.event = page_event,
+	.remark = page_remark,
 	.report = kmt_page_report,
 	.free = page_free_state,
 };

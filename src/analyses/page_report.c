@@ -394,9 +394,6 @@ int kmt_page_report(void *priv, const struct kmt_session *s, struct kmt_output *
 	(void)s;
 	if (st->failed)
 		return -1;
-	if ((st->tables & PAGE_TABLE_CALLER) && !st->ncallers)
-		fprintf(stderr, "kmtrace report page: --caller needs call stacks (perf record -g), "
-			"which this recording does not carry; no caller table\n");
 	names = gfp_names(st->tep);	/* NULL: GFP values in hex */
 	ret = report_summary(st, out) || report_matrix(st, out) || report_gfp(st, out, names) ||
 	      ((st->tables & PAGE_TABLE_ORDER) && report_orders(st, out)) ||

@@ -14,6 +14,7 @@
  * all zero, or a task runs in an mm of that id again, the id names a new
  * address space, owned by the first task seen in it.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -488,7 +489,7 @@ static int vm_report(void *priv, const struct kmt_session *s, struct kmt_output 
 
 	(void)s;
 	if (st->nomem) {
-		fprintf(stderr, "kmtrace report vm: out of memory\n");
+		errno = ENOMEM;
 		return -1;
 	}
 	if (report_summary(st, out) || report_mappings(st, out) || report_rss(st, out))

@@ -3,6 +3,7 @@
  * kmtrace report: parse the common options and each analysis with its own
  * options, open the input, replay it through the analyses, render.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -291,6 +292,28 @@ static int say_missing(const struct report_args *a, const struct kmt_analysis *a
 	return kmt_output_string(out, "missing_events", "Events not in the recording", missing);
 }
 
+/* The section of analysis @i, its remark on standard error; 0 or -1 (said). */
+static int report_one(struct report_args *a, int i, struct kmt_output *out)
+{
+	const struct kmt_analysis *an = a->an[i];
+	const char *remark = an->remark ? an->remark(a->priv[i]) : NULL;
+
+	/* --print has written its lines already: no section of its own */
+	if (an != &kmt_print && (kmt_output_begin(out, an->name) || say_missing(a, an, out)))
+		goto fail;
+	if (remark)
+		fprintf(stderr, "kmtrace report %s: %s\n", an->name, remark);
+	errno = 0;
+	if (!an->report(a->priv[i], &a->s, out))
+		return 0;
+fail:
+	if (errno == ENOMEM)
+		fprintf(stderr, "kmtrace report %s: out of memory\n", an->name);
+	else
+		fprintf(stderr, "kmtrace: %s: cannot build the report\n", an->name);
+	return -1;
+}
+
 static int run(struct report_args *a, struct kmt_output *out)
 {
 	struct kmt_error err;
@@ -306,15 +329,9 @@ static int run(struct report_args *a, struct kmt_output *out)
 		kmt_error_print(&err);
 		return KMT_EXIT_INPUT;
 	}
-	for (i = 0; i < a->n; i++) {
-		/* --print has written its lines already: no section of its own */
-		if ((a->an[i] != &kmt_print && (kmt_output_begin(out, a->an[i]->name) ||
-						 say_missing(a, a->an[i], out))) ||
-		    a->an[i]->report(a->priv[i], &a->s, out)) {
-			fprintf(stderr, "kmtrace: %s: cannot build the report\n", a->an[i]->name);
+	for (i = 0; i < a->n; i++)
+		if (report_one(a, i, out))
 			return KMT_EXIT_FAIL;
-		}
-	}
 	return 0;
 }
 
