@@ -35,6 +35,7 @@ struct kmt_session {
 #define KMT_EVMASK_ALL		(~0ull)
 
 struct option;
+struct kmt_filter;
 
 /* Events an analysis cannot do without: one of @any must be in the recording. */
 struct kmt_need {
@@ -57,7 +58,12 @@ struct kmt_analysis {
 	const struct kmt_need *needs;	/* ended by { 0 }; NULL: none */
 	/* Allocate private state with default options; NULL with errno on failure. */
 	void *(*init)(void);
-	/* Take option @key with argument @arg (or NULL); 0, or -1 with @msg filled. */
+	/*
+	 * Its event filter: --time, --pid-filter and --comm are then taken by
+	 * the command and set there. NULL: the analysis takes no filter.
+	 */
+	struct kmt_filter *(*filter)(void *priv);
+	/* Take option @key with argument @arg (or NULL); 0, or -1 with @msg filled. NULL: none. */
 	int (*option)(void *priv, int key, const char *arg, char *msg, int msglen);
 	/* Get ready to take the events of @s (may be NULL); 0 or -1 with errno. */
 	int (*start)(void *priv, const struct kmt_session *s);
@@ -75,6 +81,14 @@ extern const struct kmt_analysis *const kmt_analyses[];
 
 /* Find an analysis by name, or NULL. */
 const struct kmt_analysis *kmt_analysis_find(const char *name);
+
+/*
+ * Give option @key with @arg (or NULL) to analysis @an with state @priv:
+ * to its filter if it is a filter option, else to its own options.
+ * 0, or -1 with @msg filled.
+ */
+int kmt_analysis_option(const struct kmt_analysis *an, void *priv, int key, const char *arg,
+			char *msg, int msglen);
 
 /*
  * Merge the per-CPU streams of @s->reader by timestamp, decode each record

@@ -54,7 +54,6 @@ static const struct option fault_longopts[] = {
 	{ "ip", no_argument, NULL, OPT_IP },
 	{ "timeline", required_argument, NULL, OPT_TIMELINE },
 	{ "lines", required_argument, NULL, 'l' },
-	KMT_FILTER_LONGOPTS,
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -127,10 +126,7 @@ static int parse_size(const char *arg, uint64_t *v, char *msg, int msglen)
 static int fault_option(void *priv, int key, const char *arg, char *msg, int msglen)
 {
 	struct fault_state *st = priv;
-	int ret = kmt_filter_option(&st->filter, key, arg, msg, msglen);
 
-	if (ret)
-		return ret < 0 ? -1 : 0;
 	switch (key) {
 	case OPT_REGIONS:
 		st->want_regions = true;
@@ -146,6 +142,11 @@ static int fault_option(void *priv, int key, const char *arg, char *msg, int msg
 		snprintf(msg, msglen, "unknown option");
 		return -1;
 	}
+}
+
+static struct kmt_filter *fault_filter(void *priv)
+{
+	return &((struct fault_state *)priv)->filter;
 }
 
 /* "pid=N minflt=N ..." of the command, as kmtrace record saved it. */
@@ -553,14 +554,14 @@ const struct kmt_analysis kmt_analysis_fault = {
 		"                      heap, stack), else a SIZE bucket (64K..1G, default 1M)\n"
 		"  --ip                per faulting instruction (kernel ones symbolized)\n"
 		"  --timeline MS       faults, minor and major per MS milliseconds\n"
-		"  -l, --lines N       rows per table (default 20)\n"
-		KMT_FILTER_USAGE,
+		"  -l, --lines N       rows per table (default 20)\n",
 	.shortopts = "l:",
 	.longopts = fault_longopts,
 	.needs = fault_needs,
 	.events = KMT_EVMASK(KMT_EV_FAULT_USER) | KMT_EVMASK(KMT_EV_FAULT_KERNEL) |
 		  KMT_EVMASK(KMT_EV_FAULT_RETURN) | VMMAP_EVENTS,
 	.init = fault_init,
+	.filter = fault_filter,
 	.option = fault_option,
 	.start = fault_start,
 	.event = fault_event,

@@ -91,6 +91,13 @@ static int parse_pids(struct kmt_filter *f, const char *arg, char *msg, int msgl
 	}
 }
 
+const struct option kmt_filter_longopts[] = {
+	{ "time", required_argument, NULL, KMT_FILTER_OPT_TIME },
+	{ "pid-filter", required_argument, NULL, KMT_FILTER_OPT_PIDS },
+	{ "comm", required_argument, NULL, KMT_FILTER_OPT_COMM },
+	{ NULL, 0, NULL, 0 }
+};
+
 int kmt_filter_option(struct kmt_filter *f, int key, const char *arg, char *msg, int msglen)
 {
 	switch (key) {

@@ -6,6 +6,7 @@
 #ifndef KMT_FILTER_H
 #define KMT_FILTER_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -20,11 +21,8 @@ enum {
 	KMT_FILTER_OPT_COMM,
 };
 
-/* The getopt_long() entries of the filter options. */
-#define KMT_FILTER_LONGOPTS \
-	{ "time", required_argument, NULL, KMT_FILTER_OPT_TIME }, \
-	{ "pid-filter", required_argument, NULL, KMT_FILTER_OPT_PIDS }, \
-	{ "comm", required_argument, NULL, KMT_FILTER_OPT_COMM }
+/* The getopt_long() entries of the filter options, NULL-terminated. */
+extern const struct option kmt_filter_longopts[];
 
 /* Their --help lines. */
 #define KMT_FILTER_USAGE \

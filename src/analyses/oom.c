@@ -31,11 +31,6 @@ struct oom_state {
 	bool nomem;
 };
 
-static const struct option oom_longopts[] = {
-	KMT_FILTER_LONGOPTS,
-	{ NULL, 0, NULL, 0 }
-};
-
 static void oom_free(void *priv)
 {
 	struct oom_state *st = priv;
@@ -56,16 +51,11 @@ static void *oom_init(void)
 	return st;
 }
 
-static int oom_option(void *priv, int key, const char *arg, char *msg, int msglen)
+static struct kmt_filter *oom_filter(void *priv)
 {
-	struct oom_state *st = priv;
-	int ret = kmt_filter_option(&st->filter, key, arg, msg, msglen);
-
-	if (ret)
-		return ret < 0 ? -1 : 0;
-	snprintf(msg, msglen, "unknown option");
-	return -1;
+	return &((struct oom_state *)priv)->filter;
 }
+
 
 static int oom_start(void *priv, const struct kmt_session *s)
 {
@@ -146,12 +136,10 @@ static const struct kmt_need oom_needs[] = {
 const struct kmt_analysis kmt_analysis_oom = {
 	.name = "oom",
 	.help = "OOM kills: victim, its total_vm and RSS, oom_score_adj, who triggered it",
-	.usage = KMT_FILTER_USAGE,
-	.longopts = oom_longopts,
 	.needs = oom_needs,
 	.events = KMT_EVMASK(KMT_EV_OOM_VICTIM),
 	.init = oom_init,
-	.option = oom_option,
+	.filter = oom_filter,
 	.start = oom_start,
 	.event = oom_event,
 	.report = oom_report,

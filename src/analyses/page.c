@@ -26,7 +26,6 @@ static const struct option page_longopts[] = {
 	{ "caller", no_argument, NULL, OPT_CALLER },
 	{ "timeline", required_argument, NULL, OPT_TIMELINE },
 	{ "lines", required_argument, NULL, 'l' },
-	KMT_FILTER_LONGOPTS,
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -41,10 +40,7 @@ static int page_option(void *priv, int key, const char *arg, char *msg, int msgl
 		[OPT_CALLER - OPT_PID] = PAGE_TABLE_CALLER,
 	};
 	struct page_state *st = priv;
-	int ret = kmt_filter_option(&st->filter, key, arg, msg, msglen);
 
-	if (ret)
-		return ret < 0 ? -1 : 0;
 	if (key >= OPT_PID && key <= OPT_CALLER) {
 		st->tables |= table_of[key - OPT_PID];
 		return 0;
@@ -55,6 +51,11 @@ static int page_option(void *priv, int key, const char *arg, char *msg, int msgl
 		return kmt_parse_interval_ms(arg, &st->interval_ns, msg, msglen);
 	snprintf(msg, msglen, "unhandled option");
 	return -1;
+}
+
+static struct kmt_filter *page_filter(void *priv)
+{
+	return &((struct page_state *)priv)->filter;
 }
 
 static void page_free_state(void *priv)
@@ -432,8 +433,7 @@ const struct kmt_analysis kmt_analysis_page = {
 	"  --timeline MS       outstanding pages per MS-millisecond interval, total and\n"
 	"                      for the top processes\n"
 	"  -l, --lines N       at most N rows per table; N processes in --timeline\n"
-	"                      (default 5)\n"
-	KMT_FILTER_USAGE,
+	"                      (default 5)\n",
 	.shortopts = "l:",
 	.longopts = page_longopts,
 	.needs = page_needs,
@@ -441,6 +441,7 @@ const struct kmt_analysis kmt_analysis_page = {
 		  KMT_EVMASK(KMT_EV_PAGE_FREE_BATCHED) | KMT_EVMASK(KMT_EV_PAGE_ALLOC_EXTFRAG) |
 		  KMT_EVMASK(KMT_EV_PAGE_ALLOC_ZONE_LOCKED) | KMT_EVMASK(KMT_EV_PAGE_PCPU_DRAIN),
 	.init = page_init,
+	.filter = page_filter,
 	.option = page_option,
 	.start = page_start,
 	.event = page_event,

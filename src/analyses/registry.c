@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1
 /* The table of analyses: adding one is one file and one line here. */
+#include <stdio.h>
 #include <string.h>
 
 #include <kmtrace/analysis.h>
+#include "filter.h"
 
 extern const struct kmt_analysis kmt_analysis_stat;
 extern const struct kmt_analysis kmt_analysis_slab;
@@ -29,4 +31,17 @@ const struct kmt_analysis *kmt_analysis_find(const char *name)
 		if (!strcmp(kmt_analyses[i]->name, name))
 			return kmt_analyses[i];
 	return NULL;
+}
+
+int kmt_analysis_option(const struct kmt_analysis *an, void *priv, int key, const char *arg,
+			char *msg, int msglen)
+{
+	int taken = an->filter ? kmt_filter_option(an->filter(priv), key, arg, msg, msglen) : 0;
+
+	if (taken)
+		return taken < 0 ? -1 : 0;
+	if (an->option)
+		return an->option(priv, key, arg, msg, msglen);
+	snprintf(msg, msglen, "unknown option");
+	return -1;
 }

@@ -28,17 +28,13 @@ static const struct option slab_longopts[] = {
 	{ "lines", required_argument, NULL, 'l' },
 	{ "kmalloc-only", no_argument, NULL, OPT_KMALLOC_ONLY },
 	{ "cache-only", no_argument, NULL, OPT_CACHE_ONLY },
-	KMT_FILTER_LONGOPTS,
 	{ NULL, 0, NULL, 0 }
 };
 
 static int slab_option(void *priv, int key, const char *arg, char *msg, int msglen)
 {
 	struct slab_opts *o = &((struct slab_state *)priv)->o;
-	int ret = kmt_filter_option(&o->filter, key, arg, msg, msglen);
 
-	if (ret)
-		return ret < 0 ? -1 : 0;
 	switch (key) {
 	case OPT_CALLER:
 		o->tables |= SLAB_TABLE_CALLER;
@@ -68,6 +64,11 @@ static int slab_option(void *priv, int key, const char *arg, char *msg, int msgl
 	}
 	snprintf(msg, msglen, "unhandled option");
 	return -1;
+}
+
+static struct kmt_filter *slab_filter(void *priv)
+{
+	return &((struct slab_state *)priv)->o.filter;
 }
 
 static void group_free(struct slab_group *g)
@@ -422,8 +423,7 @@ const struct kmt_analysis kmt_analysis_slab = {
 	"                      maxlive, callsite, ptr, cache, pid\n"
 	"  -l, --lines N       at most N rows per table\n"
 	"  --kmalloc-only      only kmalloc/kfree\n"
-	"  --cache-only        only kmem_cache_alloc/kmem_cache_free\n"
-	KMT_FILTER_USAGE,
+	"  --cache-only        only kmem_cache_alloc/kmem_cache_free\n",
 	.shortopts = "s:l:",
 	.longopts = slab_longopts,
 	.needs = slab_needs,
@@ -431,6 +431,7 @@ const struct kmt_analysis kmt_analysis_slab = {
 		  KMT_EVMASK(KMT_EV_KFREE) | KMT_EVMASK(KMT_EV_CACHE_ALLOC) |
 		  KMT_EVMASK(KMT_EV_CACHE_ALLOC_NODE) | KMT_EVMASK(KMT_EV_CACHE_FREE),
 	.init = slab_init,
+	.filter = slab_filter,
 	.option = slab_option,
 	.start = slab_start,
 	.event = slab_event,

@@ -75,7 +75,6 @@ enum { OPT_TIMELINE = 0x300 };
 static const struct option vm_longopts[] = {
 	{ "timeline", required_argument, NULL, OPT_TIMELINE },
 	{ "lines", required_argument, NULL, 'l' },
-	KMT_FILTER_LONGOPTS,
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -112,10 +111,7 @@ static void *vm_init(void)
 static int vm_option(void *priv, int key, const char *arg, char *msg, int msglen)
 {
 	struct vm_state *st = priv;
-	int ret = kmt_filter_option(&st->filter, key, arg, msg, msglen);
 
-	if (ret)
-		return ret < 0 ? -1 : 0;
 	switch (key) {
 	case OPT_TIMELINE:
 		return kmt_parse_interval_ms(arg, &st->interval_ns, msg, msglen);
@@ -125,6 +121,11 @@ static int vm_option(void *priv, int key, const char *arg, char *msg, int msglen
 		snprintf(msg, msglen, "unknown option");
 		return -1;
 	}
+}
+
+static struct kmt_filter *vm_filter(void *priv)
+{
+	return &((struct vm_state *)priv)->filter;
 }
 
 static int vm_start(void *priv, const struct kmt_session *s)
@@ -509,13 +510,13 @@ const struct kmt_analysis kmt_analysis_vm = {
 	.help = "per process mapped memory (mmap/munmap/mremap/brk) and RSS (rss_stat)",
 	.usage =
 		"  --timeline MS       mapped and RSS per MS milliseconds, per task\n"
-		"  -l, --lines N       rows of the mappings and rss tables (default 20)\n"
-		KMT_FILTER_USAGE,
+		"  -l, --lines N       rows of the mappings and rss tables (default 20)\n",
 	.shortopts = "l:",
 	.longopts = vm_longopts,
 	.needs = vm_needs,
 	.events = VMMAP_EVENTS | KMT_EVMASK(KMT_EV_RSS_STAT) | KMT_EVMASK(KMT_EV_EXIT),
 	.init = vm_init,
+	.filter = vm_filter,
 	.option = vm_option,
 	.start = vm_start,
 	.event = vm_event,

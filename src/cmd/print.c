@@ -29,7 +29,6 @@ struct print_state {
 };
 
 static const struct option print_longopts[] = {
-	KMT_FILTER_LONGOPTS,
 	{ "plugin-option", required_argument, NULL, 'O' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -58,11 +57,7 @@ static void *print_init(void)
 
 static int print_option(void *priv, int key, const char *arg, char *msg, int msglen)
 {
-	struct print_state *st = priv;
-	int ret = kmt_filter_option(&st->filter, key, arg, msg, msglen);
-
-	if (ret)
-		return ret < 0 ? -1 : 0;
+	(void)priv;
 	if (key == 'O' && !kmt_plugin_option(arg))
 		return 0;
 	if (key == 'O')
@@ -70,6 +65,11 @@ static int print_option(void *priv, int key, const char *arg, char *msg, int msg
 	else
 		snprintf(msg, msglen, "unknown option");
 	return -1;
+}
+
+static struct kmt_filter *print_filter(void *priv)
+{
+	return &((struct print_state *)priv)->filter;
 }
 
 /* The host's module lookup: the module of the function holding @addr. */
@@ -138,12 +138,12 @@ static int print_report(void *priv, const struct kmt_session *s, struct kmt_outp
 const struct kmt_analysis kmt_print = {
 	.name = "--print",
 	.help = "every event on one line, decoded by kmtrace's plugins",
-	.usage = KMT_FILTER_USAGE
-		 "  -O, --plugin-option kmt:raw[=0|1]  numbers as the kernel stores them\n",
+	.usage = "  -O, --plugin-option kmt:raw[=0|1]  numbers as the kernel stores them\n",
 	.shortopts = "O:",
 	.longopts = print_longopts,
 	.events = KMT_EVMASK_ALL,
 	.init = print_init,
+	.filter = print_filter,
 	.option = print_option,
 	.start = print_start,
 	.event = print_event,

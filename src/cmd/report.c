@@ -13,6 +13,7 @@
 #include <kmtrace/output.h>
 #include <kmtrace/reader.h>
 #include "cmd.h"
+#include "analyses/filter.h"
 #include "common/util.h"
 
 #define MAX_ANALYSES	32
@@ -45,6 +46,7 @@ static const struct option common_longopts[] = {
 };
 #define COMMON_SHORTOPTS	"i:Hh"
 
+
 static void usage(FILE *fp)
 {
 	int i;
@@ -66,10 +68,13 @@ static void usage(FILE *fp)
 		"                    kmtrace's plugins (as trace-cmd report prints them)\n\n"
 		"analyses (default stat):\n");
 	kmt_cmd_list_analyses(fp, "  ");
-	for (i = 0; kmt_analyses[i]; i++)
-		if (kmt_analyses[i]->usage)
-			fprintf(fp, "\n%s options:\n%s", kmt_analyses[i]->name,
-				kmt_analyses[i]->usage);
+	for (i = 0; kmt_analyses[i]; i++) {
+		const struct kmt_analysis *an = kmt_analyses[i];
+
+		if (an->usage || an->filter)
+			fprintf(fp, "\n%s options:\n%s%s", an->name, an->usage ? an->usage : "",
+				an->filter ? KMT_FILTER_USAGE : "");
+	}
 }
 
 /* Take a common option; returns -1 to stop with *@status. */
@@ -120,23 +125,32 @@ static const char *bad_option(char **argv, char *buf, size_t len)
 	return buf;
 }
 
-/* Join @an's options with the common ones, for getopt_long(). */
+/* Append the options of @from to the @n in @longopts; -1 when they do not fit. */
+static int add_options(struct option *longopts, int *n, const struct option *from)
+{
+	for (; from && from->name; from++) {
+		if (*n == MAX_OPTIONS - 1)
+			return -1;
+		longopts[(*n)++] = *from;
+	}
+	return 0;
+}
+
+/* Join @an's options, its filter's and the common ones, for getopt_long(). */
 static int merge_options(const struct kmt_analysis *an, struct option *longopts,
 			 char *shortopts, size_t len)
 {
-	int n = 0, i;
+	int n = 0;
 
-	for (i = 0; an->longopts && an->longopts[i].name; i++) {
-		if (n == MAX_OPTIONS - 5)
-			return -1;
-		longopts[n++] = an->longopts[i];
-	}
-	for (i = 0; common_longopts[i].name; i++)
-		longopts[n++] = common_longopts[i];
-	longopts[n] = common_longopts[i];
+	if (add_options(longopts, &n, an->longopts) ||
+	    (an->filter && add_options(longopts, &n, kmt_filter_longopts)) ||
+	    add_options(longopts, &n, common_longopts))
+		return -1;
+	longopts[n] = (struct option){ NULL, 0, NULL, 0 };
 	snprintf(shortopts, len, "+:%s%s", an->shortopts ? an->shortopts : "", COMMON_SHORTOPTS);
 	return 0;
 }
+
 
 /*
  * Parse the options of analysis argv[0] into its state @priv; common
@@ -172,7 +186,7 @@ static int parse_analysis(struct report_args *a, const struct kmt_analysis *an, 
 				return -1;
 			continue;
 		}
-		if (an->option(priv, c, optarg, msg, sizeof(msg))) {
+		if (kmt_analysis_option(an, priv, c, optarg, msg, sizeof(msg))) {
 			fprintf(stderr, "kmtrace report %s: %s\n", an->name, msg);
 			*status = KMT_EXIT_INPUT;
 			return -1;

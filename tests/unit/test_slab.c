@@ -8,6 +8,7 @@
 #include <check.h>
 
 #include <kmtrace/analysis.h>
+#include "analyses/filter.h"
 #include "analyses/slab.h"
 #include "fixtures.h"
 #include "suites.h"
@@ -44,6 +45,21 @@ static void close_session(void)
 	free(path);
 }
 
+/* The key of slab's long option @name, its own or its filter's. */
+static int option_key(const char *name)
+{
+	const struct option *o;
+
+	for (o = kmt_analysis_slab.longopts; o->name; o++)
+		if (!strcmp(o->name, name))
+			return o->val;
+	for (o = kmt_filter_longopts; o->name; o++)
+		if (!strcmp(o->name, name))
+			return o->val;
+	ck_abort_msg("slab has no option --%s", name);
+	return 0;
+}
+
 /* A slab state after the options @opts ("--key=value" pairs, NULL-terminated). */
 static struct slab_state *slab_new(const char *const *opts)
 {
@@ -51,14 +67,9 @@ static struct slab_state *slab_new(const char *const *opts)
 	char msg[256];
 
 	ck_assert_ptr_nonnull(st);
-	for (; opts && opts[0]; opts += 2) {
-		const struct option *o = kmt_analysis_slab.longopts;
-
-		while (o->name && strcmp(o->name, opts[0]))
-			o++;
-		ck_assert_ptr_nonnull(o->name);
-		ck_assert_int_eq(kmt_analysis_slab.option(st, o->val, opts[1], msg, sizeof(msg)), 0);
-	}
+	for (; opts && opts[0]; opts += 2)
+		ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, option_key(opts[0]),
+						     opts[1], msg, sizeof(msg)), 0);
 	ck_assert_int_eq(kmt_analysis_slab.start(st, &sess), 0);
 	return st;
 }
@@ -216,30 +227,23 @@ END_TEST
 START_TEST(test_bad_options)
 {
 	struct slab_state *st = kmt_analysis_slab.init();
-	const struct option *o = kmt_analysis_slab.longopts;
+	int time_key = option_key("time"), pids_key = option_key("pid-filter");
 	char msg[256];
-	int time_key = 0, pids_key = 0;
 
-	for (; o->name; o++) {
-		if (!strcmp(o->name, "time"))
-			time_key = o->val;
-		if (!strcmp(o->name, "pid-filter"))
-			pids_key = o->val;
-	}
-	ck_assert_int_eq(kmt_analysis_slab.option(st, 's', "bytes,nosuch", msg, sizeof(msg)), -1);
+	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, 's', "bytes,nosuch", msg, sizeof(msg)), -1);
 	ck_assert_ptr_nonnull(strstr(msg, "nosuch"));
-	ck_assert_int_eq(kmt_analysis_slab.option(st, 's', "", msg, sizeof(msg)), -1);
-	ck_assert_int_eq(kmt_analysis_slab.option(st, 's', "hit,frag", msg, sizeof(msg)), 0);
+	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, 's', "", msg, sizeof(msg)), -1);
+	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, 's', "hit,frag", msg, sizeof(msg)), 0);
 	ck_assert_int_eq(st->o.nsort, 2);
-	ck_assert_int_eq(kmt_analysis_slab.option(st, 'l', "-1", msg, sizeof(msg)), -1);
-	ck_assert_int_eq(kmt_analysis_slab.option(st, 'l', "x", msg, sizeof(msg)), -1);
-	ck_assert_int_eq(kmt_analysis_slab.option(st, time_key, "5", msg, sizeof(msg)), -1);
-	ck_assert_int_eq(kmt_analysis_slab.option(st, time_key, "9,5", msg, sizeof(msg)), -1);
-	ck_assert_int_eq(kmt_analysis_slab.option(st, time_key, "1.5x,", msg, sizeof(msg)), -1);
-	ck_assert_int_eq(kmt_analysis_slab.option(st, time_key, "612.4,", msg, sizeof(msg)), 0);
+	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, 'l', "-1", msg, sizeof(msg)), -1);
+	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, 'l', "x", msg, sizeof(msg)), -1);
+	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, time_key, "5", msg, sizeof(msg)), -1);
+	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, time_key, "9,5", msg, sizeof(msg)), -1);
+	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, time_key, "1.5x,", msg, sizeof(msg)), -1);
+	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, time_key, "612.4,", msg, sizeof(msg)), 0);
 	ck_assert_uint_eq(st->o.filter.start_ns, 612400000000ull);
 	ck_assert_uint_eq(st->o.filter.end_ns, UINT64_MAX);
-	ck_assert_int_eq(kmt_analysis_slab.option(st, pids_key, "12,x", msg, sizeof(msg)), -1);
+	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, pids_key, "12,x", msg, sizeof(msg)), -1);
 	kmt_analysis_slab.free(st);
 }
 END_TEST
