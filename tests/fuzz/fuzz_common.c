@@ -51,7 +51,7 @@ static void set_option(const struct kmt_analysis *an, void *priv, const char *na
 
 	for (i = 0; an->longopts && an->longopts[i].name; i++)
 		if (!strcmp(an->longopts[i].name, name))
-			an->option(priv, an->longopts[i].val, arg, msg, sizeof(msg));
+			kmt_analysis_option(an, priv, an->longopts[i].val, arg, msg, sizeof(msg));
 }
 
 static int start_all(const struct kmt_analysis **an, void **priv, int n,
