@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Output: keep what analyses describe (summary values, tables) and hand
+ * it at the end to one rendering: text.c, csv.c or json.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "output_local.h"
+#include "output_local.h"
+
+int kmt_format_parse(const char *name)
+{
+	if (!strcmp(name, "text"))
+		return KMT_FORMAT_TEXT;
+	if (!strcmp(name, "csv"))
+		return KMT_FORMAT_CSV;
+	if (!strcmp(name, "json"))
+		return KMT_FORMAT_JSON;
+	return -1;
+}
+
+struct kmt_output *kmt_output_new(enum kmt_format format, FILE *fp, int human)
+{
+	struct kmt_output *out = calloc(1, sizeof(*out));
+
+	if (!out)
+		return NULL;
+	out->format = format;
+	out->fp = fp;
+	out->human = human;
+	return out;
+}
+
+static struct section *current(struct kmt_output *out)
+{
+	return out->nsections ? &out->sections[out->nsections - 1] : NULL;
+}
+
+int kmt_output_begin(struct kmt_output *out, const char *name)
+{
+	struct section *s;
+	struct section *n = realloc(out->sections, (out->nsections + 1) * sizeof(*n));
+
+	if (!n)
+		return -1;
+	out->sections = n;
+	s = &n[out->nsections];
+	memset(s, 0, sizeof(*s));
+	s->name = strdup(name);
+	if (!s->name)
+		return -1;
+	out->nsections++;
+	return 0;
+}
+
+int kmt_output_value(struct kmt_output *out, const char *key, const char *label,
+		     enum kmt_kind kind, union kmt_cell value)
+{
+	struct section *s = current(out);
+	struct value *v;
+
+	if (!s || kmt_grow(&s->values, &s->cap_values, s->nvalues, sizeof(*v)))
+		return -1;
+	v = &s->values[s->nvalues];
+	v->key = strdup(key);
+	v->label = label;
+	v->kind = kind;
+	v->cell = value;
+	if (!v->key || (kmt_kind_is_text(kind) && !(v->cell.s = strdup(value.s ? value.s : ""))))
+		return -1;
+	s->nvalues++;
+	return 0;
+}
+
+struct kmt_table *kmt_output_table(struct kmt_output *out, const char *name,
+				   const char *title, int ncols,
+				   const struct kmt_column *cols)
+{
+	struct section *s = current(out);
+	struct kmt_table **tables, *t;
+	int i;
+
+	if (!s)
+		return NULL;
+	tables = realloc(s->tables, (s->ntables + 1) * sizeof(*tables));
+	if (!tables)
+		return NULL;
+	s->tables = tables;
+	t = calloc(1, sizeof(*t));
+	if (!t || !(t->name = strdup(name)) || !(t->cols = calloc(ncols, sizeof(*cols)))) {
+		if (t)
+			free(t->name);
+		free(t);
+		return NULL;
+	}
+	t->ncols = ncols;
+	t->title = title;
+	s->tables[s->ntables++] = t;	/* from here on the section frees it */
+	for (i = 0; i < ncols; i++) {
+		t->cols[i].kind = cols[i].kind;
+		t->cols[i].key = strdup(cols[i].key);
+		t->cols[i].header = strdup(cols[i].header);
+		if (!t->cols[i].key || !t->cols[i].header)
+			return NULL;
+	}
+	return t;
+}
+
+int kmt_table_row(struct kmt_table *t, const union kmt_cell *cells)
+{
+	union kmt_cell *row;
+	int c;
+
+	if (kmt_grow(&t->cells, &t->cap, (t->rows + 1) * t->ncols - 1, sizeof(*cells)))
+		return -1;
+	row = &t->cells[t->rows * t->ncols];
+	for (c = 0; c < t->ncols; c++) {
+		row[c] = cells[c];
+		if (kmt_kind_is_text(t->cols[c].kind) &&
+		    !(row[c].s = strdup(cells[c].s ? cells[c].s : "")))
+			return -1;
+	}
+	t->rows++;
+	return 0;
+}
+
+/* Text of one cell as text output shows it. */
+void kmt_output_cell_text(char *buf, size_t len, enum kmt_kind kind, union kmt_cell c,
+			  int human, bool csv)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+
+	switch (kind) {
+	case KMT_KIND_BYTES:
+		if (human && !csv && c.u >= 1024) {
+			double v = c.u;
+			int u = 0;
+
+			while (v >= 1024 && u < 4) {
+				v /= 1024;
+				u++;
+			}
+			snprintf(buf, len, "%.1f %s", v, units[u]);
+			break;
+		}
+		/* fall through */
+	case KMT_KIND_COUNT:
+		snprintf(buf, len, "%llu", c.u);
+		break;
+	case KMT_KIND_SIGNED:
+		snprintf(buf, len, "%lld", c.i);
+		break;
+	case KMT_KIND_NS:
+		if (csv)
+			snprintf(buf, len, "%llu", c.u);
+		else
+			snprintf(buf, len, "%llu.%09llu", c.u / 1000000000ull,
+				 c.u % 1000000000ull);
+		break;
+	case KMT_KIND_PERCENT:
+		snprintf(buf, len, csv ? "%.4f" : "%.2f%%", c.d);
+		break;
+	case KMT_KIND_ADDRESS:
+		snprintf(buf, len, "0x%llx", c.u);
+		break;
+	case KMT_KIND_STRING:
+	case KMT_KIND_SYMBOL:
+		kmt_escape(buf, len, c.s);	/* names from the file */
+		break;
+	}
+}
+
+static void free_section(struct section *s)
+{
+	int i, j;
+
+	for (i = 0; i < s->nvalues; i++) {
+		free(s->values[i].key);
+		if (kmt_kind_is_text(s->values[i].kind))
+			free((char *)s->values[i].cell.s);
+	}
+	for (i = 0; i < s->ntables; i++) {
+		struct kmt_table *t = s->tables[i];
+
+		for (j = 0; j < t->rows * t->ncols; j++)
+			if (kmt_kind_is_text(t->cols[j % t->ncols].kind))
+				free((char *)t->cells[j].s);
+		free(t->cells);
+		for (j = 0; j < t->ncols; j++) {
+			free((char *)t->cols[j].key);
+			free((char *)t->cols[j].header);
+		}
+		free(t->cols);
+		free(t->name);
+		free(t);
+	}
+	free(s->values);
+	free(s->tables);
+	free(s->name);
+}
+
+void kmt_output_discard(struct kmt_output *out)
+{
+	int s;
+
+	if (!out)
+		return;
+	for (s = 0; s < out->nsections; s++)
+		free_section(&out->sections[s]);
+	free(out->sections);
+	free(out);
+}
+
+int kmt_output_finish(struct kmt_output *out)
+{
+	int ret;
+
+	switch (out->format) {
+	case KMT_FORMAT_TEXT:
+		kmt_render_text(out);
+		break;
+	case KMT_FORMAT_CSV:
+		kmt_render_csv(out);
+		break;
+	case KMT_FORMAT_JSON:
+		kmt_render_json(out);
+		break;
+	}
+	ret = fflush(out->fp) || ferror(out->fp) ? -1 : 0;
+	kmt_output_discard(out);
+	return ret;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/* The output model the renderings share: private to src/output. */
+#ifndef KMT_OUTPUT_LOCAL_H
+#define KMT_OUTPUT_LOCAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <kmtrace/output.h>
+
+struct value {
+	char *key;
+	const char *label;
+	enum kmt_kind kind;
+	union kmt_cell cell;
+};
+
+struct kmt_table {
+	char *name;
+	const char *title;
+	int ncols;
+	struct kmt_column *cols;
+	union kmt_cell *cells;		/* rows * ncols */
+	int rows;
+	uint32_t cap;
+};
+
+struct section {
+	char *name;
+	struct value *values;
+	int nvalues;
+	uint32_t cap_values;
+	struct kmt_table **tables;
+	int ntables;
+};
+
+struct kmt_output {
+	enum kmt_format format;
+	FILE *fp;
+	int human;
+	struct section *sections;
+	int nsections;
+};
+
+/* The label of summary value @v: its label, else its key. */
+static inline const char *kmt_value_label(const struct value *v)
+{
+	return v->label ? v->label : v->key;
+}
+
+/* Text of one cell as text output (or, @csv, CSV) shows it, into @buf. */
+void kmt_output_cell_text(char *buf, size_t len, enum kmt_kind kind, union kmt_cell c,
+			  int human, bool csv);
+
+/* Render all of @out on its stream: aligned text, CSV, one JSON document. */
+void kmt_render_text(struct kmt_output *out);
+void kmt_render_csv(struct kmt_output *out);
+void kmt_render_json(struct kmt_output *out);
+
+#endif /* KMT_OUTPUT_LOCAL_H */
