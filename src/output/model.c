@@ -8,7 +8,6 @@
 
 #include "common/util.h"
 #include "output_local.h"
-#include "output_local.h"
 
 int kmt_format_parse(const char *name)
 {

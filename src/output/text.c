@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "output_local.h"
-#include "output_local.h"
 
 /* One aligned cell: text left, numbers right; no padding after the last. */
 static void text_cell(FILE *fp, const struct kmt_table *t, int c, int width, const char *s)
