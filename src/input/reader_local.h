@@ -118,6 +118,17 @@ const struct kmt_backend *kmt_backend_find(const unsigned char *head, size_t len
  */
 int kmt_input_rewind(const struct kmt_input *in, struct kmt_error *err);
 
+struct kmt_cursor;
+
+/*
+ * Tracing data at cursor @c (magic through saved cmdlines) into @r's tep
+ * and symbols: the start of a trace.dat, @version its version string
+ * (NULL: any); with @pages, ring-buffer pages follow and their sub-buffer
+ * size must be sane. false with c->err filled.
+ */
+bool kmt_tracing_data_parse(struct kmt_cursor *c, struct kmt_reader *r, const char *version,
+			    bool pages);
+
 /*
  * Parse tracing data (magic, version, header_page, formats, kallsyms,
  * printk formats, cmdlines) at @offset of the @size bytes at @base into

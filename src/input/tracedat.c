@@ -3,7 +3,6 @@
  * Read trace.dat version 6 directly: mmap the file, parse the header into
  * a tep_handle, and walk each CPU's raw sub-buffers with kbuffer.
  */
-#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,22 +13,11 @@
 #include <traceevent/kbuffer.h>
 
 #include "reader_local.h"
-#include "formats.h"
+#include "cursor.h"
 #include "container/tracedat.h"
-#include "common/util.h"
 
 #define COMMIT_MASK	((1u << 27) - 1)
 #define MISSED_STORED	(1ull << 30)
-
-/* A bounds-checked cursor over the mapped file. */
-struct cursor {
-	const unsigned char *base;
-	size_t size;
-	size_t pos;
-	bool swap;
-	const char *path;
-	struct kmt_error *err;
-};
 
 struct cpu_stream {
 	const unsigned char *data;	/* this CPU's pages */
@@ -50,204 +38,6 @@ struct tracedat {
 	struct cpu_stream *cpus;
 };
 
-static bool need(struct cursor *c, size_t n, const char *what)
-{
-	if (c->pos <= c->size && n <= c->size - c->pos)
-		return true;
-	kmt_error_set(c->err, c->path, c->pos, "truncated: %s needs %zu bytes, file ends at %zu",
-		      what, n, c->size);
-	return false;
-}
-
-static bool get_uint(struct cursor *c, int size, unsigned long long *v, const char *what)
-{
-	uint16_t v16;
-	uint32_t v32;
-	uint64_t v64;
-
-	if (!need(c, size, what))
-		return false;
-	switch (size) {
-	case 2:
-		memcpy(&v16, c->base + c->pos, 2);
-		*v = c->swap ? __builtin_bswap16(v16) : v16;
-		break;
-	case 4:
-		memcpy(&v32, c->base + c->pos, 4);
-		*v = c->swap ? __builtin_bswap32(v32) : v32;
-		break;
-	default:
-		memcpy(&v64, c->base + c->pos, 8);
-		*v = c->swap ? __builtin_bswap64(v64) : v64;
-		break;
-	}
-	c->pos += size;
-	return true;
-}
-
-/* A NUL-terminated string at the cursor. */
-static const char *get_cstr(struct cursor *c, const char *what)
-{
-	const char *s = (const char *)c->base + c->pos;
-	const void *nul;
-
-	if (c->pos >= c->size || !(nul = memchr(s, '\0', c->size - c->pos))) {
-		kmt_error_set(c->err, c->path, c->pos, "truncated: unterminated %s", what);
-		return NULL;
-	}
-	c->pos = (const unsigned char *)nul - c->base + 1;
-	return s;
-}
-
-static bool expect_str(struct cursor *c, const char *want, const char *what)
-{
-	size_t at = c->pos;
-	const char *s = get_cstr(c, what);
-
-	if (!s)
-		return false;
-	if (strcmp(s, want)) {
-		kmt_error_set(c->err, c->path, at, "corrupt: expected \"%s\"", want);
-		return false;
-	}
-	return true;
-}
-
-/* A blob preceded by its @lsize-byte length; returns a NUL-terminated copy. */
-static char *get_blob(struct cursor *c, int lsize, size_t *len, const char *what)
-{
-	unsigned long long n;
-	char *copy;
-
-	if (!get_uint(c, lsize, &n, what))
-		return NULL;
-	if (!need(c, n, what))
-		return NULL;
-	copy = malloc(n + 1);
-	if (!copy) {
-		kmt_error_set(c->err, c->path, c->pos, "out of memory for %s", what);
-		return NULL;
-	}
-	memcpy(copy, c->base + c->pos, n);
-	copy[n] = '\0';
-	c->pos += n;
-	if (len)
-		*len = n;
-	return copy;
-}
-
-/* The format texts of the file, parsed together once all are known. */
-struct format_list {
-	struct kmt_format_text *f;
-	uint32_t n, cap;
-};
-
-static bool collect_formats(struct cursor *c, struct format_list *l, const char *sys,
-			    unsigned long long count)
-{
-	while (count--) {
-		unsigned long long len;
-
-		if (!get_uint(c, 8, &len, "event format size") || !need(c, len, "event format"))
-			return false;
-		if (kmt_grow(&l->f, &l->cap, l->n, sizeof(*l->f))) {
-			kmt_error_set(c->err, c->path, c->pos, "out of memory");
-			return false;
-		}
-		l->f[l->n++] = (struct kmt_format_text){ sys, (const char *)c->base + c->pos,
-							 len, c->pos };
-		c->pos += len;
-	}
-	return true;
-}
-
-static bool parse_systems(struct cursor *c, struct kmt_reader *r)
-{
-	struct format_list l = { 0 };
-	unsigned long long nsys, count;
-	bool ok = false;
-
-	if (!get_uint(c, 4, &count, "ftrace format count") ||
-	    !collect_formats(c, &l, "ftrace", count) ||
-	    !get_uint(c, 4, &nsys, "system count"))
-		goto out;
-	while (nsys--) {
-		const char *sys = get_cstr(c, "system name");
-
-		if (!sys || !get_uint(c, 4, &count, "event count") ||
-		    !collect_formats(c, &l, sys, count))
-			goto out;
-	}
-	if (kmt_formats_parse(r->tep, l.f, l.n, false, &r->formats)) {
-		kmt_error_set(c->err, c->path, -1, "cannot check the event formats: %s",
-			      strerror(errno));
-		goto out;
-	}
-	ok = true;
-out:
-	free(l.f);
-	return ok;
-}
-
-/* kallsyms into @r's symbol table; printk formats and cmdlines into its tep. */
-static bool parse_symbols(struct cursor *c, struct kmt_reader *r)
-{
-	struct tep_handle *tep = r->tep;
-	size_t len;
-	char *text;
-
-	if (!(text = get_blob(c, 4, &len, "kallsyms")))
-		return false;
-	if (len && kmt_reader_set_symbols(r, text, len)) {
-		kmt_error_set(c->err, c->path, -1, "out of memory");
-		free(text);
-		return false;
-	}
-	free(text);
-	if (!(text = get_blob(c, 4, &len, "printk formats")))
-		return false;
-	kmt_reader_take_printk(tep, text);
-	free(text);
-	if (!(text = get_blob(c, 8, &len, "saved cmdlines")))
-		return false;
-	kmt_reader_take_cmdlines(tep, text);
-	free(text);
-	return true;
-}
-
-static bool parse_headers(struct cursor *c, struct kmt_reader *r, struct tracedat *td)
-{
-	size_t at;
-	char *hp;
-	size_t len;
-
-	if (!expect_str(c, "header_page", "header_page tag"))
-		return false;
-	at = c->pos + 8;
-	if (!(hp = get_blob(c, 8, &len, "header_page")))
-		return false;
-	if (tep_parse_header_page(r->tep, hp, len, tep_get_long_size(r->tep))) {
-		kmt_error_set(c->err, c->path, at, "corrupt: unparsable header_page");
-		free(hp);
-		return false;
-	}
-	free(hp);
-	if (td) {
-		td->kernel_long_size = tep_get_header_page_size(r->tep);
-		td->page_header_size = 8 + td->kernel_long_size;
-		td->subbuf_size = tep_get_sub_buffer_size(r->tep);
-	}
-	if (td && (td->subbuf_size <= td->page_header_size || td->subbuf_size > (1u << 24))) {
-		kmt_error_set(c->err, c->path, at, "corrupt: sub-buffer size %u", td->subbuf_size);
-		return false;
-	}
-	if (!expect_str(c, "header_event", "header_event tag"))
-		return false;
-	hp = get_blob(c, 8, NULL, "header_event");
-	free(hp);
-	return hp != NULL;
-}
-
 static void set_text(struct kmt_reader *r, enum kmt_reader_text what, const char *s,
 		     size_t len)
 {
@@ -256,7 +46,7 @@ static void set_text(struct kmt_reader *r, enum kmt_reader_text what, const char
 }
 
 /* The samples' result: damaged ones are said in the report, no memory fails the open. */
-static bool take_samples(struct cursor *c, struct kmt_reader *r, int ret)
+static bool take_samples(struct kmt_cursor *c, struct kmt_reader *r, int ret)
 {
 	if (ret == -2) {
 		kmt_error_set(c->err, c->path, c->pos, "out of memory for the fault samples");
@@ -266,17 +56,17 @@ static bool take_samples(struct cursor *c, struct kmt_reader *r, int ret)
 	return true;
 }
 
-static bool parse_options(struct cursor *c, struct kmt_reader *r)
+static bool parse_options(struct kmt_cursor *c, struct kmt_reader *r)
 {
 	for (;;) {
 		unsigned long long id, size;
 		const char *data;
 
-		if (!get_uint(c, 2, &id, "option id"))
+		if (!kmt_cursor_uint(c, 2, &id, "option id"))
 			return false;
 		if (id == KMT_TD_OPT_DONE)
 			return true;
-		if (!get_uint(c, 4, &size, "option size") || !need(c, size, "option"))
+		if (!kmt_cursor_uint(c, 4, &size, "option size") || !kmt_cursor_need(c, size, "option"))
 			return false;
 		data = (const char *)c->base + c->pos;
 		c->pos += size;
@@ -323,7 +113,7 @@ static bool parse_options(struct cursor *c, struct kmt_reader *r)
 	}
 }
 
-static bool parse_cpu_data(struct cursor *c, struct kmt_reader *r, struct tracedat *td)
+static bool parse_cpu_data(struct kmt_cursor *c, struct kmt_reader *r, struct tracedat *td)
 {
 	int cpu;
 
@@ -337,8 +127,8 @@ static bool parse_cpu_data(struct cursor *c, struct kmt_reader *r, struct traced
 		size_t at = c->pos;
 		unsigned long long off, size;
 
-		if (!get_uint(c, 8, &off, "CPU data offset") ||
-		    !get_uint(c, 8, &size, "CPU data size"))
+		if (!kmt_cursor_uint(c, 8, &off, "CPU data offset") ||
+		    !kmt_cursor_uint(c, 8, &size, "CPU data size"))
 			return false;
 		if (off > c->size || size > c->size - off) {
 			kmt_error_set(c->err, c->path, at,
@@ -358,65 +148,18 @@ static bool parse_cpu_data(struct cursor *c, struct kmt_reader *r, struct traced
 	return true;
 }
 
-/*
- * From the magic through the saved cmdlines: the part trace.dat shares with
- * perf.data's tracing data. @version is the version string expected (NULL:
- * any). @td may be NULL when no ring-buffer pages follow.
- */
-static bool parse_tracing_data(struct cursor *c, struct kmt_reader *r, struct tracedat *td,
-			       const char *version)
-{
-	unsigned long long page_size;
-	unsigned char endian, lsize;
-	size_t at = c->pos;
-
-	if (!need(c, KMT_TD_MAGIC_LEN, "magic") ||
-	    memcmp(c->base + c->pos, KMT_TD_MAGIC, KMT_TD_MAGIC_LEN)) {
-		kmt_error_set(c->err, c->path, at, "corrupt: no tracing data magic");
-		return false;
-	}
-	c->pos += KMT_TD_MAGIC_LEN;
-	if (version ? !expect_str(c, version, "version") : !get_cstr(c, "version"))
-		return false;
-	if (!need(c, 2, "endian and long size"))
-		return false;
-	endian = c->base[c->pos];
-	lsize = c->base[c->pos + 1];
-	if (endian > 1 || (lsize != 4 && lsize != 8)) {
-		kmt_error_set(c->err, c->path, c->pos, "corrupt: endian %u, long size %u",
-			      endian, lsize);
-		return false;
-	}
-	c->pos += 2;
-	tep_set_file_bigendian(r->tep, endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	c->swap = tep_is_file_bigendian(r->tep) != tep_is_local_bigendian(r->tep);
-	tep_set_long_size(r->tep, lsize);
-	if (!get_uint(c, 4, &page_size, "page size"))
-		return false;
-	if (page_size < 1024 || page_size > (1u << 24) || (page_size & (page_size - 1))) {
-		kmt_error_set(c->err, c->path, c->pos - 4, "corrupt: page size %llu", page_size);
-		return false;
-	}
-	tep_set_page_size(r->tep, page_size);
-	return parse_headers(c, r, td) && parse_systems(c, r) && parse_symbols(c, r);
-}
-
-bool kmt_parse_tracing_data(const void *base, size_t size, size_t offset, const char *path,
-			    struct kmt_reader *r, struct kmt_error *err)
-{
-	struct cursor c = { .base = base, .size = size, .pos = offset, .path = path, .err = err };
-
-	return parse_tracing_data(&c, r, NULL, NULL);
-}
-
-static bool parse_file(struct cursor *c, struct kmt_reader *r, struct tracedat *td)
+static bool parse_file(struct kmt_cursor *c, struct kmt_reader *r, struct tracedat *td)
 {
 	unsigned long long ncpus;
 	char kind[10];
 
 	c->pos = 0;
-	if (!parse_tracing_data(c, r, td, "6") || !get_uint(c, 4, &ncpus, "CPU count"))
+	if (!kmt_tracing_data_parse(c, r, "6", true) ||
+	    !kmt_cursor_uint(c, 4, &ncpus, "CPU count"))
 		return false;
+	td->kernel_long_size = tep_get_header_page_size(r->tep);
+	td->page_header_size = 8 + td->kernel_long_size;
+	td->subbuf_size = tep_get_sub_buffer_size(r->tep);
 	if (ncpus > 8192) {
 		kmt_error_set(c->err, c->path, c->pos - 4, "corrupt: %llu CPUs", ncpus);
 		return false;
@@ -426,12 +169,12 @@ static bool parse_file(struct cursor *c, struct kmt_reader *r, struct tracedat *
 		return false;
 	}
 	tep_set_cpus(r->tep, ncpus);
-	if (!need(c, 10, "section tag"))
+	if (!kmt_cursor_need(c, 10, "section tag"))
 		return false;
 	memcpy(kind, c->base + c->pos, 10);
 	if (!memcmp(kind, "options  ", 10)) {
 		c->pos += 10;
-		if (!parse_options(c, r) || !need(c, 10, "section tag"))
+		if (!parse_options(c, r) || !kmt_cursor_need(c, 10, "section tag"))
 			return false;
 		memcpy(kind, c->base + c->pos, 10);
 	}
@@ -558,7 +301,7 @@ static struct kmt_reader *tracedat_open(const struct kmt_input *in, struct kmt_e
 {
 	const char *path = in->path;
 	int fd = in->fd;
-	struct cursor c = { .path = path, .err = err };
+	struct kmt_cursor c = { .path = path, .err = err };
 	struct kmt_reader *r = NULL;
 	struct tracedat *td;
 
