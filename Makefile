@@ -2,7 +2,8 @@
 #
 #   make deps    install build/test dependencies (idempotent)
 #   make         build the kmtrace binary and the libtraceevent plugins
-#   make check   deps + unit tests (also under ASan+UBSan) + integration tests
+#   make check   deps + layout + unit tests (also under ASan+UBSan) + integration tests
+#                + the fuzz harnesses briefly
 #   make demo    record a short built-in workload and report it
 #   make bench   kmtrace report vs trace-cmd report on a >= 1M-event recording
 #   make fuzz    libFuzzer harnesses (clang, ASan+UBSan), each run FUZZ_TIME seconds
@@ -65,7 +66,7 @@ PLUGINS   := $(patsubst plugins/%.c,$(BUILD)/plugins/%.so,$(PLUGIN_SRC))
 # Plugins link against nothing: trace-cmd and perf provide libtraceevent.
 PIC_FLAGS := -fPIC -fvisibility=hidden -DKMT_PLUGIN_SO
 
-.PHONY: all plugins deps check unit unit-san integration fuzz fuzz-check demo bench install \
+.PHONY: all plugins deps check layout unit unit-san integration fuzz fuzz-check demo bench install \
 	install-user clean
 
 all: kmtrace plugins
@@ -125,6 +126,12 @@ SYNTH_DAT := $(BUILD)/synth-dat
 $(SYNTH_DAT): $(call objs,$(BUILD),tests/progs/synth_dat.c tests/unit/fixtures.c) $(BUILD)/libkmtrace.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) $(CHECK_LIBS)
 
+# docs/DESIGN.md's layout: each folder's includes, headers that compile
+# alone, only kmt_ symbols exported by the library.
+layout: $(BUILD)/libkmtrace.a
+	python3 scripts/check_layout.py --lib $(BUILD)/libkmtrace.a --cc "$(CC)" \
+		--cflags "$(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Isrc -I. $(PKG_CFLAGS)"
+
 unit: $(BUILD)/unit-tests
 	KMT_TRACES=traces $(BUILD)/unit-tests
 
@@ -182,6 +189,7 @@ fuzz-check: $(FUZZ_BINS)
 
 check: deps
 	$(MAKE) --no-print-directory all
+	$(MAKE) --no-print-directory layout
 	$(MAKE) --no-print-directory unit
 	$(MAKE) --no-print-directory unit-san
 	$(MAKE) --no-print-directory integration
