@@ -603,8 +603,4 @@ static struct kmt_reader *perfdata_open(const struct kmt_input *in, struct kmt_e
 	return r;
 }
 
-const struct kmt_backend kmt_backend_perfdata = {
-	.name = "perf.data",
-	.probe = perfdata_probe,
-	.open = perfdata_open,
-};
+KMT_BACKEND(perfdata, "perf.data", perfdata_probe, perfdata_open);

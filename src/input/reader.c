@@ -159,8 +159,11 @@ struct kmt_reader *kmt_reader_open_formats(const char *path, const char *formats
 	backend = kmt_backend_find(head, n);
 	if (backend) {
 		struct kmt_input in = { path, fd, head, n, formats_dir };
+		struct kmt_reader *r = backend->open(&in, err);	/* takes fd */
 
-		return backend->open(&in, err);	/* takes fd */
+		if (r && !r->format)
+			r->format = backend->name;
+		return r;
 	}
 	kmt_error_set(err, path, 0, "not a trace.dat, perf.data or ftrace text file");
 	close(fd);

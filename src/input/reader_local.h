@@ -103,11 +103,17 @@ struct kmt_input {
  * is defined in its own file and listed in the table of backends.c.
  */
 struct kmt_backend {
-	const char *name;
+	const char *name;	/* the reader's format unless its open names another */
 	bool (*probe)(const unsigned char *head, size_t len);
 	/* The reader of @in, taking in->fd; NULL with @err filled. */
 	struct kmt_reader *(*open)(const struct kmt_input *in, struct kmt_error *err);
 };
+
+/* Define backend kmt_backend_@id for backends.c's table. */
+#define KMT_BACKEND(id, label, probe_fn, open_fn)				\
+	const struct kmt_backend kmt_backend_##id = {				\
+		.name = (label), .probe = (probe_fn), .open = (open_fn)		\
+	}
 
 /* The first backend whose probe takes the @len bytes at @head, or NULL. */
 const struct kmt_backend *kmt_backend_find(const unsigned char *head, size_t len);

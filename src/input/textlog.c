@@ -916,7 +916,6 @@ static struct kmt_reader *textlog_open(const struct kmt_input *in, struct kmt_er
 		goto fail;
 	}
 	r->priv = tl;
-	r->format = "ftrace text";
 	r->formats_given = true;
 	tl->fd = fd;
 	fd = -1;
@@ -941,8 +940,4 @@ fail:
 	return NULL;
 }
 
-const struct kmt_backend kmt_backend_textlog = {
-	.name = "ftrace text",
-	.probe = textlog_probe,
-	.open = textlog_open,
-};
+KMT_BACKEND(textlog, "ftrace text", textlog_probe, textlog_open);

@@ -241,7 +241,6 @@ static struct kmt_reader *tracecmd_reader_open(const struct kmt_input *in, struc
 		goto fail;
 	}
 	r->priv = src;
-	r->format = "trace.dat (libtracecmd)";
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	if (survives(own, path, err))
 		goto fail;
@@ -267,8 +266,4 @@ fail:
 	return NULL;
 }
 
-const struct kmt_backend kmt_backend_tracecmd = {
-	.name = "trace.dat (libtracecmd)",
-	.probe = tracecmd_reader_probe,
-	.open = tracecmd_reader_open,
-};
+KMT_BACKEND(tracecmd, "trace.dat (libtracecmd)", tracecmd_reader_probe, tracecmd_reader_open);

@@ -314,7 +314,6 @@ static struct kmt_reader *tracedat_open(const struct kmt_input *in, struct kmt_e
 		goto fail;
 	}
 	r->priv = td;
-	r->format = "trace.dat v6";
 	if (kmt_map_file(fd, path, &td->map, &td->map_size, err)) {
 		fd = -1;
 		goto fail;
@@ -335,8 +334,4 @@ fail:
 	return NULL;
 }
 
-const struct kmt_backend kmt_backend_tracedat = {
-	.name = "trace.dat v6",
-	.probe = tracedat_probe,
-	.open = tracedat_open,
-};
+KMT_BACKEND(tracedat, "trace.dat v6", tracedat_probe, tracedat_open);
