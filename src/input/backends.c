@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * The reader backends, in the order their probes are tried on an input's
- * first bytes. Adding one: a file defining kmt_backend_NAME and a line in
+ * first bytes. Adding one: a file with KMT_BACKEND(NAME, ...) and a line in
  * KMT_BACKENDS.
  */
 #include "reader_local.h"
