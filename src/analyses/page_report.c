@@ -325,7 +325,7 @@ static int by_pages(uint32_t a, uint32_t b, void *ctx)
 
 	if (x->pages_alloc != y->pages_alloc)
 		return x->pages_alloc < y->pages_alloc ? 1 : -1;
-	return x->pid - y->pid;
+	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
 static int report_procs(const struct page_state *st, struct kmt_output *out)

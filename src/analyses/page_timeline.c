@@ -88,7 +88,7 @@ static int by_peak(uint32_t a, uint32_t b, void *ctx)
 
 	if (x->s.peak != y->s.peak)
 		return x->s.peak < y->s.peak ? 1 : -1;
-	return x->pid - y->pid;
+	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
 /* Column names of process @p: key "pid_N", header "COMM/N" (in @names). */

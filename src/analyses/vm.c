@@ -376,7 +376,7 @@ static int by_peak(uint32_t a, uint32_t b, void *ctx)
 
 	if (x->peak != y->peak)
 		return x->peak < y->peak ? 1 : -1;
-	return x->pid - y->pid;
+	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
 static const struct kmt_column map_cols[] = {
