@@ -112,6 +112,7 @@ core_parsing_tests() {
 . "$TOP/tests/plugins.sh"
 . "$TOP/tests/record.sh"
 . "$TOP/tests/hostile.sh"
+. "$TOP/tests/symbols.sh"
 
 parsing_tests() {
 	foreign_machine_check
@@ -285,6 +286,7 @@ fault_live_tests
 perfdata_live_tests
 textlog_live_tests
 plugins_live_tests
+symbols_live_tests
 
 # Only what this run started is ours: an instance named kmtrace-PID of a
 # process this run did not start is neither reported nor removed.

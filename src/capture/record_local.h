@@ -216,4 +216,11 @@ const char *kmt_record_cpu_stats(const struct recorder *r, int cpu);
 /* The unlinked file CPU @cpu's raw data went to. */
 int kmt_record_cpu_fd(const struct recorder *r, int cpu);
 
+/*
+ * The running kernel's identity for the recording, "text 0xADDR\n" (its
+ * _text, from @kallsyms or else /proc/kallsyms) and "build-id HEX\n", into
+ * @buf; what cannot be read is left out (empty when nothing could).
+ */
+void kmt_kernel_identity(const char *kallsyms, char *buf, size_t len);
+
 #endif /* KMT_RECORD_LOCAL_H */

@@ -36,6 +36,7 @@ struct meta_texts {
 	int samples_fd;
 	char fault_source[320];
 	char rusage[256];
+	char kernel[192];
 };
 
 static void add_option(struct meta_texts *m, unsigned short id, const char *text)
@@ -133,6 +134,9 @@ static int gather_meta(struct recorder *r, struct meta_texts *m, struct kmt_trac
 	add_option(m, KMT_TD_OPT_KMT_VMSTAT_STOP, r->vmstat[1]);
 	add_option(m, KMT_TD_OPT_KMT_CPU_NODES, r->cpu_nodes);
 	add_option(m, KMT_TD_OPT_KMT_SCOPE, record_scope(r->o));
+	kmt_kernel_identity(m->kallsyms, m->kernel, sizeof(m->kernel));
+	if (m->kernel[0])
+		add_option(m, KMT_TD_OPT_KMT_KERNEL, m->kernel);
 	if (gather_fault_texts(r, m, res))
 		return -1;
 	for (i = 0; i < r->ncpus; i++) {

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -154,4 +155,13 @@ int kmt_fputs_escaped(const char *s, FILE *fp)
 			return EOF;
 	}
 	return 0;
+}
+
+unsigned long long kmt_kallsyms_text(const char *text)
+{
+	const char *p = strstr(text, " T _text\n");
+
+	while (p && p > text && p[-1] != '\n')
+		p--;
+	return p ? strtoull(p, NULL, 16) : 0;
 }

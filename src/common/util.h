@@ -37,6 +37,9 @@ char *kmt_read_text_file(const char *path, size_t *len);
  */
 int kmt_parse_interval_ms(const char *arg, uint64_t *ns, char *msg, int msglen);
 
+/* The address of _text in kallsyms or System.map text @text, or 0 if not there. */
+unsigned long long kmt_kallsyms_text(const char *text);
+
 /* Write all @len bytes at @p to @fd (EINTR taken care of). 0, or -1 with errno. */
 int kmt_write_all(int fd, const void *p, size_t len);
 

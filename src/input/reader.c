@@ -233,16 +233,6 @@ int kmt_reader_set_symbols(struct kmt_reader *r, const char *text, size_t len)
 	return 0;
 }
 
-/* The address of _text in kallsyms @text, or 0. */
-static unsigned long long kallsyms_text(const char *text)
-{
-	const char *p = strstr(text, " T _text\n");
-
-	while (p && p > text && p[-1] != '\n')
-		p--;
-	return p ? strtoull(p, NULL, 16) : 0;
-}
-
 /* Why this machine's /proc/kallsyms cannot stand for the recording's, or NULL when it did. */
 static const char *use_live_kallsyms(struct kmt_reader *r)
 {
@@ -251,13 +241,13 @@ static const char *use_live_kallsyms(struct kmt_reader *r)
 	char *text;
 	const char *why = NULL;
 
-	if (!r->live_text)
+	if (!r->kernel_text)
 		return "the recording has no kernel map";
 	if (uname(&u) || strcmp(u.release, r->live_release))
 		return "the recording is of another kernel than this machine runs";
 	if (!(text = kmt_read_text_file("/proc/kallsyms", &len)))
 		return "cannot read /proc/kallsyms";
-	if (kallsyms_text(text) != r->live_text)
+	if (kmt_kallsyms_text(text) != r->kernel_text)
 		why = "/proc/kallsyms does not match the recording (another boot, or addresses hidden)";
 	else if (kmt_reader_set_symbols(r, text, len))
 		why = "out of memory";
@@ -323,6 +313,30 @@ void kmt_reader_take_cmdlines(struct tep_handle *tep, const char *text)
 	}
 }
 
+/*
+ * Move the symbols of a kallsyms file whose _text is at @file_text to the
+ * recording's _text (another boot of the same build: KASLR moved the
+ * kernel). Modules load elsewhere on each boot: their symbols are left
+ * out then. Says in @where what was done.
+ */
+static void relocate(struct kmt_reader *r, unsigned long long file_text, const char *path,
+		     char *where, size_t len)
+{
+	unsigned long long delta = r->kernel_text - file_text;
+	size_t left_out;
+
+	if (!r->kernel_text || !file_text || !delta) {
+		snprintf(where, len, "%s (--kallsyms, %zu symbols)", path,
+			 kmt_symbols_count(r->symbols));
+		return;
+	}
+	left_out = kmt_symbols_relocate(r->symbols, delta);
+	snprintf(where, len, "%s (--kallsyms, %zu symbols, moved by %s0x%llx to the "
+		 "recording's _text 0x%llx; %zu module symbols left out)", path,
+		 kmt_symbols_count(r->symbols), (long long)delta < 0 ? "-" : "+",
+		 (long long)delta < 0 ? -delta : delta, r->kernel_text, left_out);
+}
+
 int kmt_reader_use_kallsyms(struct kmt_reader *r, const char *path, struct kmt_error *err)
 {
 	size_t len;
@@ -343,8 +357,7 @@ int kmt_reader_use_kallsyms(struct kmt_reader *r, const char *path, struct kmt_e
 			      "lines: ADDRESS TYPE NAME)");
 		goto out;
 	}
-	snprintf(where, sizeof(where), "%s (--kallsyms, %zu symbols)", path,
-		 kmt_symbols_count(r->symbols));
+	relocate(r, kmt_kallsyms_text(text), path, where, sizeof(where));
 	free(r->texts[KMT_TEXT_SYMBOLS]);
 	r->texts[KMT_TEXT_SYMBOLS] = strdup(where);
 	free(r->live_release);		/* this file, not this machine's /proc/kallsyms */
@@ -360,7 +373,7 @@ int kmt_reader_defer_live_kallsyms(struct kmt_reader *r, const char *release,
 {
 	free(r->live_release);
 	r->live_release = strdup(release ? release : "");
-	r->live_text = text_addr;
+	r->kernel_text = text_addr;
 	return r->live_release ? 0 : -1;
 }
 
@@ -377,7 +390,7 @@ static void load_deferred_symbols(struct kmt_reader *r)
 		snprintf(text, sizeof(text), "none: %s", why);
 	else
 		snprintf(text, sizeof(text), "/proc/kallsyms of this machine (same kernel, "
-			 "_text at 0x%llx)", r->live_text);
+			 "_text at 0x%llx)", r->kernel_text);
 	free(r->texts[KMT_TEXT_SYMBOLS]);
 	r->texts[KMT_TEXT_SYMBOLS] = strdup(text);
 	free(r->live_release);

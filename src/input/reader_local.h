@@ -29,7 +29,7 @@ struct kmt_reader {
 	char *texts[KMT_TEXT_NR];
 	struct kmt_symbols *symbols;	/* from the saved kallsyms, or NULL */
 	char *live_release;		/* load /proc/kallsyms at first use if it matches */
-	unsigned long long live_text;
+	unsigned long long kernel_text;	/* the recording's _text, 0 if unknown */
 	struct kmt_fault_sample *fault_samples;	/* kmtrace record's perf samples */
 	size_t nfault_samples;
 	bool fault_samples_damaged;

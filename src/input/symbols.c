@@ -146,6 +146,22 @@ const char *kmt_symbols_find(const struct kmt_symbols *t, unsigned long long add
 	return t->syms[lo].name;
 }
 
+size_t kmt_symbols_relocate(struct kmt_symbols *t, unsigned long long delta)
+{
+	size_t i, kept = 0, left_out;
+
+	for (i = 0; i < t->n; i++) {
+		if (t->syms[i].mod)
+			continue;
+		t->syms[kept] = t->syms[i];
+		t->syms[kept++].addr += delta;
+	}
+	left_out = t->n - kept;
+	t->n = kept;
+	sort_unique(t);		/* a sum past 2^64 wraps: order again */
+	return left_out;
+}
+
 static char *resolve(void *priv, unsigned long long *addrp, char **modp)
 {
 	const char *mod = NULL;

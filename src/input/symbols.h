@@ -31,6 +31,12 @@ size_t kmt_symbols_count(const struct kmt_symbols *syms);
 const char *kmt_symbols_find(const struct kmt_symbols *syms, unsigned long long addr,
 			     unsigned long long *start, const char **mod);
 
+/*
+ * Add @delta to the address of every core kernel symbol and leave out the
+ * module symbols. Returns how many were left out.
+ */
+size_t kmt_symbols_relocate(struct kmt_symbols *syms, unsigned long long delta);
+
 /* Make @tep resolve addresses (%pS, plugins) through @syms. Returns 0 or -1. */
 int kmt_symbols_attach(struct kmt_symbols *syms, struct tep_handle *tep);
 

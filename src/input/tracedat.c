@@ -4,6 +4,7 @@
  * a tep_handle, and walk each CPU's raw sub-buffers with kbuffer.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -45,6 +46,17 @@ static void set_text(struct kmt_reader *r, enum kmt_reader_text what, const char
 	r->texts[what] = strndup(s, len);
 }
 
+/* KMT_TD_OPT_KMT_KERNEL: the recording's _text, kept even without kallsyms. */
+static void take_kernel(struct kmt_reader *r, const char *data, size_t size)
+{
+	char text[128];
+
+	snprintf(text, sizeof(text), "%.*s", (int)(size < sizeof(text) ? size : sizeof(text) - 1),
+		 data);
+	if (!strncmp(text, "text 0x", 7))
+		r->kernel_text = strtoull(text + 7, NULL, 16);
+}
+
 /* The samples' result: damaged ones are said in the report, no memory fails the open. */
 static bool take_samples(struct kmt_cursor *c, struct kmt_reader *r, int ret)
 {
@@ -76,6 +88,9 @@ static bool parse_options(struct kmt_cursor *c, struct kmt_reader *r)
 			break;
 		case KMT_TD_OPT_UNAME:
 			set_text(r, KMT_TEXT_UNAME, data, size);
+			break;
+		case KMT_TD_OPT_KMT_KERNEL:
+			take_kernel(r, data, size);
 			break;
 		case KMT_TD_OPT_TRACECLOCK:
 			set_text(r, KMT_TEXT_TRACE_CLOCK, data, size);

@@ -83,6 +83,8 @@ static bool parse_symbols(struct kmt_cursor *c, struct kmt_reader *r)
 		free(text);
 		return false;
 	}
+	if (len && !r->kernel_text)
+		r->kernel_text = kmt_kallsyms_text(text);
 	free(text);
 	if (!(text = kmt_cursor_blob(c, 4, &len, "printk formats")))
 		return false;

@@ -87,6 +87,70 @@ START_TEST(test_symbols)
 }
 END_TEST
 
+/* Another boot's kallsyms, moved to this one: core symbols shift, modules go. */
+START_TEST(test_symbols_relocate)
+{
+	struct kmt_symbols *t = kmt_symbols_parse(kallsyms, strlen(kallsyms));
+	unsigned long long start;
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(kmt_symbols_relocate(t, 0x200000), 2);
+	ck_assert_uint_eq(kmt_symbols_count(t), 3);
+	ck_assert_str_eq(kmt_symbols_find(t, 0xffffffff81201010ull, &start, NULL), "first_alias");
+	ck_assert_uint_eq(start, 0xffffffff81201000ull);
+	ck_assert_ptr_null(kmt_symbols_find(t, 0xffffffff81001010ull, NULL, NULL));
+	ck_assert_ptr_null(kmt_symbols_find(t, 0xffffffffc0100020ull, NULL, NULL));
+	/* and back: a negative move is the same sum, modulo 2^64 */
+	ck_assert_uint_eq(kmt_symbols_relocate(t, -0x200000ull), 0);
+	ck_assert_str_eq(kmt_symbols_find(t, 0xffffffff81001010ull, NULL, NULL), "first_alias");
+	kmt_symbols_free(t);
+}
+END_TEST
+
+/*
+ * A recording that kept only its _text (no kallsyms, as --no-kallsyms
+ * makes) and a --kallsyms file of the same build from another boot: the
+ * file's symbols are moved to the recording's _text, and said so.
+ */
+START_TEST(test_reader_relocates_kallsyms)
+{
+	static const char other_boot[] = "ffffffff81000000 T _text\n"
+					 "ffffffff81234560 T kmalloc_test_site\n"
+					 "ffffffff81240000 T after_test_site\n"
+					 "ffffffffc0100000 t mod_func\t[ext4]\n";
+	static const char kernel[] = "text 0xffffffff9a000000\nbuild-id 00ff\n";
+	const struct kmt_td_option opt = KMT_TD_OPT(KMT_TD_OPT_KMT_KERNEL, kernel, sizeof(kernel));
+	struct fix_page *pages[1] = { NULL };
+	int npages[1] = { 0 };
+	char buf[128], ksyms[] = "/tmp/kmtrace-test-XXXXXX", *path;
+	struct kmt_tracedat_meta m;
+	struct kmt_reader *r;
+	struct kmt_error err;
+	int fd = mkstemp(ksyms);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, other_boot, strlen(other_boot)), (ssize_t)strlen(other_boot));
+	close(fd);
+	fix_meta(&m, &opt, 1);
+	m.kallsyms = (struct kmt_td_blob){ NULL, 0 };
+	path = fix_write_tracedat(&m, 1, pages, npages);
+	r = kmt_reader_open(path, &err);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(kmt_reader_use_kallsyms(r, ksyms, &err), 0);
+	ck_assert_int_eq(kmt_reader_symbol(r, 0xffffffff9a234570ull, buf, sizeof(buf)), 1);
+	ck_assert_str_eq(buf, "kmalloc_test_site+0x10");
+	ck_assert_int_eq(kmt_reader_symbol(r, 0xffffffff81234570ull, buf, sizeof(buf)), 0);
+	ck_assert_ptr_nonnull(strstr(kmt_reader_text(r, KMT_TEXT_SYMBOLS),
+				     "moved by +0x19000000 to the recording's _text"));
+	ck_assert_ptr_nonnull(strstr(kmt_reader_text(r, KMT_TEXT_SYMBOLS),
+				     "1 module symbols left out"));
+	kmt_reader_close(r);
+	unlink(path);
+	unlink(ksyms);
+	free(path);
+}
+END_TEST
+
 /* The kallsyms a recording carries resolve call sites through the reader. */
 START_TEST(test_reader_symbol)
 {
@@ -172,6 +236,8 @@ Suite *support_suite(void)
 
 	tcase_add_test(tc, test_hashmap_against_array);
 	tcase_add_test(tc, test_symbols);
+	tcase_add_test(tc, test_symbols_relocate);
+	tcase_add_test(tc, test_reader_relocates_kallsyms);
 	tcase_add_test(tc, test_reader_symbol);
 	tcase_add_test(tc, test_migratetype_names);
 	tcase_add_test(tc, test_gfp_names);

@@ -1,0 +1,53 @@
+# Integration tests of symbols from elsewhere (kmtrace report --kallsyms);
+# sourced by tests/integration.sh (uses its KMTRACE, WORK, live).
+
+# This boot's kallsyms, and the same kernel as another boot would list it:
+# every address (modules too) 2 MiB higher, as KASLR moves a kernel.
+symbols_files() {
+	[ -s "$WORK/boot.kallsyms" ] && return 0
+	cp /proc/kallsyms "$WORK/boot.kallsyms" &&
+	python3 -c '
+import sys
+for line in open(sys.argv[1]):
+    addr, rest = line.split(" ", 1)
+    sys.stdout.write("%016x %s" % ((int(addr, 16) + (2 << 20)) % (1 << 64), rest))' \
+		"$WORK/boot.kallsyms" >"$WORK/moved.kallsyms" &&
+	grep -q ' T _text$' "$WORK/moved.kallsyms"
+}
+
+# The call-site table of $1 (report options $3...) with kallsyms $2, and its source line.
+symbols_report() {
+	local in=$1 ksyms=$2
+	shift 2
+	"$KMTRACE" report -i "$in" --kallsyms "$ksyms" "$@" 2>&1
+}
+
+# A --no-kallsyms kmtrace recording and a perf.data -g, both of this boot,
+# name their call sites through the moved kallsyms as through this boot's.
+test_symbols_moved_boot() {
+	local a b
+	symbols_files || return 1
+	"$KMTRACE" record --no-kallsyms -e kmem:kmalloc -e kmem:kfree -o "$WORK/nokall.dat" \
+		-- sh -c 'ls -R /usr/share/doc >/dev/null; cat /etc/services >/dev/null' \
+		>/dev/null 2>&1 || return 1
+	perf record -q -g -e kmem:mm_page_alloc -o "$WORK/moved.data" \
+		-- sh -c 'ls -R /usr/share/doc >/dev/null; cat /etc/services >/dev/null' \
+		>/dev/null 2>&1 || return 1
+	for in in "$WORK/nokall.dat:slab --caller -l 15" "$WORK/moved.data:page --caller"; do
+		# shellcheck disable=SC2086
+		a=$(symbols_report "${in%%:*}" "$WORK/boot.kallsyms" ${in#*:})
+		# shellcheck disable=SC2086
+		b=$(symbols_report "${in%%:*}" "$WORK/moved.kallsyms" ${in#*:})
+		echo "$b" | grep -A4 '^Per call\|^Per caller' | sed 's/^/  /'
+		[ "$a" = "$b" ] || { diff <(echo "$a") <(echo "$b") | head; return 1; }
+		# names, not addresses, and what was moved is said
+		echo "$b" | grep -A3 '^Per call\|^Per caller' | tail -2 | grep -qv '0xffff' || return 1
+		"$KMTRACE" report -i "${in%%:*}" --kallsyms "$WORK/moved.kallsyms" stat |
+			grep -q "moved by -0x200000 to the recording's _text" || return 1
+	done
+}
+
+symbols_live_tests() {
+	live "symbols: a --no-kallsyms recording and a perf.data -g with another boot's kallsyms (moved 2 MiB): the same call sites as with this boot's" \
+		test_symbols_moved_boot
+}
