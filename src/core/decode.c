@@ -304,11 +304,12 @@ static unsigned long long read_uint(const struct kmt_decoder *dec, const unsigne
 	}
 }
 
+/* @v read from a signed field of @size bytes; a size of 0 (a hostile format) reads 0. */
 static long long sign_extend(unsigned long long v, int size)
 {
 	int shift = 64 - size * 8;
 
-	return size >= 8 ? (long long)v : (long long)(v << shift) >> shift;
+	return size <= 0 || size >= 8 ? (long long)v : (long long)(v << shift) >> shift;
 }
 
 int kmt_decoder_event_id(const struct kmt_decoder *dec, const void *data, int size)
