@@ -47,7 +47,32 @@ test_symbols_moved_boot() {
 	done
 }
 
+# The file given, not this machine, names the call sites: with every symbol
+# of this boot's kallsyms renamed, a kmtrace recording (v6), the same as
+# trace.dat v7 and a perf.data -g show only renamed names.
+test_symbols_renamed() {
+	local in names
+	symbols_files || return 1
+	sed 's/^\([0-9a-f]* [A-Za-z] \)/\1renamed_/' "$WORK/boot.kallsyms" >"$WORK/renamed.kallsyms"
+	"$KMTRACE" record --no-kallsyms -e kmem:kmalloc -e kmem:kfree -o "$WORK/ren.dat" \
+		-- sh -c 'ls -R /usr/share/doc >/dev/null' >/dev/null 2>&1 || return 1
+	trace-cmd convert -i "$WORK/ren.dat" -o "$WORK/ren-v7.dat" --file-version 7 \
+		>/dev/null 2>&1 || return 1
+	perf record -q -g -e kmem:mm_page_alloc -o "$WORK/ren.data" \
+		-- sh -c 'ls -R /usr/share/doc >/dev/null' >/dev/null 2>&1 || return 1
+	for in in "$WORK/ren.dat:slab --caller" "$WORK/ren-v7.dat:slab --caller" \
+		  "$WORK/ren.data:page --caller"; do
+		# shellcheck disable=SC2086
+		names=$("$KMTRACE" report -i "${in%%:*}" --kallsyms "$WORK/renamed.kallsyms" \
+			${in#*:} -l 10 --format csv 2>/dev/null | awk -F, 'NR > 1 && $1 ~ /call/ { print $2 }')
+		echo "  ${in##*/}: $(echo "$names" | head -3 | tr '\n' ' ')"
+		[ -n "$names" ] && ! echo "$names" | grep -qv '^renamed_' || return 1
+	done
+}
+
 symbols_live_tests() {
 	live "symbols: a --no-kallsyms recording and a perf.data -g with another boot's kallsyms (moved 2 MiB): the same call sites as with this boot's" \
 		test_symbols_moved_boot
+	live "symbols: with a renamed kallsyms, trace.dat v6, v7 and perf.data -g name call sites by the file's names" \
+		test_symbols_renamed
 }
