@@ -5,15 +5,18 @@
  * keeps, with or without kallsyms, so that symbols taken elsewhere can be
  * moved to this boot and checked against this build.
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "record_local.h"
 #include "common/util.h"
 
 #define NT_GNU_BUILD_ID	3
+#define NOTES_MAX	4096	/* the kernel's notes take a few hundred bytes */
 
 static size_t align4(size_t n)
 {
@@ -46,22 +49,37 @@ static bool build_id(const unsigned char *notes, size_t len, char *hex, size_t h
 	return false;
 }
 
+/* All of @path, binary (NULs and all), up to @cap bytes into @buf; the length, or 0. */
+static size_t read_binary(const char *path, unsigned char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t have = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	while (have < cap && (n = read(fd, buf + have, cap - have)) > 0)
+		have += n;
+	close(fd);
+	return have;
+}
+
 void kmt_kernel_identity(const char *kallsyms, char *buf, size_t len)
 {
-	size_t klen, nlen;
+	size_t klen;
 	char *own = kallsyms ? NULL : kmt_read_text_file("/proc/kallsyms", &klen);
-	unsigned char *notes;
+	unsigned char notes[NOTES_MAX];
 	unsigned long long text = 0;
 	char hex[129] = "";
+	size_t nlen;
 	int at = 0;
 
 	if (kallsyms || own)
 		text = kmt_kallsyms_text(kallsyms ? kallsyms : own);
 	free(own);
-	notes = (unsigned char *)kmt_read_text_file("/sys/kernel/notes", &nlen);
-	if (notes && !build_id(notes, nlen, hex, sizeof(hex)))
+	nlen = read_binary("/sys/kernel/notes", notes, sizeof(notes));
+	if (!build_id(notes, nlen, hex, sizeof(hex)))
 		hex[0] = '\0';
-	free(notes);
 	buf[0] = '\0';
 	if (text)
 		at = snprintf(buf, len, "text 0x%llx\n", text);
