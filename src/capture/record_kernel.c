@@ -64,19 +64,33 @@ static size_t read_binary(const char *path, unsigned char *buf, size_t cap)
 	return have;
 }
 
+/*
+ * _text of the running kernel, read from /proc/kallsyms only as far as its
+ * line (near the top): the whole file takes tens of milliseconds to make.
+ */
+static unsigned long long running_text(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	unsigned long long text = 0;
+	char *line = NULL;
+	size_t cap = 0;
+
+	while (f && !text && getline(&line, &cap, f) > 0)
+		text = kmt_kallsyms_text(line);
+	free(line);
+	if (f)
+		fclose(f);
+	return text;
+}
+
 void kmt_kernel_identity(const char *kallsyms, char *buf, size_t len)
 {
-	size_t klen;
-	char *own = kallsyms ? NULL : kmt_read_text_file("/proc/kallsyms", &klen);
+	unsigned long long text = kallsyms ? kmt_kallsyms_text(kallsyms) : running_text();
 	unsigned char notes[NOTES_MAX];
-	unsigned long long text = 0;
 	char hex[129] = "";
 	size_t nlen;
 	int at = 0;
 
-	if (kallsyms || own)
-		text = kmt_kallsyms_text(kallsyms ? kallsyms : own);
-	free(own);
 	nlen = read_binary("/sys/kernel/notes", notes, sizeof(notes));
 	if (!build_id(notes, nlen, hex, sizeof(hex)))
 		hex[0] = '\0';
