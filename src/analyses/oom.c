@@ -5,7 +5,6 @@
  * the task whose allocation chose it.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +54,6 @@ static struct kmt_filter *oom_filter(void *priv)
 {
 	return &((struct oom_state *)priv)->filter;
 }
-
 
 static int oom_start(void *priv, const struct kmt_session *s)
 {

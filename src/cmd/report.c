@@ -46,7 +46,6 @@ static const struct option common_longopts[] = {
 };
 #define COMMON_SHORTOPTS	"i:Hh"
 
-
 static void usage(FILE *fp)
 {
 	int i;
@@ -150,7 +149,6 @@ static int merge_options(const struct kmt_analysis *an, struct option *longopts,
 	snprintf(shortopts, len, "+:%s%s", an->shortopts ? an->shortopts : "", COMMON_SHORTOPTS);
 	return 0;
 }
-
 
 /*
  * Parse the options of analysis argv[0] into its state @priv; common
