@@ -27,7 +27,7 @@ BUILD     ?= build
 export PKG_CONFIG_PATH := /usr/local/lib/pkgconfig:$(PKG_CONFIG_PATH)
 
 CC        ?= gcc
-PKGS      := libtracefs libtraceevent libtracecmd
+PKGS      := libtracefs libtraceevent libtracecmd libdw
 # libperf: record layouts (perf/event.h) and the fault sampler's perf events;
 # its shared library carries the libapi parts the static one leaves out.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) libperf 2>/dev/null)

@@ -124,6 +124,7 @@ parsing_tests() {
 	textlog_parsing_tests
 	plugins_parsing_tests
 	hostile_parsing_tests
+	symbols_parsing_tests
 }
 
 if [ "${KMT_IT_PHASE:-}" = parsing ]; then

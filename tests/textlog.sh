@@ -12,7 +12,7 @@ INSTANCE_TEXT=$TRACES/instance-trace.txt	# cat trace of an instance
 same_reports() {
 	local dat=$1 text=$2; shift 2
 	"$KMTRACE" report -i "$dat" slab --caller --cache page --order --gfp --pid "$@" \
-		--format json >"$WORK/tl-dat.json" || return 1
+		--format json >"$WORK/tl-dat.json" 2>"$WORK/tl-dat.err" || return 1
 	"$KMTRACE" report -i "$text" slab --caller --cache page --order --gfp --pid "$@" \
 		--format json >"$WORK/tl-text.json" 2>"$WORK/tl-text.err" || return 1
 	python3 - "$WORK/tl-dat.json" "$WORK/tl-text.json" <<'PY'
@@ -36,10 +36,17 @@ print('  identical: %d figures and rows' % n)
 PY
 }
 
-# The text of trace-cmd report -t of a fixture reads like the fixture itself.
+# The text of trace-cmd report -t of a fixture reads like the fixture itself;
+# standard error says the same of symbols (the fixture has no kallsyms, so
+# the text has raw addresses) and nothing else.
 test_text_trace_cmd_report() {
 	trace-cmd report -t -i "$TRACES/small.dat" >"$WORK/small.txt" 2>/dev/null || return 1
-	same_reports "$TRACES/small.dat" "$WORK/small.txt" && [ ! -s "$WORK/tl-text.err" ]
+	same_reports "$TRACES/small.dat" "$WORK/small.txt" || return 1
+	sed 's/^kmtrace: [^:]*: //' "$WORK/tl-dat.err" >"$WORK/tl-dat.said"
+	sed 's/^kmtrace: [^:]*: //' "$WORK/tl-text.err" >"$WORK/tl-text.said"
+	cat "$WORK/tl-text.said" | sed 's/^/  /'
+	cmp -s "$WORK/tl-dat.said" "$WORK/tl-text.said" &&
+		! grep -qv 'kernel addresses not resolved' "$WORK/tl-text.said"
 }
 
 # Standard input gives the same report as the file.

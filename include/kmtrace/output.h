@@ -59,6 +59,12 @@ struct kmt_output *kmt_output_new(enum kmt_format format, FILE *fp, int human);
 /* Start the section of analysis @name; what follows belongs to it. */
 int kmt_output_begin(struct kmt_output *out, const char *name);
 
+/*
+ * Start section @name about the input rather than an analysis (e.g. where
+ * symbols came from): JSON shows it at the top level, beside "analyses".
+ */
+int kmt_output_begin_input(struct kmt_output *out, const char *name);
+
 /* Add a summary value @key (shown as @label in text) of kind @kind. */
 int kmt_output_value(struct kmt_output *out, const char *key, const char *label,
 		     enum kmt_kind kind, union kmt_cell value);
@@ -88,7 +94,7 @@ static inline int kmt_output_string(struct kmt_output *out, const char *key, con
 	return kmt_output_value(out, key, label, KMT_KIND_STRING, (union kmt_cell){ .s = v });
 }
 
-/* Start table @name with @ncols columns described by @cols (copied, names too). */
+/* Start table @name with @ncols columns described by @cols (all copied, @title too). */
 struct kmt_table *kmt_output_table(struct kmt_output *out, const char *name,
 				   const char *title, int ncols,
 				   const struct kmt_column *cols);

@@ -150,6 +150,29 @@ const char *kmt_reader_function(struct kmt_reader *r, unsigned long long addr,
 int kmt_reader_use_kallsyms(struct kmt_reader *r, const char *path, struct kmt_error *err);
 
 /*
+ * Resolve kernel addresses through the kernel image (vmlinux) @path: its
+ * symbols, and with DWARF the file:line and inlined function of each
+ * address. Returns 0; 1 when the image is another build than the
+ * recording (build-id): then no names at all, and @err says why; -1 with
+ * @err filled when @path is no usable ELF file.
+ */
+int kmt_reader_use_vmlinux(struct kmt_reader *r, const char *path, struct kmt_error *err);
+
+/*
+ * The source file (relative to the build tree) of the function @addr is
+ * in, not of a function inlined there, into @buf. Returns 1, or 0 when not
+ * known (no --vmlinux with DWARF, or @addr not in it).
+ */
+int kmt_reader_source_file(struct kmt_reader *r, unsigned long long addr, char *buf,
+			   size_t len);
+
+/* Whether source files are known (kmt_reader_use_vmlinux() with DWARF). */
+bool kmt_reader_has_sources(struct kmt_reader *r);
+
+/* How many distinct addresses symbol lookups resolved, and how many they did not. */
+void kmt_reader_symbol_counts(struct kmt_reader *r, size_t *resolved, size_t *unresolved);
+
+/*
  * Event formats of the recording kmtrace could not use as they are: in
  * *@skipped, unusable (their events count as unknown); in *@print_left_out,
  * print formats that could crash libtraceevent (those events print their

@@ -26,6 +26,7 @@ static const struct option page_longopts[] = {
 	{ "caller", no_argument, NULL, OPT_CALLER },
 	{ "timeline", required_argument, NULL, OPT_TIMELINE },
 	{ "lines", required_argument, NULL, 'l' },
+	KMT_ROLLUP_LONGOPTS,
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -41,6 +42,8 @@ static int page_option(void *priv, int key, const char *arg, char *msg, int msgl
 	};
 	struct page_state *st = priv;
 
+	if (kmt_rollup_is_option(key))
+		return kmt_rollup_option(&st->rollup, key, arg, msg, msglen);
 	if (key >= OPT_PID && key <= OPT_CALLER) {
 		st->tables |= table_of[key - OPT_PID];
 		return 0;
@@ -411,12 +414,22 @@ static const struct kmt_need page_needs[] = {
 /* --caller on a recording without call stacks: why the table is not there. */
 static const char *page_remark(void *priv)
 {
-	const struct page_state *st = priv;
+	struct page_state *st = priv;
 
 	if ((st->tables & PAGE_TABLE_CALLER) && !st->ncallers)
 		return "--caller needs call stacks (perf record -g), which this recording "
 		       "does not carry; no caller table";
-	return NULL;
+	if (!(st->tables & PAGE_TABLE_CALLER) && kmt_rollup_active(&st->rollup))
+		return "--by-dir, --by-module and --branch roll up the caller table (--caller)";
+	if (kmt_rollup_problem(&st->rollup, st->reader))
+		return kmt_rollup_problem(&st->rollup, st->reader);
+	if (!(st->tables & PAGE_TABLE_CALLER) || !st->caller_unresolved)
+		return NULL;
+	snprintf(st->remark, sizeof(st->remark), "--caller: %llu of %llu allocations have "
+		 "stack frames without symbols, where allocator frames cannot be told from "
+		 "callers (their rows are raw addresses; give --kallsyms or --vmlinux)",
+		 (unsigned long long)st->caller_unresolved, (unsigned long long)st->with_caller);
+	return st->remark;
 }
 
 const struct kmt_analysis kmt_analysis_page = {
@@ -433,7 +446,8 @@ const struct kmt_analysis kmt_analysis_page = {
 	"  --timeline MS       outstanding pages per MS-millisecond interval, total and\n"
 	"                      for the top processes\n"
 	"  -l, --lines N       at most N rows per table; N processes in --timeline\n"
-	"                      (default 5)\n",
+	"                      (default 5)\n"
+	KMT_ROLLUP_USAGE,
 	.shortopts = "l:",
 	.longopts = page_longopts,
 	.needs = page_needs,

@@ -8,6 +8,7 @@
 
 #include <kmtrace/analysis.h>
 #include "filter.h"
+#include "rollup.h"
 #include "common/hashmap.h"
 #include "common/mmnames.h"
 
@@ -117,6 +118,10 @@ struct page_state {
 	uint32_t ncallers, cap_callers;
 	struct kmt_hashmap frame_cache;
 	uint64_t no_stack;		/* allocations without a call stack */
+	struct kmt_rollup rollup;	/* --by-dir, --by-module, --branch of --caller */
+	uint64_t caller_unresolved;	/* callers taken from frames without a symbol */
+	uint64_t with_caller;		/* allocations given a caller row */
+	char remark[320];
 
 	/* Per task, the last pfns it freed with mm_page_free, + 1 (0: empty). */
 	struct kmt_hashmap recent_index;	/* pid -> recent[] */

@@ -75,6 +75,10 @@ uint32_t kmt_page_caller_of(struct page_state *st, const struct kmt_event *ev)
 
 		if (ip >= CONTEXT_MARKERS || !(fn = frame_function(st, ip)))
 			continue;
+		/* no name, no telling an allocator frame from the caller */
+		if (fn == ip && !kmt_reader_function(st->reader, ip, NULL, NULL))
+			st->caller_unresolved++;
+		st->with_caller++;
 		return caller_row(st, fn);
 	}
 	st->no_stack++;

@@ -233,14 +233,6 @@ static int report_gfp(const struct page_state *st, struct kmt_output *out,
 	return t ? ret : -1;
 }
 
-static int by_caller_pages(uint32_t a, uint32_t b, void *ctx)
-{
-	const struct page_state *st = ctx;
-	uint64_t x = st->callers[a].c.pages, y = st->callers[b].c.pages;
-
-	return x > y ? -1 : x < y;
-}
-
 /* Name of a caller row: the function [module], or its raw address. */
 static const char *caller_name(struct page_state *st, uint64_t fn, char *buf, size_t len)
 {
@@ -256,28 +248,111 @@ static const char *caller_name(struct page_state *st, uint64_t fn, char *buf, si
 	return buf;
 }
 
+/*
+ * The caller rows as the rollup options ask, into @rows (the caller's):
+ * summed per group, named in @names, or only those under --branch.
+ * Returns the number of rows, or -1 when out of memory.
+ */
+static long roll_up_callers(struct page_state *st, struct page_caller **rows,
+			    struct kmt_rollup_result *res)
+{
+	uint64_t *addrs = malloc((st->ncallers ? st->ncallers : 1) * sizeof(*addrs));
+	bool grouped = kmt_rollup_groups(&st->rollup);
+	uint32_t i, to;
+	int ret;
+
+	for (i = 0; addrs && i < st->ncallers; i++)
+		addrs[i] = st->callers[i].start;
+	ret = addrs ? kmt_rollup_assign(&st->rollup, st->reader, addrs, st->ncallers, res) : -1;
+	free(addrs);
+	if (ret || !(*rows = calloc(res->n ? res->n : 1, sizeof(**rows)))) {
+		if (!ret)
+			kmt_rollup_free(res);
+		return -1;
+	}
+	for (i = 0; i < st->ncallers; i++) {
+		struct page_count *c, *from = &st->callers[i].c;
+
+		if ((to = res->of[i]) == KMT_ROLLUP_OUT)
+			continue;
+		c = &(*rows)[to].c;
+		(*rows)[to].start = grouped ? to : st->callers[i].start;
+		c->allocs += from->allocs;
+		c->pages += from->pages;
+		c->frees += from->frees;
+		c->pages_freed += from->pages_freed;
+		c->failures += from->failures;
+		c->live_pages += from->live_pages;
+	}
+	return res->n;
+}
+
+static int cmp_caller_pages(const struct page_caller *rows, uint32_t a, uint32_t b)
+{
+	uint64_t x = rows[a].c.pages, y = rows[b].c.pages;
+
+	return x > y ? -1 : x < y;
+}
+
+static int by_caller_pages(uint32_t a, uint32_t b, void *ctx)
+{
+	return cmp_caller_pages(((const struct page_state *)ctx)->callers, a, b);
+}
+
+static int by_row_pages(uint32_t a, uint32_t b, void *ctx)
+{
+	return cmp_caller_pages(ctx, a, b);
+}
+
+/* The table title and key column of the caller table as the options ask. */
+static const char *callers_title(const struct kmt_rollup *ro, struct kmt_column *key,
+				 char *buf, size_t len)
+{
+	*key = (struct kmt_column){ "caller", "CALLER", KMT_KIND_STRING };
+	if (kmt_rollup_groups(ro))
+		*key = (struct kmt_column){ ro->by_module ? "module" : "dir",
+					    kmt_rollup_column(ro), KMT_KIND_STRING };
+	snprintf(buf, len, "Per %s (first frame outside the page allocator%s%s)",
+		 ro->by_module ? "module" : ro->depth ? "source directory" : "caller",
+		 ro->branch[0] ? ", under " : "", ro->branch);
+	return buf;
+}
+
 int kmt_page_report_callers(struct page_state *st, struct kmt_output *out)
 {
-	static const struct kmt_column cols[] = {
-		{ "caller", "CALLER", KMT_KIND_STRING }, COUNT_COLUMNS,
-	};
-	uint32_t *idx = kmt_sorted_index(st->ncallers, by_caller_pages, st), i;
+	struct kmt_column cols[] = { { 0 }, COUNT_COLUMNS };
+	struct page_caller *rows = st->callers;
+	struct kmt_rollup_result res = { 0 };
+	long n = st->ncallers;
+	uint32_t *idx, i;
 	union kmt_cell row[1 + NCOUNT];
-	struct kmt_table *t;
-	char name[256];
+	struct kmt_table *t = NULL;
+	char name[256], title[384];
 	int ret = 0;
 
-	t = idx ? kmt_output_table(out, "callers", "Per caller (first frame outside the page "
-				   "allocator)", 1 + NCOUNT, cols) : NULL;
-	for (i = 0; t && i < st->ncallers && (st->lines < 0 || i < st->lines) && !ret; i++) {
-		row[0].s = caller_name(st, st->callers[idx[i]].start, name, sizeof(name));
-		count_cells(&st->callers[idx[i]].c, row + 1);
+	if (kmt_rollup_active(&st->rollup) && (n = roll_up_callers(st, &rows, &res)) < 0)
+		return -1;
+	idx = rows == st->callers ? kmt_sorted_index(n, by_caller_pages, st) :
+	      kmt_sorted_index(n, by_row_pages, rows);
+	if (idx)
+		t = kmt_output_table(out, "callers", callers_title(&st->rollup, &cols[0], title,
+								  sizeof(title)), 1 + NCOUNT, cols);
+	for (i = 0; t && i < n && (st->lines < 0 || i < st->lines) && !ret; i++) {
+		row[0].s = kmt_rollup_groups(&st->rollup) ? res.names[idx[i]] :
+			   caller_name(st, rows[idx[i]].start, name, sizeof(name));
+		count_cells(&rows[idx[i]].c, row + 1);
 		ret = kmt_table_row(t, row);
 	}
 	free(idx);
+	if (rows != st->callers) {
+		free(rows);
+		kmt_rollup_free(&res);
+	}
 	if (!ret && t)
 		ret = kmt_output_count(out, "allocs_without_caller", "Allocations without a "
-				       "call stack", st->no_stack);
+				       "call stack", st->no_stack) ||
+		      kmt_output_count(out, "allocs_caller_unresolved", "Allocations whose "
+				       "caller frame has no symbol", st->caller_unresolved);
 	return t ? ret : -1;
 }
 

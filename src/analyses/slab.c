@@ -28,6 +28,7 @@ static const struct option slab_longopts[] = {
 	{ "lines", required_argument, NULL, 'l' },
 	{ "kmalloc-only", no_argument, NULL, OPT_KMALLOC_ONLY },
 	{ "cache-only", no_argument, NULL, OPT_CACHE_ONLY },
+	KMT_ROLLUP_LONGOPTS,
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -35,6 +36,8 @@ static int slab_option(void *priv, int key, const char *arg, char *msg, int msgl
 {
 	struct slab_opts *o = &((struct slab_state *)priv)->o;
 
+	if (kmt_rollup_is_option(key))
+		return kmt_rollup_option(&o->rollup, key, arg, msg, msglen);
 	switch (key) {
 	case OPT_CALLER:
 		o->tables |= SLAB_TABLE_CALLER;
@@ -64,6 +67,16 @@ static int slab_option(void *priv, int key, const char *arg, char *msg, int msgl
 	}
 	snprintf(msg, msglen, "unhandled option");
 	return -1;
+}
+
+/* What a rollup option cannot do on this recording, said once. */
+static const char *slab_remark(void *priv)
+{
+	const struct slab_state *st = priv;
+
+	if (!(st->o.tables & SLAB_TABLE_CALLER) && kmt_rollup_active(&st->o.rollup))
+		return "--by-dir, --by-module and --branch roll up the call-site table (--caller)";
+	return kmt_rollup_problem(&st->o.rollup, st->reader);
 }
 
 static struct kmt_filter *slab_filter(void *priv)
@@ -147,22 +160,10 @@ static uint32_t group_row(struct slab_group *g, uint64_t key, bool *made)
 	return g->n++;
 }
 
-/* FNV-1a of a cache name. */
-static uint64_t name_hash(const char *s, int len)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	while (len--) {
-		h ^= (unsigned char)*s++;
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
 /* Row of the cache named @name (@len bytes); hash collisions probe on. */
 static uint32_t named_cache_row(struct slab_state *st, const char *name, int len)
 {
-	uint64_t h = name_hash(name, len);
+	uint64_t h = kmt_hash_bytes(name, len);
 	bool made;
 
 	for (;; h++) {
@@ -423,7 +424,8 @@ const struct kmt_analysis kmt_analysis_slab = {
 	"                      maxlive, callsite, ptr, cache, pid\n"
 	"  -l, --lines N       at most N rows per table\n"
 	"  --kmalloc-only      only kmalloc/kfree\n"
-	"  --cache-only        only kmem_cache_alloc/kmem_cache_free\n",
+	"  --cache-only        only kmem_cache_alloc/kmem_cache_free\n"
+	KMT_ROLLUP_USAGE,
 	.shortopts = "s:l:",
 	.longopts = slab_longopts,
 	.needs = slab_needs,
@@ -436,5 +438,6 @@ const struct kmt_analysis kmt_analysis_slab = {
 	.start = slab_start,
 	.event = slab_event,
 	.report = kmt_slab_report,
+	.remark = slab_remark,
 	.free = slab_free,
 };

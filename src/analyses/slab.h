@@ -8,6 +8,7 @@
 
 #include <kmtrace/analysis.h>
 #include "filter.h"
+#include "rollup.h"
 #include "common/hashmap.h"
 
 #define SLAB_NO_ROW	UINT32_MAX
@@ -67,6 +68,7 @@ struct slab_opts {
 	long long lines;	/* rows per table, -1: all */
 	bool kmalloc_only, cache_only;
 	struct kmt_filter filter;
+	struct kmt_rollup rollup;	/* --by-dir, --by-module, --branch */
 };
 
 struct slab_state {

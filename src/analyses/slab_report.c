@@ -13,6 +13,9 @@ static const char *const sort_names[] = {
 	[SORT_WASTE] = "waste", [SORT_MAXLIVE] = "maxlive", [SORT_CALLSITE] = "callsite",
 	[SORT_PTR] = "ptr", [SORT_CACHE] = "cache", [SORT_PID] = "pid",
 };
+/* Internal: the call-site table rolled up into groups (rollup.h). */
+#define SLAB_TABLE_GROUP	(1u << 31)
+
 #define NSORT	(int)(sizeof(sort_names) / sizeof(sort_names[0]))
 
 int kmt_slab_parse_sort(struct slab_opts *o, const char *arg, char *msg, int msglen)
@@ -127,6 +130,8 @@ static int cmp_rows(uint32_t a, uint32_t b, void *ctx)
 		if (r)
 			return r;
 	}
+	if (rs->table == SLAB_TABLE_GROUP)
+		return strcmp(x->name, y->name);
 	if (rs->table == SLAB_TABLE_CALLER && (r = cmp_callsite_names(rs, x->key, y->key)))
 		return r;
 	return cmp_u64(x->key, y->key);		/* stable across runs */
@@ -217,6 +222,7 @@ static void key_cells(const struct slab_state *st, unsigned int flag,
 		callsite_cell(st, row->callsite, &c[1], buf, len);
 		break;
 	case SLAB_TABLE_CACHE:
+	case SLAB_TABLE_GROUP:
 		c[0].s = row->name ? row->name : "";
 		break;
 	case SLAB_TABLE_PID:
@@ -237,15 +243,14 @@ static const struct slab_group *group_of(const struct slab_state *st, unsigned i
 }
 
 static int report_table(const struct slab_state *st, const struct table_kind *tk,
-			struct kmt_output *out)
+			const struct slab_group *g, struct kmt_output *out)
 {
-	const struct slab_group *g = group_of(st, tk->flag);
 	struct kmt_column cols[MAX_COLUMNS];
 	union kmt_cell cells[MAX_COLUMNS];
 	int ncols = tk->nkeys + NSTAT_COLUMNS, ret = 0, i;
 	struct kmt_table *t;
 	uint32_t *idx, r;
-	char sym[512];
+	char sym[1024];
 
 	memcpy(cols, tk->cols, sizeof(cols));
 	for (i = 0; i < tk->nkeys; i++)
@@ -262,6 +267,88 @@ static int report_table(const struct slab_state *st, const struct table_kind *tk
 		ret = kmt_table_row(t, cells);
 	}
 	free(idx);
+	return ret;
+}
+
+static void add_stat(struct slab_stat *to, const struct slab_stat *s)
+{
+	to->alloc += s->alloc;
+	to->req += s->req;
+	to->hits += s->hits;
+	to->frees += s->frees;
+	to->live_bytes += s->live_bytes;
+	to->live_req += s->live_req;
+	to->live_objs += s->live_objs;
+	to->max_live += s->max_live;	/* the sum of the call sites' peaks: an upper bound */
+	to->pingpong += s->pingpong;
+}
+
+/*
+ * The call-site rows as the rollup options ask: summed per group (rows
+ * named after it, keyed by group) or only those under --branch. Returns 0
+ * or -1 when out of memory; @out's rows and names are the caller's.
+ */
+static int roll_up_callers(const struct slab_state *st, struct slab_group *out)
+{
+	const struct slab_group *g = &st->callers;
+	bool grouped = kmt_rollup_groups(&st->o.rollup);
+	uint64_t *addrs = malloc((g->n ? g->n : 1) * sizeof(*addrs));
+	struct kmt_rollup_result res;
+	uint32_t i, to;
+
+	for (i = 0; addrs && i < g->n; i++)
+		addrs[i] = g->rows[i].key;
+	if (!addrs || kmt_rollup_assign(&st->o.rollup, st->reader, addrs, g->n, &res)) {
+		free(addrs);
+		return -1;
+	}
+	free(addrs);
+	memset(out, 0, sizeof(*out));
+	out->rows = calloc(res.n ? res.n : 1, sizeof(*out->rows));
+	for (i = 0; out->rows && i < g->n; i++) {
+		if ((to = res.of[i]) == KMT_ROLLUP_OUT)
+			continue;
+		out->rows[to].key = grouped ? to : g->rows[i].key;
+		add_stat(&out->rows[to].st, &g->rows[i].st);
+	}
+	for (i = 0; out->rows && grouped && i < res.n; i++) {
+		out->rows[i].name = res.names[i];	/* handed over */
+		res.names[i] = NULL;
+	}
+	out->n = res.n;
+	kmt_rollup_free(&res);
+	return out->rows ? 0 : -1;
+}
+
+/* The call-site table rolled up (--by-dir, --by-module, --branch). */
+static int report_rolled_callers(const struct slab_state *st, struct kmt_output *out)
+{
+	const struct kmt_rollup *ro = &st->o.rollup;
+	struct table_kind tk = { SLAB_TABLE_CALLER, "callers", "Per call site", 1,
+				 { { "callsite", "CALLSITE", KMT_KIND_SYMBOL }, STAT_COLUMNS } };
+	struct slab_group g;
+	char title[320];
+	uint32_t i;
+	int ret;
+
+	if (roll_up_callers(st, &g))
+		return -1;
+	if (kmt_rollup_groups(ro)) {
+		snprintf(title, sizeof(title), "Per %s%s%s%s", ro->by_module ? "module" :
+			 "source directory", ro->branch[0] ? " (call sites under " : "",
+			 ro->branch, ro->branch[0] ? "/)" : "");
+		tk = (struct table_kind){ SLAB_TABLE_GROUP, ro->by_module ? "modules" : "dirs",
+					  title, 1, { { ro->by_module ? "module" : "dir",
+							kmt_rollup_column(ro), KMT_KIND_STRING },
+						      STAT_COLUMNS } };
+	} else {
+		snprintf(title, sizeof(title), "Per call site under %s/", ro->branch);
+		tk.title = title;
+	}
+	ret = report_table(st, &tk, &g, out);
+	for (i = 0; i < g.n; i++)
+		free(g.rows[i].name);
+	free(g.rows);
 	return ret;
 }
 
@@ -324,8 +411,13 @@ int kmt_slab_report(void *priv, const struct kmt_session *s, struct kmt_output *
 		return -1;
 	if (report_summary(st, out))
 		return -1;
-	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
-		if ((st->o.tables & tables[i].flag) && report_table(st, &tables[i], out))
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		if (!(st->o.tables & tables[i].flag))
+			continue;
+		if (tables[i].flag == SLAB_TABLE_CALLER && kmt_rollup_active(&st->o.rollup) ?
+		    report_rolled_callers(st, out) :
+		    report_table(st, &tables[i], group_of(st, tables[i].flag), out))
 			return -1;
+	}
 	return 0;
 }

@@ -26,13 +26,14 @@ struct report_args {
 	int human;
 	const char *formats_dir;
 	const char *kallsyms;
+	const char *vmlinux;
 	const struct kmt_analysis *an[MAX_ANALYSES];
 	void *priv[MAX_ANALYSES];
 	int n;
 };
 
 /* Keys of the common options without a short form (analyses use 0x100..0x3ff). */
-enum { OPT_KALLSYMS = 0x400 };
+enum { OPT_KALLSYMS = 0x400, OPT_VMLINUX };
 
 static const struct option common_longopts[] = {
 	{ "input", required_argument, NULL, 'i' },
@@ -41,6 +42,7 @@ static const struct option common_longopts[] = {
 	{ "formats", required_argument, NULL, 'M' },
 	{ "print", no_argument, NULL, 'P' },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -62,6 +64,9 @@ static void usage(FILE *fp)
 		"                    as in tracefs's events/; default: those shipped)\n"
 		"      --kallsyms FILE  kernel symbols from FILE (a saved /proc/kallsyms or a\n"
 		"                    System.map) instead of the recording's or this machine's\n"
+		"      --vmlinux FILE   kernel symbols from an image with a symbol table; with\n"
+		"                    DWARF also file:line and inlined functions (modules still\n"
+		"                    from the kallsyms); refused if its build-id is another's\n"
 		"  -H, --human       sizes as KiB/MiB in text\n"
 		"      --print       every event on one line instead of analyses, decoded by\n"
 		"                    kmtrace's plugins (as trace-cmd report prints them)\n\n"
@@ -99,6 +104,9 @@ static int common_option(struct report_args *a, int c, int *status)
 	case OPT_KALLSYMS:
 		a->kallsyms = optarg;
 		return 0;
+	case OPT_VMLINUX:
+		a->vmlinux = optarg;
+		return 0;
 	case 'h':
 		usage(stdout);
 		*status = 0;
@@ -111,7 +119,8 @@ static int common_option(struct report_args *a, int c, int *status)
 
 static bool is_common(int c)
 {
-	return c == 'i' || c == 'F' || c == 'H' || c == 'h' || c == 'M' || c == OPT_KALLSYMS;
+	return c == 'i' || c == 'F' || c == 'H' || c == 'h' || c == 'M' || c == OPT_KALLSYMS ||
+	       c == OPT_VMLINUX;
 }
 
 /* The option getopt just refused, for the message. */
@@ -394,6 +403,56 @@ static void warn_input_faults(const struct report_args *a, const char *input)
 		fprintf(stderr, "kmtrace: %s: damaged input, mended%s\n", input, line);
 }
 
+/*
+ * --kallsyms and --vmlinux. An image of another kernel build is one
+ * warning line (no names follow); a file that cannot be used stops.
+ */
+static int use_symbol_files(struct report_args *a)
+{
+	struct kmt_error err;
+	int ret;
+
+	if (a->kallsyms && kmt_reader_use_kallsyms(a->s.reader, a->kallsyms, &err)) {
+		kmt_error_print(&err);
+		return -1;
+	}
+	if (!a->vmlinux)
+		return 0;
+	ret = kmt_reader_use_vmlinux(a->s.reader, a->vmlinux, &err);
+	if (ret > 0)
+		fprintf(stderr, "kmtrace: warning: %s: %s\n", err.file, err.msg);
+	else if (ret < 0)
+		kmt_error_print(&err);
+	return ret < 0 ? -1 : 0;
+}
+
+/*
+ * Where kernel symbols came from and how many addresses they named: one
+ * line on standard error when some stayed unresolved, and a "symbols"
+ * section in JSON and CSV. Returns 0 or KMT_EXIT_FAIL.
+ */
+static int report_symbols(struct report_args *a, const char *input, struct kmt_output *out)
+{
+	const char *from = kmt_reader_text(a->s.reader, KMT_TEXT_SYMBOLS);
+	size_t resolved, unresolved;
+
+	kmt_reader_symbol_counts(a->s.reader, &resolved, &unresolved);
+	if (!from)
+		from = resolved ? "the recording" : "none";
+	if (unresolved)
+		fprintf(stderr, "kmtrace: %s: %zu of %zu kernel addresses not resolved to a "
+			"function (symbols: %s)\n", input, unresolved, resolved + unresolved, from);
+	if (a->format == KMT_FORMAT_TEXT || a->an[0] == &kmt_print)
+		return 0;
+	if (kmt_output_begin_input(out, "symbols") ||
+	    kmt_output_string(out, "source", "Kernel symbols from", from) ||
+	    kmt_output_count(out, "addresses", "Addresses looked up", resolved + unresolved) ||
+	    kmt_output_count(out, "resolved", "Resolved", resolved) ||
+	    kmt_output_count(out, "unresolved", "Not resolved", unresolved))
+		return KMT_EXIT_FAIL;
+	return 0;
+}
+
 static int open_and_run(struct report_args *a)
 {
 	struct kmt_output *out;
@@ -405,8 +464,7 @@ static int open_and_run(struct report_args *a)
 		kmt_error_print(&err);
 		return KMT_EXIT_INPUT;
 	}
-	if (a->kallsyms && kmt_reader_use_kallsyms(a->s.reader, a->kallsyms, &err)) {
-		kmt_error_print(&err);
+	if (use_symbol_files(a)) {
 		kmt_reader_close(a->s.reader);
 		return KMT_EXIT_INPUT;
 	}
@@ -423,6 +481,7 @@ static int open_and_run(struct report_args *a)
 		kmt_escape(input, sizeof(input), a->s.input);
 		warn_unparsed(a, input);
 		warn_input_faults(a, input);
+		ret = report_symbols(a, input, out);
 	}
 	if (ret)
 		kmt_output_discard(out);

@@ -44,4 +44,14 @@ static inline size_t kmt_hashmap_count(const struct kmt_hashmap *m)
 	return m->count;
 }
 
+/* FNV-1a of the @len bytes at @s: a key for names. */
+static inline uint64_t kmt_hash_bytes(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (len--)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return h;
+}
+
 #endif /* KMT_HASHMAP_H */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1
 /* The helpers of util.h. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,4 +166,62 @@ unsigned long long kmt_kallsyms_text(const char *text)
 	while (p && p > text && p[-1] != '\n')
 		p--;
 	return p ? strtoull(p, NULL, 16) : 0;
+}
+
+#define NT_GNU_BUILD_ID	3
+#define NOTES_MAX	4096	/* the kernel's notes take a few hundred bytes */
+
+static size_t align4(size_t n)
+{
+	return (n + 3) & ~(size_t)3;
+}
+
+/* The GNU build-id note in the ELF notes @notes of @len bytes, as hex into @hex. */
+static bool gnu_build_id(const unsigned char *notes, size_t len, char *hex, size_t hexlen)
+{
+	size_t at = 0;
+
+	while (len - at >= 12) {
+		uint32_t namesz, descsz, type;
+		size_t desc, i;
+
+		memcpy(&namesz, notes + at, 4);
+		memcpy(&descsz, notes + at + 4, 4);
+		memcpy(&type, notes + at + 8, 4);
+		desc = at + 12 + align4(namesz);
+		if (namesz > len || descsz > len || desc > len || descsz > len - desc)
+			return false;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(notes + at + 12, "GNU", 4) &&
+		    descsz && descsz * 2 < hexlen) {
+			for (i = 0; i < descsz; i++)
+				snprintf(hex + 2 * i, 3, "%02x", notes[desc + i]);
+			return true;
+		}
+		at = desc + align4(descsz);
+	}
+	return false;
+}
+
+/* All of @path, binary (NULs and all), up to @cap bytes into @buf; the length, or 0. */
+static size_t read_binary(const char *path, unsigned char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t have = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	while (have < cap && (n = read(fd, buf + have, cap - have)) > 0)
+		have += n;
+	close(fd);
+	return have;
+}
+
+void kmt_running_build_id(char *hex, size_t len)
+{
+	unsigned char notes[NOTES_MAX];
+	size_t n = read_binary("/sys/kernel/notes", notes, sizeof(notes));
+
+	if (!gnu_build_id(notes, n, hex, len) && len)
+		hex[0] = '\0';
 }

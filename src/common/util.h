@@ -52,4 +52,10 @@ void kmt_escape(char *buf, size_t len, const char *s);
 /* fputs() of @s with control characters written as \xNN. EOF on error. */
 int kmt_fputs_escaped(const char *s, FILE *fp);
 
+/*
+ * The running kernel's GNU build-id in hex (from /sys/kernel/notes) into
+ * @hex of @len bytes; "" when it cannot be read.
+ */
+void kmt_running_build_id(char *hex, size_t len);
+
 #endif /* KMT_UTIL_H */

@@ -28,6 +28,7 @@
 #define FILE_HEADER_SIZE	104
 #define PIPE_HEADER_SIZE	16
 #define FEAT_TRACING_DATA	1
+#define FEAT_BUILD_ID		2
 #define FEAT_HOSTNAME		3
 #define FEAT_OSRELEASE		4
 #define FEAT_ARCH		6
@@ -179,6 +180,31 @@ static int parse_tracing(struct kmt_reader *r, struct perfdata *pd, const unsign
 	return 0;
 }
 
+/*
+ * HEADER_BUILD_ID: records of header (8 bytes), pid (4), build-id (20
+ * bytes and, with misc bit 15, its size in the 21st; 24 in all) and file
+ * name. The kernel's is the recording's kernel build-id.
+ */
+static void take_build_ids(struct kmt_reader *r, const unsigned char *buf, uint64_t size)
+{
+	uint64_t at = 0;
+
+	while (size - at >= 36 + sizeof(KERNEL_MAP)) {
+		const unsigned char *e = buf + at;
+		uint16_t len = (uint16_t)(e[6] | e[7] << 8), misc = (uint16_t)(e[4] | e[5] << 8);
+		unsigned int i, n = misc & (1u << 15) && e[32] <= 20 ? e[32] : 20;
+
+		if (len < 36 + sizeof(KERNEL_MAP) || len > size - at)
+			return;
+		if (!memcmp(e + 36, KERNEL_MAP, sizeof(KERNEL_MAP))) {
+			for (i = 0; i < n; i++)
+				sprintf(r->kernel_build_id + 2 * i, "%02x", e[12 + i]);
+			return;
+		}
+		at += len;
+	}
+}
+
 /* A feature's content (the same in a file section and a HEADER_FEATURE record). */
 static int take_feature(struct kmt_reader *r, struct perfdata *pd, int bit,
 			const unsigned char *buf, uint64_t size, uint64_t file_off,
@@ -189,6 +215,9 @@ static int take_feature(struct kmt_reader *r, struct perfdata *pd, int bit,
 	switch (bit) {
 	case FEAT_TRACING_DATA:
 		return parse_tracing(r, pd, buf, size, file_off, err);
+	case FEAT_BUILD_ID:
+		take_build_ids(r, buf, size);
+		return 0;
 	case FEAT_HOSTNAME:
 	case FEAT_OSRELEASE:
 	case FEAT_ARCH:
@@ -205,7 +234,7 @@ static int take_feature(struct kmt_reader *r, struct perfdata *pd, int bit,
 
 static bool wanted_feature(int bit)
 {
-	return bit == FEAT_TRACING_DATA || bit == FEAT_HOSTNAME ||
+	return bit == FEAT_TRACING_DATA || bit == FEAT_BUILD_ID || bit == FEAT_HOSTNAME ||
 	       bit == FEAT_OSRELEASE || bit == FEAT_ARCH;
 }
 

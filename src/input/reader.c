@@ -11,12 +11,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 #include <traceevent/event-parse.h>
 
 #include "reader_local.h"
-#include "symbols.h"
 #include "container/tracedat.h"
 #include "common/util.h"
 
@@ -54,9 +52,8 @@ void kmt_reader_free_common(struct kmt_reader *r)
 
 	for (i = 0; i < KMT_TEXT_NR; i++)
 		free(r->texts[i]);
-	kmt_symbols_free(r->symbols);
+	kmt_reader_free_symbols(r);
 	free(r->fault_samples);
-	free(r->live_release);
 	free(r->stats);
 	free(r->path);
 	free(r);
@@ -220,41 +217,6 @@ const struct kmt_cpu_stats *kmt_reader_cpu_stats(struct kmt_reader *r, int cpu)
 	return cpu >= 0 && cpu < r->ncpus ? &r->stats[cpu] : NULL;
 }
 
-int kmt_reader_set_symbols(struct kmt_reader *r, const char *text, size_t len)
-{
-	struct kmt_symbols *syms = kmt_symbols_parse(text, len);
-
-	if (!syms || kmt_symbols_attach(syms, r->tep)) {
-		kmt_symbols_free(syms);
-		return -1;
-	}
-	kmt_symbols_free(r->symbols);
-	r->symbols = syms;
-	return 0;
-}
-
-/* Why this machine's /proc/kallsyms cannot stand for the recording's, or NULL when it did. */
-static const char *use_live_kallsyms(struct kmt_reader *r)
-{
-	struct utsname u;
-	size_t len;
-	char *text;
-	const char *why = NULL;
-
-	if (!r->kernel_text)
-		return "the recording has no kernel map";
-	if (uname(&u) || strcmp(u.release, r->live_release))
-		return "the recording is of another kernel than this machine runs";
-	if (!(text = kmt_read_text_file("/proc/kallsyms", &len)))
-		return "cannot read /proc/kallsyms";
-	if (kmt_kallsyms_text(text) != r->kernel_text)
-		why = "/proc/kallsyms does not match the recording (another boot, or addresses hidden)";
-	else if (kmt_reader_set_symbols(r, text, len))
-		why = "out of memory";
-	free(text);
-	return why;
-}
-
 /* The next line of @p (moved past it), its length in *@len; NULL at the end. */
 static const char *next_text_line(const char **p, size_t *len)
 {
@@ -313,133 +275,11 @@ void kmt_reader_take_cmdlines(struct tep_handle *tep, const char *text)
 	}
 }
 
-/*
- * Move the symbols of a kallsyms file whose _text is at @file_text to the
- * recording's _text (another boot of the same build: KASLR moved the
- * kernel). Modules load elsewhere on each boot: their symbols are left
- * out then. Says in @where what was done.
- */
-static void relocate(struct kmt_reader *r, unsigned long long file_text, const char *path,
-		     char *where, size_t len)
-{
-	unsigned long long delta = r->kernel_text - file_text;
-	size_t left_out;
-
-	if (!r->kernel_text || !file_text || !delta) {
-		snprintf(where, len, "%s (--kallsyms, %zu symbols)", path,
-			 kmt_symbols_count(r->symbols));
-		return;
-	}
-	left_out = kmt_symbols_relocate(r->symbols, delta);
-	snprintf(where, len, "%s (--kallsyms, %zu symbols, moved by %s0x%llx to the "
-		 "recording's _text 0x%llx; %zu module symbols left out)", path,
-		 kmt_symbols_count(r->symbols), (long long)delta < 0 ? "-" : "+",
-		 (long long)delta < 0 ? -delta : delta, r->kernel_text, left_out);
-}
-
-int kmt_reader_use_kallsyms(struct kmt_reader *r, const char *path, struct kmt_error *err)
-{
-	size_t len;
-	char *text = kmt_read_text_file(path, &len);
-	char where[512];
-	int ret = -1;
-
-	if (!text) {
-		kmt_error_set(err, path, -1, "cannot read: %s", strerror(errno));
-		return -1;
-	}
-	if (kmt_reader_set_symbols(r, text, len)) {
-		kmt_error_set(err, path, -1, "out of memory");
-		goto out;
-	}
-	if (!kmt_symbols_count(r->symbols)) {
-		kmt_error_set(err, path, 0, "no symbols in it (want /proc/kallsyms or System.map "
-			      "lines: ADDRESS TYPE NAME)");
-		goto out;
-	}
-	relocate(r, kmt_kallsyms_text(text), path, where, sizeof(where));
-	free(r->texts[KMT_TEXT_SYMBOLS]);
-	r->texts[KMT_TEXT_SYMBOLS] = strdup(where);
-	free(r->live_release);		/* this file, not this machine's /proc/kallsyms */
-	r->live_release = NULL;
-	ret = 0;
-out:
-	free(text);
-	return ret;
-}
-
-int kmt_reader_defer_live_kallsyms(struct kmt_reader *r, const char *release,
-				   unsigned long long text_addr)
-{
-	free(r->live_release);
-	r->live_release = strdup(release ? release : "");
-	r->kernel_text = text_addr;
-	return r->live_release ? 0 : -1;
-}
-
-/* Load the deferred kallsyms once, and say where the symbols came from. */
-static void load_deferred_symbols(struct kmt_reader *r)
-{
-	const char *why;
-	char text[256];
-
-	if (!r->live_release)
-		return;
-	why = use_live_kallsyms(r);
-	if (why)
-		snprintf(text, sizeof(text), "none: %s", why);
-	else
-		snprintf(text, sizeof(text), "/proc/kallsyms of this machine (same kernel, "
-			 "_text at 0x%llx)", r->kernel_text);
-	free(r->texts[KMT_TEXT_SYMBOLS]);
-	r->texts[KMT_TEXT_SYMBOLS] = strdup(text);
-	free(r->live_release);
-	r->live_release = NULL;
-}
-
 const char *kmt_reader_text(struct kmt_reader *r, enum kmt_reader_text what)
 {
 	if (what == KMT_TEXT_SYMBOLS)
-		load_deferred_symbols(r);
+		kmt_reader_load_symbols(r);
 	return what < KMT_TEXT_NR ? r->texts[what] : NULL;
-}
-
-/* Function, start and module of @addr: our table, else libtraceevent's. */
-static const char *find_function(struct kmt_reader *r, unsigned long long addr,
-				 unsigned long long *start, const char **mod)
-{
-	const char *name;
-
-	load_deferred_symbols(r);
-	if (r->symbols)
-		return kmt_symbols_find(r->symbols, addr, start, mod);
-	if (mod)
-		*mod = NULL;
-	if (!tep_find_function_info(r->tep, addr, &name, start, NULL))
-		return NULL;
-	return name;
-}
-
-const char *kmt_reader_function(struct kmt_reader *r, unsigned long long addr,
-				unsigned long long *start, const char **mod)
-{
-	return find_function(r, addr, start, mod);
-}
-
-int kmt_reader_symbol(struct kmt_reader *r, unsigned long long addr, char *buf, size_t len)
-{
-	unsigned long long start;
-	const char *mod, *name = find_function(r, addr, &start, &mod);
-
-	if (!name) {
-		snprintf(buf, len, "0x%llx", addr);
-		return 0;
-	}
-	if (mod)
-		snprintf(buf, len, "%s+0x%llx [%s]", name, addr - start, mod);
-	else
-		snprintf(buf, len, "%s+0x%llx", name, addr - start);
-	return 1;
 }
 
 void kmt_reader_format_counts(struct kmt_reader *r, unsigned int *skipped,

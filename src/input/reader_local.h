@@ -10,6 +10,7 @@
 #include "container/cpustats.h"
 
 struct kmt_symbols;
+struct kmt_reader_symbols;
 
 /* A backend gives per-CPU streams (next) or one stream in time order (next_any). */
 struct kmt_reader_ops {
@@ -27,9 +28,11 @@ struct kmt_reader {
 	int ncpus;
 	struct kmt_cpu_stats *stats;	/* ncpus entries */
 	char *texts[KMT_TEXT_NR];
-	struct kmt_symbols *symbols;	/* from the saved kallsyms, or NULL */
+	struct kmt_reader_symbols *syms;	/* symbol sources and lookups (reader_symbols.c) */
+	struct kmt_symbols *symbols;	/* the recording's kallsyms or --kallsyms, or NULL */
 	char *live_release;		/* load /proc/kallsyms at first use if it matches */
 	unsigned long long kernel_text;	/* the recording's _text, 0 if unknown */
+	char kernel_build_id[41];	/* the recording's kernel build-id in hex, or "" */
 	struct kmt_fault_sample *fault_samples;	/* kmtrace record's perf samples */
 	size_t nfault_samples;
 	bool fault_samples_damaged;
@@ -46,6 +49,18 @@ int kmt_reader_set_cpus(struct kmt_reader *r, int ncpus);
 
 /* Build @r's symbols from kallsyms @text and make its tep use them. 0 or -1. */
 int kmt_reader_set_symbols(struct kmt_reader *r, const char *text, size_t len);
+
+/*
+ * Text input: the names the text gave to call sites, at made-up addresses
+ * (kallsyms @text), looked up before any other symbols. 0 or -1.
+ */
+int kmt_reader_set_text_symbols(struct kmt_reader *r, const char *text, size_t len);
+
+/* Load the deferred /proc/kallsyms once, saying in KMT_TEXT_SYMBOLS where symbols came from. */
+void kmt_reader_load_symbols(struct kmt_reader *r);
+
+/* Free what the symbol parts of @r hold. */
+void kmt_reader_free_symbols(struct kmt_reader *r);
 
 /*
  * The recording carries no kallsyms (perf.data): at the first symbol lookup,

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * Symbols: one sorted array over one copy of the kallsyms text, names and
- * modules pointing into it. Serves kmtrace's own call-site columns and,
- * as libtraceevent's function resolver, %pS in printed events.
+ * modules pointing into it.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <traceevent/event-parse.h>
 
 #include "symbols.h"
 
@@ -160,18 +159,4 @@ size_t kmt_symbols_relocate(struct kmt_symbols *t, unsigned long long delta)
 	t->n = kept;
 	sort_unique(t);		/* a sum past 2^64 wraps: order again */
 	return left_out;
-}
-
-static char *resolve(void *priv, unsigned long long *addrp, char **modp)
-{
-	const char *mod = NULL;
-	const char *name = kmt_symbols_find(priv, *addrp, addrp, &mod);
-
-	*modp = (char *)mod;
-	return (char *)name;
-}
-
-int kmt_symbols_attach(struct kmt_symbols *t, struct tep_handle *tep)
-{
-	return tep_set_function_resolver(tep, resolve, t);
 }

@@ -5,7 +5,6 @@
 
 #include <stddef.h>
 
-struct tep_handle;
 struct kmt_symbols;
 
 /*
@@ -36,8 +35,5 @@ const char *kmt_symbols_find(const struct kmt_symbols *syms, unsigned long long 
  * module symbols. Returns how many were left out.
  */
 size_t kmt_symbols_relocate(struct kmt_symbols *syms, unsigned long long delta);
-
-/* Make @tep resolve addresses (%pS, plugins) through @syms. Returns 0 or -1. */
-int kmt_symbols_attach(struct kmt_symbols *syms, struct tep_handle *tep);
 
 #endif /* KMT_SYMBOLS_H */

@@ -30,7 +30,7 @@
 #define LINE_MAX_LEN	65536
 #define READ_CHUNK	(1u << 20)
 #define KEPT_BAD	5		/* unparsed lines shown */
-#define FAKE_SYM_BASE	0xffff800000000000ull
+#define FAKE_SYM_BASE	0x0000100000000000ull	/* below any kernel's addresses */
 #define FAKE_SYM_STRIDE	(1ull << 24)	/* room for offsets inside one function */
 #define MAX_TEXT_CPUS	8192
 #define MAX_RECORD	65536	/* formats.c lets no field past it */
@@ -78,15 +78,6 @@ struct textlog {
 	unsigned long long unparsed;
 	char kept[KEPT_BAD][160];
 };
-
-static uint64_t hash_str(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	while (n--)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
 
 /* ---------------------------------------------------------------- formats */
 
@@ -358,7 +349,7 @@ static int record_size(struct tep_event *ev)
 static struct tl_event *event_of(struct kmt_reader *r, struct textlog *tl, const char *name,
 				 size_t len)
 {
-	uint64_t h = hash_str(name, len), idx;
+	uint64_t h = kmt_hash_bytes(name, len), idx;
 	struct tep_event *ev;
 	struct tl_event *te;
 	char *copy;
@@ -403,7 +394,7 @@ static unsigned long long function_address(struct textlog *tl, const char *v)
 		return strtoull(v, NULL, 16);
 	snprintf(key, sizeof(key), "%.*s%s%.*s", (int)nlen, v, mod ? " " : "",
 		 mod ? (int)strcspn(mod, "]") + 1 : 0, mod ? mod : "");
-	h = hash_str(key, strlen(key));
+	h = kmt_hash_bytes(key, strlen(key));
 	if (!kmt_hashmap_get(&tl->sym_index, h, &idx)) {
 		if (kmt_grow(&tl->syms, &tl->cap_syms, tl->nsyms, sizeof(*tl->syms)) ||
 		    !(tl->syms[tl->nsyms] = strdup(key)) ||
@@ -782,7 +773,7 @@ static int finish(struct kmt_reader *r, struct textlog *tl)
 	/* an end mark: the last function's addresses resolve too */
 	at += sprintf(text + at, "%016llx t kmtrace_text_input_end\n",
 		      FAKE_SYM_BASE + tl->nsyms * FAKE_SYM_STRIDE);
-	if (tl->nsyms && kmt_reader_set_symbols(r, text, at)) {
+	if (tl->nsyms && kmt_reader_set_text_symbols(r, text, at)) {
 		free(text);
 		return -1;
 	}

@@ -46,15 +46,20 @@ static void set_text(struct kmt_reader *r, enum kmt_reader_text what, const char
 	r->texts[what] = strndup(s, len);
 }
 
-/* KMT_TD_OPT_KMT_KERNEL: the recording's _text, kept even without kallsyms. */
+/* KMT_TD_OPT_KMT_KERNEL: the recording's _text and build-id, kept even without kallsyms. */
 static void take_kernel(struct kmt_reader *r, const char *data, size_t size)
 {
-	char text[128];
+	char text[256], *id;
+	size_t n;
 
 	snprintf(text, sizeof(text), "%.*s", (int)(size < sizeof(text) ? size : sizeof(text) - 1),
 		 data);
 	if (!strncmp(text, "text 0x", 7))
 		r->kernel_text = strtoull(text + 7, NULL, 16);
+	id = strstr(text, "\nbuild-id ");
+	n = id ? strspn(id + 10, "0123456789abcdef") : 0;
+	if (n >= 2 && n <= 40 && n % 2 == 0)
+		snprintf(r->kernel_build_id, sizeof(r->kernel_build_id), "%.*s", (int)n, id + 10);
 }
 
 /* The samples' result: damaged ones are said in the report, no memory fails the open. */

@@ -11,6 +11,7 @@
 #include <traceevent/event-parse.h>
 
 #include "reader_local.h"
+#include "symbols.h"
 #include "cursor.h"
 #include "formats.h"
 #include "container/tracedat.h"
@@ -85,6 +86,10 @@ static bool parse_symbols(struct kmt_cursor *c, struct kmt_reader *r)
 	}
 	if (len && !r->kernel_text)
 		r->kernel_text = kmt_kallsyms_text(text);
+	if (len && !r->texts[KMT_TEXT_SYMBOLS] &&
+	    asprintf(&r->texts[KMT_TEXT_SYMBOLS], "the recording's kallsyms (%zu symbols)",
+		     kmt_symbols_count(r->symbols)) < 0)
+		r->texts[KMT_TEXT_SYMBOLS] = NULL;
 	free(text);
 	if (!(text = kmt_cursor_blob(c, 4, &len, "printk formats")))
 		return false;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * JSON rendering: one document, {"analyses": {NAME: {"summary": {...},
- * "tables": {NAME: [ROW, ...]}}}}.
+ * "tables": {NAME: [ROW, ...]}}}}, and beside "analyses" the sections about
+ * the input (NAME: {"summary": ..., "tables": ...}).
  */
 #include "output_local.h"
 
@@ -74,12 +75,21 @@ static void json_section(FILE *fp, const struct section *sec)
 
 void kmt_render_json(struct kmt_output *out)
 {
-	int s;
+	int s, n = 0;
 
 	fputs("{\"analyses\": {\n  ", out->fp);
 	for (s = 0; s < out->nsections; s++) {
-		fputs(s ? ",\n  " : "", out->fp);
+		if (out->sections[s].about_input)
+			continue;
+		fputs(n++ ? ",\n  " : "", out->fp);
 		json_section(out->fp, &out->sections[s]);
 	}
-	fputs("\n}}\n", out->fp);
+	fputs("\n}", out->fp);
+	for (s = 0; s < out->nsections; s++) {
+		if (!out->sections[s].about_input)
+			continue;
+		fputs(",\n ", out->fp);
+		json_section(out->fp, &out->sections[s]);
+	}
+	fputs("}\n", out->fp);
 }

@@ -54,6 +54,14 @@ int kmt_output_begin(struct kmt_output *out, const char *name)
 	return 0;
 }
 
+int kmt_output_begin_input(struct kmt_output *out, const char *name)
+{
+	if (kmt_output_begin(out, name))
+		return -1;
+	out->sections[out->nsections - 1].about_input = true;
+	return 0;
+}
+
 int kmt_output_value(struct kmt_output *out, const char *key, const char *label,
 		     enum kmt_kind kind, union kmt_cell value)
 {
@@ -88,14 +96,16 @@ struct kmt_table *kmt_output_table(struct kmt_output *out, const char *name,
 		return NULL;
 	s->tables = tables;
 	t = calloc(1, sizeof(*t));
-	if (!t || !(t->name = strdup(name)) || !(t->cols = calloc(ncols, sizeof(*cols)))) {
-		if (t)
+	if (!t || !(t->name = strdup(name)) || !(t->cols = calloc(ncols, sizeof(*cols))) ||
+	    (title && !(t->title = strdup(title)))) {
+		if (t) {
 			free(t->name);
+			free(t->cols);
+		}
 		free(t);
 		return NULL;
 	}
 	t->ncols = ncols;
-	t->title = title;
 	s->tables[s->ntables++] = t;	/* from here on the section frees it */
 	for (i = 0; i < ncols; i++) {
 		t->cols[i].kind = cols[i].kind;
@@ -193,6 +203,7 @@ static void free_section(struct section *s)
 		}
 		free(t->cols);
 		free(t->name);
+		free(t->title);
 		free(t);
 	}
 	free(s->values);

@@ -17,7 +17,7 @@ struct value {
 
 struct kmt_table {
 	char *name;
-	const char *title;
+	char *title;
 	int ncols;
 	struct kmt_column *cols;
 	union kmt_cell *cells;		/* rows * ncols */
@@ -27,6 +27,7 @@ struct kmt_table {
 
 struct section {
 	char *name;
+	bool about_input;	/* not an analysis: JSON puts it beside "analyses" */
 	struct value *values;
 	int nvalues;
 	uint32_t cap_values;

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: LGPL-2.1
+/* Call sites by source directory or module, and --branch: see rollup.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <kmtrace/reader.h>
+#include "rollup.h"
+#include "common/hashmap.h"
+#include "common/util.h"
+
+#define NO_SOURCE	"(no source)"
+#define NO_SYMBOL	"(no symbol)"
+
+int kmt_rollup_option(struct kmt_rollup *ro, int key, const char *arg, char *msg, int msglen)
+{
+	char *end;
+	long depth;
+	size_t len;
+
+	switch (key) {
+	case KMT_OPT_BY_DIR:
+		depth = strtol(arg, &end, 10);
+		if (end == arg || *end || depth < 1 || depth > 64) {
+			snprintf(msg, msglen, "--by-dir wants a depth from 1 to 64, not '%s'", arg);
+			return -1;
+		}
+		ro->depth = (int)depth;
+		return 0;
+	case KMT_OPT_BRANCH:
+		while (!strncmp(arg, "./", 2))
+			arg += 2;
+		len = strlen(arg);
+		while (len && arg[len - 1] == '/')
+			len--;
+		if (!len || len >= sizeof(ro->branch)) {
+			snprintf(msg, msglen, "--branch wants a source directory such as fs/ext4");
+			return -1;
+		}
+		snprintf(ro->branch, sizeof(ro->branch), "%.*s", (int)len, arg);
+		return 0;
+	case KMT_OPT_BY_MODULE:
+		ro->by_module = true;
+		return 0;
+	}
+	snprintf(msg, msglen, "unknown option");
+	return -1;
+}
+
+const char *kmt_rollup_column(const struct kmt_rollup *ro)
+{
+	return ro->by_module ? "MODULE" : "DIR";
+}
+
+const char *kmt_rollup_problem(const struct kmt_rollup *ro, struct kmt_reader *r)
+{
+	if ((ro->depth || ro->branch[0]) && !kmt_reader_has_sources(r))
+		return ro->branch[0] ? "--branch needs source files (--vmlinux with DWARF): no "
+				       "call site is kept" :
+				       "--by-dir needs source files (--vmlinux with DWARF): all "
+				       "call sites are under " NO_SOURCE;
+	return NULL;
+}
+
+/* Whether @file lies under directory @dir. */
+static bool under(const char *file, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(file, dir, n) && file[n] == '/';
+}
+
+/* The first @depth directories of @file ("fs/ext4/" for depth 2), into @buf. */
+static void dir_prefix(const char *file, int depth, char *buf, size_t len)
+{
+	const char *p = file, *slash;
+	int d = 0;
+
+	while (d < depth && (slash = strchr(p, '/'))) {
+		p = slash + 1;
+		d++;
+	}
+	if (p == file)
+		snprintf(buf, len, "./");	/* a file at the top of the tree */
+	else
+		snprintf(buf, len, "%.*s", (int)(p - file), file);
+}
+
+/* Group name of call site @addr into @buf; false when --branch leaves it out. */
+static bool group_name(const struct kmt_rollup *ro, struct kmt_reader *r, uint64_t addr,
+		       char *buf, size_t len)
+{
+	char file[256];
+	bool have_file = kmt_reader_source_file(r, addr, file, sizeof(file));
+
+	if (ro->branch[0] && (!have_file || !under(file, ro->branch)))
+		return false;
+	if (ro->by_module) {
+		const char *mod = NULL;
+
+		if (!kmt_reader_function(r, addr, NULL, &mod))
+			snprintf(buf, len, NO_SYMBOL);
+		else
+			snprintf(buf, len, "%s", mod ? mod : "vmlinux");
+	} else if (ro->depth) {
+		if (have_file)
+			dir_prefix(file, ro->depth, buf, len);
+		else
+			snprintf(buf, len, NO_SOURCE);
+	} else {
+		buf[0] = '\0';
+	}
+	return true;
+}
+
+/* Index of group @name in @res, added if new; KMT_ROLLUP_OUT when out of memory. */
+static uint32_t group_index(struct kmt_rollup_result *res, struct kmt_hashmap *index,
+			    uint32_t *cap, const char *name, bool shared)
+{
+	uint64_t h = kmt_hash_bytes(name, strlen(name)), idx;
+
+	/* names collide rarely: probe on to the next key */
+	while (shared && kmt_hashmap_get(index, h, &idx)) {
+		if (!strcmp(res->names[idx], name))
+			return (uint32_t)idx;
+		h++;
+	}
+	if (kmt_grow(&res->names, cap, res->n, sizeof(*res->names)) ||
+	    !(res->names[res->n] = strdup(name)))
+		return KMT_ROLLUP_OUT;
+	if (shared && kmt_hashmap_put(index, h, res->n)) {
+		free(res->names[res->n]);
+		return KMT_ROLLUP_OUT;
+	}
+	return res->n++;
+}
+
+int kmt_rollup_assign(const struct kmt_rollup *ro, struct kmt_reader *r, const uint64_t *addrs,
+		      uint32_t n, struct kmt_rollup_result *res)
+{
+	struct kmt_hashmap index;
+	uint32_t i, cap = 0;
+	char name[256];
+	int ret = -1;
+
+	memset(res, 0, sizeof(*res));
+	if (kmt_hashmap_init(&index))
+		return -1;
+	res->of = malloc((n ? n : 1) * sizeof(*res->of));
+	for (i = 0; res->of && i < n; i++) {
+		res->of[i] = KMT_ROLLUP_OUT;
+		if (!group_name(ro, r, addrs[i], name, sizeof(name)))
+			continue;
+		res->of[i] = group_index(res, &index, &cap, name, kmt_rollup_groups(ro));
+		if (res->of[i] == KMT_ROLLUP_OUT)
+			goto out;
+	}
+	ret = res->of ? 0 : -1;
+out:
+	kmt_hashmap_free(&index);
+	if (ret)
+		kmt_rollup_free(res);
+	errno = ret ? ENOMEM : 0;
+	return ret;
+}
+
+void kmt_rollup_free(struct kmt_rollup_result *res)
+{
+	uint32_t i;
+
+	for (i = 0; i < res->n; i++)
+		free(res->names[i]);
+	free(res->names);
+	free(res->of);
+	memset(res, 0, sizeof(*res));
+}

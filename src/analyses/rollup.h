@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Call sites rolled up by source directory (--by-dir DEPTH, from DWARF),
+ * by module (--by-module, from the symbols), or kept only under a source
+ * directory (--branch DIR), as trace_analyze.py does from a built tree.
+ * Shared by the slab and page call-site tables.
+ */
+#ifndef KMT_ROLLUP_H
+#define KMT_ROLLUP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct kmt_reader;
+
+/* Option keys, within the analyses' range (0x100..0x3ff). */
+enum { KMT_OPT_BY_DIR = 0x3e0, KMT_OPT_BRANCH, KMT_OPT_BY_MODULE };
+
+#define KMT_ROLLUP_LONGOPTS \
+	{ "by-dir", required_argument, NULL, KMT_OPT_BY_DIR }, \
+	{ "branch", required_argument, NULL, KMT_OPT_BRANCH }, \
+	{ "by-module", no_argument, NULL, KMT_OPT_BY_MODULE }
+
+#define KMT_ROLLUP_USAGE \
+	"  --by-dir DEPTH      call sites summed per source directory, DEPTH levels\n" \
+	"                      deep (fs/, fs/ext4/; needs --vmlinux with DWARF)\n" \
+	"  --branch DIR        only call sites whose source is under DIR (e.g. fs/ext4)\n" \
+	"  --by-module         call sites summed per module (vmlinux for the kernel)\n"
+
+struct kmt_rollup {
+	int depth;		/* --by-dir, 0 when not asked */
+	bool by_module;
+	char branch[256];	/* --branch, "" when not asked */
+};
+
+/* Whether @key is a rollup option. */
+static inline bool kmt_rollup_is_option(int key)
+{
+	return key >= KMT_OPT_BY_DIR && key <= KMT_OPT_BY_MODULE;
+}
+
+/* Take rollup option @key with @arg; 0, or -1 with @msg filled. */
+int kmt_rollup_option(struct kmt_rollup *ro, int key, const char *arg, char *msg, int msglen);
+
+/* Whether call sites are summed into groups (--by-dir or --by-module). */
+static inline bool kmt_rollup_groups(const struct kmt_rollup *ro)
+{
+	return ro->depth > 0 || ro->by_module;
+}
+
+/* Whether any rollup option was given. */
+static inline bool kmt_rollup_active(const struct kmt_rollup *ro)
+{
+	return kmt_rollup_groups(ro) || ro->branch[0];
+}
+
+/* The groups of a set of call sites. */
+struct kmt_rollup_result {
+	char **names;		/* group names; the call site's own row when not grouping */
+	uint32_t n;
+	uint32_t *of;		/* per call site: its group, KMT_ROLLUP_OUT if not kept */
+};
+#define KMT_ROLLUP_OUT	UINT32_MAX
+
+/*
+ * Put each of the @n call sites @addrs into its group (or leave it out,
+ * outside --branch) through @r's symbols and sources. Without --by-dir
+ * or --by-module each kept call site is a group of its own, named "".
+ * Returns 0, or -1 when out of memory.
+ */
+int kmt_rollup_assign(const struct kmt_rollup *ro, struct kmt_reader *r, const uint64_t *addrs,
+		      uint32_t n, struct kmt_rollup_result *res);
+
+/* Free what kmt_rollup_assign() filled in. */
+void kmt_rollup_free(struct kmt_rollup_result *res);
+
+/* Title word of the group column: "DIR" or "MODULE". */
+const char *kmt_rollup_column(const struct kmt_rollup *ro);
+
+/*
+ * Why the rollup cannot be trusted on @r (--by-dir or --branch without
+ * source files), or NULL.
+ */
+const char *kmt_rollup_problem(const struct kmt_rollup *ro, struct kmt_reader *r);
+
+#endif /* KMT_ROLLUP_H */

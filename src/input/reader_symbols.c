@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Where a recording's kernel addresses get their names: the names a text
+ * input gave, a kernel image (--vmlinux), a kallsyms file (the recording's
+ * own or --kallsyms), or this machine's /proc/kallsyms when it runs the
+ * very kernel that recorded. Files of another boot are moved to the
+ * recording's _text; an image of another build (build-id) gives no names.
+ * Every address looked up is remembered with its rendering, so reports
+ * can say how many resolved.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <traceevent/event-parse.h>
+
+#include "reader_local.h"
+#include "symbols.h"
+#include "vmlinux.h"
+#include "common/hashmap.h"
+#include "common/util.h"
+
+#define RENDERED_MAX	1024
+
+struct kmt_reader_symbols {
+	struct kmt_symbols *text;	/* text input: the names it gave */
+	struct kmt_symbols *image;	/* --vmlinux, moved to the recording's _text */
+	struct kmt_vmlinux *vmlinux;
+	unsigned long long image_delta;	/* recording address - image address */
+	bool resolver_set;
+	struct kmt_hashmap seen;	/* address -> index in rendered << 1 | resolved */
+	char **rendered;
+	uint32_t nrendered, cap_rendered;
+	size_t resolved;
+};
+
+/* @r's symbol state, made at first use; NULL when out of memory. */
+static struct kmt_reader_symbols *parts(struct kmt_reader *r)
+{
+	if (r->syms)
+		return r->syms;
+	r->syms = calloc(1, sizeof(*r->syms));
+	if (r->syms && kmt_hashmap_init(&r->syms->seen)) {
+		free(r->syms);
+		r->syms = NULL;
+	}
+	return r->syms;
+}
+
+void kmt_reader_free_symbols(struct kmt_reader *r)
+{
+	struct kmt_reader_symbols *s = r->syms;
+	uint32_t i;
+
+	kmt_symbols_free(r->symbols);
+	free(r->live_release);
+	if (!s)
+		return;
+	kmt_symbols_free(s->text);
+	kmt_symbols_free(s->image);
+	kmt_vmlinux_close(s->vmlinux);
+	kmt_hashmap_free(&s->seen);
+	for (i = 0; i < s->nrendered; i++)
+		free(s->rendered[i]);
+	free(s->rendered);
+	free(s);
+}
+
+/* Function, start and module of @addr: text names, image, kallsyms, else libtraceevent's. */
+static const char *find_function(struct kmt_reader *r, unsigned long long addr,
+				 unsigned long long *start, const char **mod)
+{
+	struct kmt_symbols *tables[3] = { r->syms ? r->syms->text : NULL,
+					  r->syms ? r->syms->image : NULL, r->symbols };
+	const char *name;
+	size_t i;
+
+	kmt_reader_load_symbols(r);
+	for (i = 0; i < 3; i++)
+		if (tables[i] && (name = kmt_symbols_find(tables[i], addr, start, mod)))
+			return name;
+	/* libtraceevent's own table (libtracecmd's readers), unless it asks us */
+	if (r->symbols || (r->syms && r->syms->resolver_set))
+		return NULL;
+	if (mod)
+		*mod = NULL;
+	if (!tep_find_function_info(r->tep, addr, &name, start, NULL))
+		return NULL;
+	return name;
+}
+
+/* libtraceevent's resolver (%pS in printed events): the same lookup. */
+static char *resolve(void *priv, unsigned long long *addrp, char **modp)
+{
+	const char *mod = NULL;
+	const char *name = find_function(priv, *addrp, addrp, &mod);
+
+	*modp = (char *)mod;
+	return (char *)name;
+}
+
+/* Point @r's tep at resolve(), once: libtraceevent must not swap it while calling it. */
+static int attach(struct kmt_reader *r, struct kmt_symbols *t)
+{
+	if (!t || !parts(r)) {
+		kmt_symbols_free(t);
+		return -1;
+	}
+	if (!r->syms->resolver_set && tep_set_function_resolver(r->tep, resolve, r))
+		return -1;
+	r->syms->resolver_set = true;
+	return 0;
+}
+
+int kmt_reader_set_symbols(struct kmt_reader *r, const char *text, size_t len)
+{
+	struct kmt_symbols *t = kmt_symbols_parse(text, len);
+
+	if (attach(r, t))
+		return -1;
+	kmt_symbols_free(r->symbols);
+	r->symbols = t;
+	return 0;
+}
+
+int kmt_reader_set_text_symbols(struct kmt_reader *r, const char *text, size_t len)
+{
+	struct kmt_symbols *t = kmt_symbols_parse(text, len);
+
+	if (attach(r, t))
+		return -1;
+	kmt_symbols_free(r->syms->text);
+	r->syms->text = t;
+	return 0;
+}
+
+static void say_source(struct kmt_reader *r, const char *where)
+{
+	free(r->texts[KMT_TEXT_SYMBOLS]);
+	r->texts[KMT_TEXT_SYMBOLS] = strdup(where);
+}
+
+/* Why this machine's /proc/kallsyms cannot stand for the recording's, or NULL when it did. */
+static const char *use_live_kallsyms(struct kmt_reader *r)
+{
+	struct utsname u;
+	size_t len;
+	char *text, id[129];
+	const char *why = NULL;
+
+	if (!r->kernel_text)
+		return "the recording has no kernel map";
+	if (uname(&u) || strcmp(u.release, r->live_release))
+		return "the recording is of another kernel than this machine runs";
+	kmt_running_build_id(id, sizeof(id));
+	if (r->kernel_build_id[0] && strcmp(id, r->kernel_build_id))
+		return "this machine runs another build of the kernel (build-id)";
+	if (!(text = kmt_read_text_file("/proc/kallsyms", &len)))
+		return "cannot read /proc/kallsyms";
+	if (kmt_kallsyms_text(text) != r->kernel_text)
+		why = "/proc/kallsyms does not match the recording (another boot, or addresses hidden)";
+	else if (kmt_reader_set_symbols(r, text, len))
+		why = "out of memory";
+	free(text);
+	return why;
+}
+
+int kmt_reader_defer_live_kallsyms(struct kmt_reader *r, const char *release,
+				   unsigned long long text_addr)
+{
+	free(r->live_release);
+	r->live_release = strdup(release ? release : "");
+	r->kernel_text = text_addr;
+	return r->live_release ? 0 : -1;
+}
+
+void kmt_reader_load_symbols(struct kmt_reader *r)
+{
+	const char *why;
+	char text[256];
+
+	if (!r->live_release)
+		return;
+	why = use_live_kallsyms(r);
+	if (why)
+		snprintf(text, sizeof(text), "none: %s", why);
+	else
+		snprintf(text, sizeof(text), "/proc/kallsyms of this machine (same kernel, "
+			 "_text at 0x%llx)", r->kernel_text);
+	free(r->live_release);
+	r->live_release = NULL;
+	if (!r->syms || !r->syms->image)
+		say_source(r, text);
+}
+
+/*
+ * The difference that moves a file whose _text is at @file_text to the
+ * recording's _text (another boot of the same build: KASLR moved the
+ * kernel), 0 when either is unknown; said in @where after @what.
+ */
+static unsigned long long boot_delta(struct kmt_reader *r, unsigned long long file_text,
+				     const char *what, char *where, size_t len)
+{
+	unsigned long long delta = r->kernel_text && file_text ? r->kernel_text - file_text : 0;
+
+	if (!delta)
+		snprintf(where, len, "%s", what);
+	else
+		snprintf(where, len, "%s, moved by %s0x%llx to the recording's _text 0x%llx", what,
+			 (long long)delta < 0 ? "-" : "+",
+			 (long long)delta < 0 ? -delta : delta, r->kernel_text);
+	return delta;
+}
+
+int kmt_reader_use_kallsyms(struct kmt_reader *r, const char *path, struct kmt_error *err)
+{
+	size_t len, left_out = 0;
+	char *text = kmt_read_text_file(path, &len);
+	char what[512], where[768];
+	unsigned long long delta;
+	int ret = -1;
+
+	if (!text) {
+		kmt_error_set(err, path, -1, "cannot read: %s", strerror(errno));
+		return -1;
+	}
+	if (kmt_reader_set_symbols(r, text, len)) {
+		kmt_error_set(err, path, -1, "out of memory");
+		goto out;
+	}
+	if (!kmt_symbols_count(r->symbols)) {
+		kmt_error_set(err, path, 0, "no symbols in it (want /proc/kallsyms or System.map "
+			      "lines: ADDRESS TYPE NAME)");
+		goto out;
+	}
+	snprintf(what, sizeof(what), "%s (--kallsyms, %zu symbols", path,
+		 kmt_symbols_count(r->symbols));
+	delta = boot_delta(r, kmt_kallsyms_text(text), what, where, sizeof(where));
+	/* modules load elsewhere on each boot: their symbols go when the kernel moved */
+	if (delta)
+		left_out = kmt_symbols_relocate(r->symbols, delta);
+	snprintf(where + strlen(where), sizeof(where) - strlen(where), delta ?
+		 "; %zu module symbols left out)" : ")", left_out);
+	say_source(r, where);
+	free(r->live_release);		/* this file, not this machine's /proc/kallsyms */
+	r->live_release = NULL;
+	ret = 0;
+out:
+	free(text);
+	return ret;
+}
+
+/* The image is of another build than the recording: refuse its names. */
+static int refuse_image(struct kmt_reader *r, const char *path, const char *id,
+			struct kmt_error *err)
+{
+	char where[512];
+
+	snprintf(where, sizeof(where), "none: %s is another kernel build (build-id %s, the "
+		 "recording's %s)", path, id, r->kernel_build_id);
+	say_source(r, where);
+	kmt_error_set(err, path, -1, "build-id %s is not the recording's kernel (%s): its "
+		      "symbols are not used", id, r->kernel_build_id);
+	free(r->live_release);
+	r->live_release = NULL;
+	return 1;
+}
+
+/* Take @vm's symbols, moved to the recording's _text; -1 when out of memory. */
+static int take_image(struct kmt_reader *r, const char *path, struct kmt_vmlinux *vm)
+{
+	size_t len;
+	const char *text = kmt_vmlinux_symbols(vm, &len);
+	struct kmt_symbols *t = kmt_symbols_parse(text, len);
+	char what[512], where[768];
+	const char *id = kmt_vmlinux_build_id(vm);
+
+	if (attach(r, t))
+		return -1;
+	snprintf(what, sizeof(what), "%s (--vmlinux, %zu symbols, %s, build-id %s", path,
+		 kmt_symbols_count(t), kmt_vmlinux_has_dwarf(vm) ? "DWARF" : "no DWARF",
+		 !id[0] ? "none" : !r->kernel_build_id[0] ? "not checked (none in the recording)"
+		 : "checked");
+	r->syms->image_delta = boot_delta(r, kmt_kallsyms_text(text), what, where, sizeof(where));
+	if (r->syms->image_delta)
+		kmt_symbols_relocate(t, r->syms->image_delta);
+	strncat(where, ")", sizeof(where) - strlen(where) - 1);
+	say_source(r, where);
+	kmt_symbols_free(r->syms->image);
+	kmt_vmlinux_close(r->syms->vmlinux);
+	r->syms->image = t;
+	r->syms->vmlinux = vm;
+	return 0;
+}
+
+int kmt_reader_use_vmlinux(struct kmt_reader *r, const char *path, struct kmt_error *err)
+{
+	const char *why;
+	struct kmt_vmlinux *vm = kmt_vmlinux_open(path, &why);
+	const char *id;
+	int ret;
+
+	if (!vm) {
+		kmt_error_set(err, path, -1, "cannot use as a kernel image: %s", why);
+		return -1;
+	}
+	id = kmt_vmlinux_build_id(vm);
+	if (id[0] && r->kernel_build_id[0] && strcmp(id, r->kernel_build_id)) {
+		ret = refuse_image(r, path, id, err);
+		kmt_vmlinux_close(vm);
+		return ret;
+	}
+	if (take_image(r, path, vm)) {
+		kmt_vmlinux_close(vm);
+		kmt_error_set(err, path, -1, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* " (file:line)" or " (inlined NAME at file:line, in file:line)" of @addr, or "". */
+static void source_of(struct kmt_reader *r, unsigned long long addr, char *buf, size_t len)
+{
+	struct kmt_source src;
+
+	buf[0] = '\0';
+	if (!r->syms || !r->syms->vmlinux ||
+	    !kmt_vmlinux_source(r->syms->vmlinux, addr - r->syms->image_delta, &src))
+		return;
+	if (src.inlined[0])
+		snprintf(buf, len, " (inlined %s at %s:%d, in %s:%d)", src.inlined, src.file,
+			 src.line, src.caller_file, src.caller_line);
+	else
+		snprintf(buf, len, " (%s:%d)", src.file, src.line);
+}
+
+/* @addr as "function+0xOFF [module] (source)" into @buf; 1 when resolved. */
+static int render(struct kmt_reader *r, unsigned long long addr, char *buf, size_t len)
+{
+	unsigned long long start;
+	const char *mod, *name = find_function(r, addr, &start, &mod);
+	char source[RENDERED_MAX];
+
+	if (!name) {
+		snprintf(buf, len, "0x%llx", addr);
+		return 0;
+	}
+	source_of(r, addr, source, sizeof(source));
+	snprintf(buf, len, "%s+0x%llx%s%s%s%s", name, addr - start, mod ? " [" : "",
+		 mod ? mod : "", mod ? "]" : "", source);
+	return 1;
+}
+
+/* Remember @addr rendered as @text; false when out of memory (then not remembered). */
+static bool remember(struct kmt_reader_symbols *s, unsigned long long addr, const char *text,
+		     int ok)
+{
+	char *copy;
+
+	if (kmt_grow(&s->rendered, &s->cap_rendered, s->nrendered, sizeof(*s->rendered)) ||
+	    !(copy = strdup(text)))
+		return false;
+	if (kmt_hashmap_put(&s->seen, addr, (uint64_t)s->nrendered << 1 | (ok ? 1 : 0))) {
+		free(copy);
+		return false;
+	}
+	s->rendered[s->nrendered++] = copy;
+	s->resolved += ok;
+	return true;
+}
+
+int kmt_reader_symbol(struct kmt_reader *r, unsigned long long addr, char *buf, size_t len)
+{
+	struct kmt_reader_symbols *s = parts(r);
+	char text[RENDERED_MAX];
+	uint64_t v;
+	int ok;
+
+	if (s && kmt_hashmap_get(&s->seen, addr, &v)) {
+		snprintf(buf, len, "%s", s->rendered[v >> 1]);
+		return (int)(v & 1);
+	}
+	ok = render(r, addr, text, sizeof(text));
+	if (s)
+		remember(s, addr, text, ok);
+	snprintf(buf, len, "%s", text);
+	return ok;
+}
+
+const char *kmt_reader_function(struct kmt_reader *r, unsigned long long addr,
+				unsigned long long *start, const char **mod)
+{
+	char text[RENDERED_MAX];
+
+	kmt_reader_symbol(r, addr, text, sizeof(text));	/* counted */
+	return find_function(r, addr, start, mod);
+}
+
+int kmt_reader_source_file(struct kmt_reader *r, unsigned long long addr, char *buf,
+			   size_t len)
+{
+	struct kmt_source src;
+
+	if (!r->syms || !r->syms->vmlinux ||
+	    !kmt_vmlinux_source(r->syms->vmlinux, addr - r->syms->image_delta, &src))
+		return 0;
+	snprintf(buf, len, "%s", src.caller_file);
+	return 1;
+}
+
+bool kmt_reader_has_sources(struct kmt_reader *r)
+{
+	return r->syms && r->syms->vmlinux && kmt_vmlinux_has_dwarf(r->syms->vmlinux);
+}
+
+void kmt_reader_symbol_counts(struct kmt_reader *r, size_t *resolved, size_t *unresolved)
+{
+	*resolved = r->syms ? r->syms->resolved : 0;
+	*unresolved = r->syms ? kmt_hashmap_count(&r->syms->seen) - r->syms->resolved : 0;
+}
