@@ -163,8 +163,57 @@ PY
 	[ "$n" -ge 2000 ]
 }
 
+# 2,000 UNIX socket pairs: their objects go to the cache the kernel merged
+# UNIX into (signal_cache here). slab --cache names it as /proc/slabinfo
+# does, says it stands for UNIX, and /proc/slabinfo's count of that very
+# cache grows by what the pairs hold; every kmalloc cache named (kmalloc-N,
+# kmalloc-cg-N, ...) is one /proc/slabinfo lists.
+test_slab_merged_caches() {
+	"$KMTRACE" record -e kmem:kmem_cache_alloc -e kmem:kmem_cache_free -e kmem:kmalloc \
+		-e kmem:kfree -o "$WORK/socks.dat" -- python3 -c '
+import socket, sys
+def active(name):
+    for line in open("/proc/slabinfo"):
+        f = line.split()
+        if f[0] == name:
+            return int(f[1])
+    return -1
+os = __import__("os")
+link = lambda n: os.path.islink("/sys/kernel/slab/" + n) and os.readlink("/sys/kernel/slab/" + n)
+names = [line.split()[0] for line in open("/proc/slabinfo") if line[0] != "#"][1:]
+# UNIX merged (a link, as here) is listed under the name of its merged cache
+cache = [n for n in names if link("UNIX") and link(n) == link("UNIX")] or ["UNIX"]
+before = active(cache[0])
+pairs = [socket.socketpair() for _ in range(2000)]
+print(cache[0], active(cache[0]) - before, file=open(sys.argv[1], "w"))
+__import__("subprocess").run(["ls", "-R", "/usr/share/doc"], stdout=-3)' "$WORK/socks.txt" \
+		>/dev/null 2>&1 || return 1
+	"$KMTRACE" report -i "$WORK/socks.dat" slab --cache --format json >"$WORK/socks.json" ||
+		return 1
+	python3 - "$WORK/socks.json" "$WORK/socks.txt" <<'PY'
+import json, os, sys
+rows = json.load(open(sys.argv[1]))['analyses']['slab']['tables']['caches']
+slabinfo_name, grew = open(sys.argv[2]).read().split()
+unix = [r for r in rows if 'UNIX' in r['aliases'].split() + [r['cache']]]
+assert len(unix) == 1, unix
+r = unix[0]
+print('  %s (aliases %s): %d allocations; /proc/slabinfo %s grew by %s' %
+      (r['cache'], r['aliases'], r['hits'], slabinfo_name, grew))
+assert r['cache'] == slabinfo_name and int(grew) >= 3500 and r['hits'] >= 4000, r
+link = lambda n: os.readlink('/sys/kernel/slab/' + n)
+assert all(link(a) == link(r['cache']) for a in r['aliases'].split())
+listed = {l.split()[0] for l in open('/proc/slabinfo') if not l.startswith(('slabinfo', '#'))}
+kmalloc = [x['cache'] for x in rows if 'kmalloc' in x['cache'] and 'page allocator' not in x['cache']]
+assert kmalloc and all(k in listed for k in kmalloc), [k for k in kmalloc if k not in listed]
+assert any(k.startswith('kmalloc-cg-') for k in kmalloc), kmalloc
+print('  %d kmalloc caches, all in /proc/slabinfo: %s' % (len(kmalloc), ' '.join(sorted(kmalloc))))
+PY
+}
+
 slab_live_tests() {
 	live "slab: a fresh recording's summary and every call site equal the recount" test_slab_live
 	live "slab: 2,000 pipes held open show >= 2,000 live objects at pipe/file call sites" \
 		test_slab_pipes
+	live "slab: 2,000 UNIX socket pairs: --cache names their merged cache as /proc/slabinfo does, with its aliases; kmalloc-cg-N too" \
+		test_slab_merged_caches
 }

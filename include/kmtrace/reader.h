@@ -47,6 +47,7 @@ enum kmt_reader_text {
 	KMT_TEXT_RUSAGE,	/* the command's: "pid=N minflt=N majflt=N maxrss_kb=N ..." */
 	KMT_TEXT_SYMBOLS,	/* where kernel symbols came from, when not the recording */
 	KMT_TEXT_UNPARSED,	/* text input: "N" lines not parsed, then the first few */
+	KMT_TEXT_SLAB_ALIASES,	/* kmtrace record: "NAME ID" per merged slab cache name */
 	KMT_TEXT_NR
 };
 

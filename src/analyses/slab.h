@@ -85,7 +85,8 @@ struct slab_state {
 	bool have_node_map;
 
 	struct slab_group callers, caches, pids, ptrs;
-	struct kmt_hashmap kmalloc_caches;	/* bytes_alloc -> cache row */
+	struct kmt_hashmap kmalloc_caches;	/* bytes_alloc << 2 | kind -> cache row */
+	unsigned long long gfp_dma, gfp_reclaimable, gfp_account;	/* kmalloc kinds */
 	struct kmt_hashmap unnamed_caches;	/* bytes_alloc -> cache row */
 
 	struct kmt_hashmap live;		/* pointer -> object */

@@ -191,8 +191,9 @@ static const struct table_kind tables[] = {
 	{ SLAB_TABLE_ALLOC, "pointers", "Per pointer", 2,
 	  { { "ptr", "PTR", KMT_KIND_ADDRESS }, { "callsite", "LAST_CALLSITE", KMT_KIND_SYMBOL },
 	    STAT_COLUMNS } },
-	{ SLAB_TABLE_CACHE, "caches", "Per slab cache", 1,
-	  { { "cache", "CACHE", KMT_KIND_STRING }, STAT_COLUMNS } },
+	{ SLAB_TABLE_CACHE, "caches", "Per slab cache", 2,
+	  { { "cache", "CACHE", KMT_KIND_STRING }, { "aliases", "ALIASES", KMT_KIND_STRING },
+	    STAT_COLUMNS } },
 	{ SLAB_TABLE_PID, "pids", "Per process", 2,
 	  { { "pid", "PID", KMT_KIND_COUNT }, { "comm", "COMM", KMT_KIND_STRING },
 	    STAT_COLUMNS } },
@@ -210,6 +211,47 @@ static void callsite_cell(const struct slab_state *st, uint64_t addr, union kmt_
 	c->s = buf;
 }
 
+/* The next "NAME ID" line of *@p into @name and @id (moved past it); false at the end. */
+static bool next_alias(const char **p, char *name, size_t nlen, char *id, size_t idlen)
+{
+	while (**p) {
+		const char *line = *p, *nl = strchr(line, '\n');
+		size_t n = strcspn(line, " \n"), len = nl ? (size_t)(nl - line) : strlen(line);
+
+		*p = line + len + (nl != NULL);
+		if (line[n] != ' ' || n >= nlen || len - n - 1 >= idlen)
+			continue;
+		snprintf(name, nlen, "%.*s", (int)n, line);
+		snprintf(id, idlen, "%.*s", (int)(len - n - 1), line + n + 1);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The other names of cache @name, which the kernel merged into it (SLUB
+ * aliases, as /sys/kernel/slab linked them at record time), space
+ * separated into @buf; "" when none or not recorded.
+ */
+static const char *cache_aliases(const struct slab_state *st, const char *name, char *buf,
+				 size_t len)
+{
+	const char *text = kmt_reader_text(st->reader, KMT_TEXT_SLAB_ALIASES), *p;
+	char id[128] = "", other[128], other_id[128];
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (p = text ? text : ""; name && next_alias(&p, other, sizeof(other), other_id,
+						      sizeof(other_id));)
+		if (!strcmp(other, name))
+			snprintf(id, sizeof(id), "%s", other_id);
+	for (p = text ? text : ""; id[0] && next_alias(&p, other, sizeof(other), other_id,
+						       sizeof(other_id));)
+		if (!strcmp(other_id, id) && strcmp(other, name) && at < len)
+			at += snprintf(buf + at, len - at, "%s%s", at ? " " : "", other);
+	return buf;
+}
+
 static void key_cells(const struct slab_state *st, unsigned int flag,
 		      const struct slab_row *row, union kmt_cell *c, char *buf, size_t len)
 {
@@ -222,6 +264,9 @@ static void key_cells(const struct slab_state *st, unsigned int flag,
 		callsite_cell(st, row->callsite, &c[1], buf, len);
 		break;
 	case SLAB_TABLE_CACHE:
+		c[0].s = row->name ? row->name : "";
+		c[1].s = cache_aliases(st, row->name, buf, len);
+		break;
 	case SLAB_TABLE_GROUP:
 		c[0].s = row->name ? row->name : "";
 		break;

@@ -223,4 +223,11 @@ int kmt_record_cpu_fd(const struct recorder *r, int cpu);
  */
 void kmt_kernel_identity(const char *kallsyms, char *buf, size_t len);
 
+/*
+ * The merged slab caches: a "NAME UNIQUE-ID" line for each link of
+ * /sys/kernel/slab (names that share an id are one cache). Allocated;
+ * NULL when there is none or it cannot be read.
+ */
+char *kmt_slab_aliases(void);
+
 #endif /* KMT_RECORD_LOCAL_H */

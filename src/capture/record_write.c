@@ -37,6 +37,7 @@ struct meta_texts {
 	char fault_source[320];
 	char rusage[256];
 	char kernel[192];
+	char *slab_aliases;
 };
 
 static void add_option(struct meta_texts *m, unsigned short id, const char *text)
@@ -137,6 +138,8 @@ static int gather_meta(struct recorder *r, struct meta_texts *m, struct kmt_trac
 	kmt_kernel_identity(m->kallsyms, m->kernel, sizeof(m->kernel));
 	if (m->kernel[0])
 		add_option(m, KMT_TD_OPT_KMT_KERNEL, m->kernel);
+	m->slab_aliases = kmt_slab_aliases();
+	add_option(m, KMT_TD_OPT_KMT_SLAB_ALIASES, m->slab_aliases);
 	if (gather_fault_texts(r, m, res))
 		return -1;
 	for (i = 0; i < r->ncpus; i++) {
@@ -176,6 +179,7 @@ static void free_meta(struct meta_texts *m, int ncpus)
 	free(m->kallsyms);
 	free(m->printk);
 	free(m->cmdlines);
+	free(m->slab_aliases);
 	free(m->formats);
 	free(m->options);
 	if (m->samples_fd >= 0)

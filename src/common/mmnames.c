@@ -148,6 +148,16 @@ bool kmt_gfp_names_pre_4_4(const struct kmt_gfp_names *g)
 	return false;
 }
 
+unsigned long long kmt_gfp_names_value(const struct kmt_gfp_names *g, const char *name)
+{
+	int i;
+
+	for (i = 0; g && i < g->n; i++)
+		if (!strcmp(g->names[i].name, name))
+			return g->names[i].value;
+	return 0;
+}
+
 void kmt_gfp_names_free(struct kmt_gfp_names *g)
 {
 	if (!g)

@@ -45,6 +45,9 @@ struct kmt_gfp_names *kmt_gfp_names_new(const struct tep_event *event);
  */
 bool kmt_gfp_names_pre_4_4(const struct kmt_gfp_names *g);
 
+/* The value of flag @name ("__GFP_ACCOUNT") in @g; 0 when @g does not name it. */
+unsigned long long kmt_gfp_names_value(const struct kmt_gfp_names *g, const char *name);
+
 /* Free names from kmt_gfp_names_new(); NULL is ignored. */
 void kmt_gfp_names_free(struct kmt_gfp_names *g);
 
