@@ -151,6 +151,76 @@ START_TEST(test_reader_relocates_kallsyms)
 }
 END_TEST
 
+/* A recording that kept only its _text and build-id @kernel (NULL: nothing). */
+static struct kmt_reader *open_kernel_only(const char *kernel, char **path)
+{
+	const struct kmt_td_option opt = KMT_TD_OPT(KMT_TD_OPT_KMT_KERNEL, kernel,
+						    kernel ? strlen(kernel) + 1 : 0);
+	struct fix_page *pages[1] = { NULL };
+	int npages[1] = { 0 };
+	struct kmt_tracedat_meta m;
+	struct kmt_error err;
+
+	fix_meta(&m, &opt, kernel ? 1 : 0);
+	m.kallsyms = (struct kmt_td_blob){ NULL, 0 };
+	*path = fix_write_tracedat(&m, 1, pages, npages);
+	return kmt_reader_open(*path, &err);
+}
+
+/* traces/standin/vmlinux, the stand-in kernel image (tests/standin). */
+static void standin_path(char *buf, size_t len)
+{
+	const char *dir = getenv("KMT_TRACES");
+
+	snprintf(buf, len, "%s/standin/vmlinux", dir ? dir : "traces");
+}
+
+/*
+ * --vmlinux: the image's symbols moved to the recording's _text, with
+ * file:line and inlines from its DWARF, and the addresses looked up counted;
+ * an image of another build-id gives no names at all.
+ */
+START_TEST(test_reader_vmlinux)
+{
+	struct kmt_reader *r;
+	struct kmt_error err;
+	char image[512], buf[512], *path;
+	size_t resolved, unresolved;
+
+	standin_path(image, sizeof(image));
+	r = open_kernel_only("text 0xffffffff9a000000\nbuild-id 00ff\n", &path);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(kmt_reader_use_vmlinux(r, image, &err), 1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "is not the recording's kernel (00ff)"));
+	ck_assert_int_eq(kmt_reader_symbol(r, 0xffffffff9a000004ull, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "0xffffffff9a000004");
+	ck_assert(!kmt_reader_has_sources(r));
+	kmt_reader_close(r);
+	unlink(path);
+	free(path);
+
+	r = open_kernel_only("text 0xffffffff9a000000\n", &path);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(kmt_reader_use_vmlinux(r, image, &err), 0);
+	ck_assert(kmt_reader_has_sources(r));
+	ck_assert_ptr_nonnull(strstr(kmt_reader_text(r, KMT_TEXT_SYMBOLS),
+				     "moved by +0x19000000 to the recording's _text"));
+	/* kstrdup starts 0x4f past _text in the stand-in (nm): line 3 of mm/util.c */
+	ck_assert_int_eq(kmt_reader_symbol(r, 0xffffffff9a000053ull, buf, sizeof(buf)), 1);
+	ck_assert_str_eq(buf, "kstrdup+0x4 (mm/util.c:3)");
+	ck_assert_int_eq(kmt_reader_source_file(r, 0xffffffff9a000053ull, buf, sizeof(buf)), 1);
+	ck_assert_str_eq(buf, "mm/util.c");
+	ck_assert_int_eq(kmt_reader_symbol(r, 0xffffffffa0001234ull, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(kmt_reader_symbol(r, 0xffffffff9a000053ull, buf, sizeof(buf)), 1);
+	kmt_reader_symbol_counts(r, &resolved, &unresolved);
+	ck_assert_uint_eq(resolved, 1);		/* each address once */
+	ck_assert_uint_eq(unresolved, 1);
+	kmt_reader_close(r);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
 /* The kallsyms a recording carries resolve call sites through the reader. */
 START_TEST(test_reader_symbol)
 {
@@ -239,6 +309,7 @@ Suite *support_suite(void)
 	tcase_add_test(tc, test_symbols_relocate);
 	tcase_add_test(tc, test_reader_relocates_kallsyms);
 	tcase_add_test(tc, test_reader_symbol);
+	tcase_add_test(tc, test_reader_vmlinux);
 	tcase_add_test(tc, test_migratetype_names);
 	tcase_add_test(tc, test_gfp_names);
 	suite_add_tcase(s, tc);
