@@ -17,10 +17,19 @@
 
 #include "vmlinux.h"
 
+/* Where a compile unit's code lies, for images without .debug_aranges. */
+struct cu_range {
+	Dwarf_Addr low, high;	/* [low, high) */
+	Dwarf_Off cu;		/* offset of the unit's DIE */
+};
+
 struct kmt_vmlinux {
 	int fd;
 	Elf *elf;
 	Dwarf *dwarf;		/* NULL without debug information */
+	struct cu_range *ranges;	/* sorted; made at the first miss of dwarf_addrdie() */
+	size_t nranges;
+	bool ranges_made;
 	char build_id[41];
 	char *symbols;
 	size_t symbols_len;
@@ -145,6 +154,7 @@ void kmt_vmlinux_close(struct kmt_vmlinux *vm)
 	if (vm->elf)
 		elf_end(vm->elf);
 	close(vm->fd);
+	free(vm->ranges);
 	free(vm->symbols);
 	free(vm);
 }
@@ -249,6 +259,67 @@ static void inlines(Dwarf_Die *cu, Dwarf_Addr addr, const char *comp_dir,
 	free(scopes);
 }
 
+static int by_low(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	return x->low < y->low ? -1 : x->low > y->low;
+}
+
+/* The address ranges of every compile unit, sorted: 0, or -1 when out of memory. */
+static int make_ranges(struct kmt_vmlinux *vm)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize, cap = 0;
+
+	vm->ranges_made = true;
+	while (!dwarf_nextcu(vm->dwarf, off, &next, &hsize, NULL, NULL, NULL)) {
+		Dwarf_Die cu;
+		Dwarf_Addr base, low, high;
+		ptrdiff_t at = 0;
+
+		while (dwarf_offdie(vm->dwarf, off + hsize, &cu) &&
+		       (at = dwarf_ranges(&cu, at, &base, &low, &high)) > 0) {
+			if (vm->nranges == cap) {
+				struct cu_range *r = realloc(vm->ranges, (cap = cap * 2 + 64) *
+							     sizeof(*r));
+
+				if (!r)
+					return -1;
+				vm->ranges = r;
+			}
+			vm->ranges[vm->nranges++] = (struct cu_range){ low, high, off + hsize };
+		}
+		off = next;
+	}
+	qsort(vm->ranges, vm->nranges, sizeof(*vm->ranges), by_low);
+	return 0;
+}
+
+/* The compile unit holding @addr into @cu: by .debug_aranges, else by each unit's ranges. */
+static bool unit_of(struct kmt_vmlinux *vm, Dwarf_Addr addr, Dwarf_Die *cu)
+{
+	size_t lo = 0, hi;
+
+	if (dwarf_addrdie(vm->dwarf, addr, cu))
+		return true;
+	if (!vm->ranges_made && make_ranges(vm))
+		return false;
+	hi = vm->nranges;
+	while (lo < hi) {	/* the first range starting above addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (vm->ranges[mid].low <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0)	/* ranges may nest or overlap: look back */
+		if (addr < vm->ranges[lo].high)
+			return dwarf_offdie(vm->dwarf, vm->ranges[lo].cu, cu) != NULL;
+	return false;
+}
+
 bool kmt_vmlinux_source(struct kmt_vmlinux *vm, unsigned long long addr,
 			struct kmt_source *src)
 {
@@ -257,8 +328,7 @@ bool kmt_vmlinux_source(struct kmt_vmlinux *vm, unsigned long long addr,
 	const char *comp_dir;
 
 	memset(src, 0, sizeof(*src));
-	if (!vm->dwarf || !dwarf_addrdie(vm->dwarf, addr, &cu) ||
-	    !(line = dwarf_getsrc_die(&cu, addr)))
+	if (!vm->dwarf || !unit_of(vm, addr, &cu) || !(line = dwarf_getsrc_die(&cu, addr)))
 		return false;
 	comp_dir = die_string(&cu, DW_AT_comp_dir);
 	relative_path(src->file, sizeof(src->file), dwarf_linesrc(line, NULL, NULL), comp_dir);
