@@ -252,10 +252,10 @@ static const char *cache_aliases(const struct slab_state *st, const char *name, 
 	return buf;
 }
 
-static void key_cells(const struct slab_state *st, unsigned int flag,
+static void key_cells(const struct slab_state *st, const struct table_kind *tk,
 		      const struct slab_row *row, union kmt_cell *c, char *buf, size_t len)
 {
-	switch (flag) {
+	switch (tk->flag) {
 	case SLAB_TABLE_CALLER:
 		callsite_cell(st, row->key, &c[0], buf, len);
 		break;
@@ -265,7 +265,8 @@ static void key_cells(const struct slab_state *st, unsigned int flag,
 		break;
 	case SLAB_TABLE_CACHE:
 		c[0].s = row->name ? row->name : "";
-		c[1].s = cache_aliases(st, row->name, buf, len);
+		if (tk->nkeys > 1)
+			c[1].s = cache_aliases(st, row->name, buf, len);
 		break;
 	case SLAB_TABLE_GROUP:
 		c[0].s = row->name ? row->name : "";
@@ -307,7 +308,7 @@ static int report_table(const struct slab_state *st, const struct table_kind *tk
 	for (r = 0; !ret && r < g->n && (st->o.lines < 0 || r < st->o.lines); r++) {
 		const struct slab_row *row = &g->rows[idx[r]];
 
-		key_cells(st, tk->flag, row, cells, sym, sizeof(sym));
+		key_cells(st, tk, row, cells, sym, sizeof(sym));
 		stat_cells(&row->st, cells + tk->nkeys);
 		ret = kmt_table_row(t, cells);
 	}
@@ -446,6 +447,12 @@ static int report_summary(const struct slab_state *st, struct kmt_output *out)
 						  "not recorded: all CPUs taken as node 0" });
 }
 
+/* The cache table of a recording that saved no merged caches: no ALIASES column. */
+static const struct table_kind caches_without_aliases = {
+	SLAB_TABLE_CACHE, "caches", "Per slab cache", 1,
+	{ { "cache", "CACHE", KMT_KIND_STRING }, STAT_COLUMNS }
+};
+
 int kmt_slab_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
 {
 	const struct slab_state *st = priv;
@@ -457,11 +464,15 @@ int kmt_slab_report(void *priv, const struct kmt_session *s, struct kmt_output *
 	if (report_summary(st, out))
 		return -1;
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
-		if (!(st->o.tables & tables[i].flag))
+		const struct table_kind *tk = &tables[i];
+
+		if (!(st->o.tables & tk->flag))
 			continue;
-		if (tables[i].flag == SLAB_TABLE_CALLER && kmt_rollup_active(&st->o.rollup) ?
-		    report_rolled_callers(st, out) :
-		    report_table(st, &tables[i], group_of(st, tables[i].flag), out))
+		if (tk->flag == SLAB_TABLE_CACHE &&
+		    !kmt_reader_text(st->reader, KMT_TEXT_SLAB_ALIASES))
+			tk = &caches_without_aliases;
+		if (tk->flag == SLAB_TABLE_CALLER && kmt_rollup_active(&st->o.rollup) ?
+		    report_rolled_callers(st, out) : report_table(st, tk, group_of(st, tk->flag), out))
 			return -1;
 	}
 	return 0;
