@@ -5,8 +5,8 @@
  * own or --kallsyms), or this machine's /proc/kallsyms when it runs the
  * very kernel that recorded. Files of another boot are moved to the
  * recording's _text; an image of another build (build-id) gives no names.
- * Every address looked up is remembered with its rendering, so reports
- * can say how many resolved.
+ * Every address looked up is remembered (with its rendering once asked
+ * for), so reports can say how many resolved.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,15 +23,21 @@
 
 #define RENDERED_MAX	1024
 
+/* An address looked up: whether it resolved, and its rendering once made. */
+struct looked_up {
+	bool resolved;
+	char *rendered;		/* NULL until kmt_reader_symbol() asks (or out of memory) */
+};
+
 struct kmt_reader_symbols {
 	struct kmt_symbols *text;	/* text input: the names it gave */
 	struct kmt_symbols *image;	/* --vmlinux, moved to the recording's _text */
 	struct kmt_vmlinux *vmlinux;
 	unsigned long long image_delta;	/* recording address - image address */
 	bool resolver_set;
-	struct kmt_hashmap seen;	/* address -> index in rendered << 1 | resolved */
-	char **rendered;
-	uint32_t nrendered, cap_rendered;
+	struct kmt_hashmap seen;	/* address -> index in looked_up */
+	struct looked_up *looked_up;
+	uint32_t nlooked_up, cap_looked_up;
 	size_t resolved;
 };
 
@@ -61,9 +67,9 @@ void kmt_reader_free_symbols(struct kmt_reader *r)
 	kmt_symbols_free(s->image);
 	kmt_vmlinux_close(s->vmlinux);
 	kmt_hashmap_free(&s->seen);
-	for (i = 0; i < s->nrendered; i++)
-		free(s->rendered[i]);
-	free(s->rendered);
+	for (i = 0; i < s->nlooked_up; i++)
+		free(s->looked_up[i].rendered);
+	free(s->looked_up);
 	free(s);
 }
 
@@ -352,38 +358,46 @@ static int render(struct kmt_reader *r, unsigned long long addr, char *buf, size
 	return 1;
 }
 
-/* Remember @addr rendered as @text; false when out of memory (then not remembered). */
-static bool remember(struct kmt_reader_symbols *s, unsigned long long addr, const char *text,
-		     int ok)
+/* The entry of @addr, made on first sight (counted); NULL when out of memory. */
+static struct looked_up *look_up(struct kmt_reader *r, unsigned long long addr, bool resolved)
 {
-	char *copy;
+	struct kmt_reader_symbols *s = parts(r);
+	uint64_t i;
 
-	if (kmt_grow(&s->rendered, &s->cap_rendered, s->nrendered, sizeof(*s->rendered)) ||
-	    !(copy = strdup(text)))
-		return false;
-	if (kmt_hashmap_put(&s->seen, addr, (uint64_t)s->nrendered << 1 | (ok ? 1 : 0))) {
-		free(copy);
-		return false;
-	}
-	s->rendered[s->nrendered++] = copy;
-	s->resolved += ok;
-	return true;
+	if (!s)
+		return NULL;
+	if (kmt_hashmap_get(&s->seen, addr, &i))
+		return &s->looked_up[i];
+	if (kmt_grow(&s->looked_up, &s->cap_looked_up, s->nlooked_up, sizeof(*s->looked_up)) ||
+	    kmt_hashmap_put(&s->seen, addr, s->nlooked_up))
+		return NULL;
+	s->resolved += resolved;
+	s->looked_up[s->nlooked_up] = (struct looked_up){ resolved, NULL };
+	return &s->looked_up[s->nlooked_up++];
+}
+
+/* The entry of @addr if it was looked up before, else NULL. */
+static struct looked_up *seen_before(struct kmt_reader *r, unsigned long long addr)
+{
+	uint64_t i;
+
+	return r->syms && kmt_hashmap_get(&r->syms->seen, addr, &i) ? &r->syms->looked_up[i]
+								     : NULL;
 }
 
 int kmt_reader_symbol(struct kmt_reader *r, unsigned long long addr, char *buf, size_t len)
 {
-	struct kmt_reader_symbols *s = parts(r);
+	struct looked_up *e = seen_before(r, addr);
 	char text[RENDERED_MAX];
-	uint64_t v;
 	int ok;
 
-	if (s && kmt_hashmap_get(&s->seen, addr, &v)) {
-		snprintf(buf, len, "%s", s->rendered[v >> 1]);
-		return (int)(v & 1);
+	if (e && e->rendered) {
+		snprintf(buf, len, "%s", e->rendered);
+		return e->resolved;
 	}
 	ok = render(r, addr, text, sizeof(text));
-	if (s)
-		remember(s, addr, text, ok);
+	if (e || (e = look_up(r, addr, ok)))
+		e->rendered = strdup(text);	/* rendered again next time if NULL */
 	snprintf(buf, len, "%s", text);
 	return ok;
 }
@@ -391,10 +405,10 @@ int kmt_reader_symbol(struct kmt_reader *r, unsigned long long addr, char *buf, 
 const char *kmt_reader_function(struct kmt_reader *r, unsigned long long addr,
 				unsigned long long *start, const char **mod)
 {
-	char text[RENDERED_MAX];
+	const char *name = find_function(r, addr, start, mod);
 
-	kmt_reader_symbol(r, addr, text, sizeof(text));	/* counted */
-	return find_function(r, addr, start, mod);
+	look_up(r, addr, name != NULL);		/* counted */
+	return name;
 }
 
 int kmt_reader_source_file(struct kmt_reader *r, unsigned long long addr, char *buf,
