@@ -4,6 +4,7 @@
  * against /proc/vmstat, the order x migratetype matrix, the GFP legend and
  * the tables the options ask for.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,18 +257,14 @@ static const char *caller_name(struct page_state *st, uint64_t fn, char *buf, si
 static long roll_up_callers(struct page_state *st, struct page_caller **rows,
 			    struct kmt_rollup_result *res)
 {
-	uint64_t *addrs = malloc((st->ncallers ? st->ncallers : 1) * sizeof(*addrs));
 	bool grouped = kmt_rollup_groups(&st->rollup);
 	uint32_t i, to;
-	int ret;
 
-	for (i = 0; addrs && i < st->ncallers; i++)
-		addrs[i] = st->callers[i].start;
-	ret = addrs ? kmt_rollup_assign(&st->rollup, st->reader, addrs, st->ncallers, res) : -1;
-	free(addrs);
-	if (ret || !(*rows = calloc(res->n ? res->n : 1, sizeof(**rows)))) {
-		if (!ret)
-			kmt_rollup_free(res);
+	if (kmt_rollup_assign(&st->rollup, st->reader, st->callers, sizeof(*st->callers),
+			      offsetof(struct page_caller, start), st->ncallers, res))
+		return -1;
+	if (!(*rows = calloc(res->n ? res->n : 1, sizeof(**rows)))) {
+		kmt_rollup_free(res);
 		return -1;
 	}
 	for (i = 0; i < st->ncallers; i++) {

@@ -136,8 +136,8 @@ static uint32_t group_index(struct kmt_rollup_result *res, struct kmt_hashmap *i
 	return res->n++;
 }
 
-int kmt_rollup_assign(const struct kmt_rollup *ro, struct kmt_reader *r, const uint64_t *addrs,
-		      uint32_t n, struct kmt_rollup_result *res)
+int kmt_rollup_assign(const struct kmt_rollup *ro, struct kmt_reader *r, const void *rows,
+		      size_t stride, size_t offset, uint32_t n, struct kmt_rollup_result *res)
 {
 	struct kmt_hashmap index;
 	uint32_t i, cap = 0;
@@ -149,8 +149,11 @@ int kmt_rollup_assign(const struct kmt_rollup *ro, struct kmt_reader *r, const u
 		return -1;
 	res->of = malloc((n ? n : 1) * sizeof(*res->of));
 	for (i = 0; res->of && i < n; i++) {
+		uint64_t addr;
+
+		memcpy(&addr, (const char *)rows + i * stride + offset, sizeof(addr));
 		res->of[i] = KMT_ROLLUP_OUT;
-		if (!group_name(ro, r, addrs[i], name, sizeof(name)))
+		if (!group_name(ro, r, addr, name, sizeof(name)))
 			continue;
 		res->of[i] = group_index(res, &index, &cap, name, kmt_rollup_groups(ro));
 		if (res->of[i] == KMT_ROLLUP_OUT)

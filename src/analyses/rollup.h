@@ -9,6 +9,7 @@
 #define KMT_ROLLUP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct kmt_reader;
@@ -63,13 +64,14 @@ struct kmt_rollup_result {
 #define KMT_ROLLUP_OUT	UINT32_MAX
 
 /*
- * Put each of the @n call sites @addrs into its group (or leave it out,
- * outside --branch) through @r's symbols and sources. Without --by-dir
- * or --by-module each kept call site is a group of its own, named "".
- * Returns 0, or -1 when out of memory.
+ * Put each of @n call sites into its group (or leave it out, outside
+ * --branch) through @r's symbols and sources: call site i is the u64 at
+ * byte @offset of row i of @rows, rows @stride bytes apart (a table's
+ * rows as they are). Without --by-dir or --by-module each kept call site
+ * is a group of its own, named "". Returns 0, or -1 when out of memory.
  */
-int kmt_rollup_assign(const struct kmt_rollup *ro, struct kmt_reader *r, const uint64_t *addrs,
-		      uint32_t n, struct kmt_rollup_result *res);
+int kmt_rollup_assign(const struct kmt_rollup *ro, struct kmt_reader *r, const void *rows,
+		      size_t stride, size_t offset, uint32_t n, struct kmt_rollup_result *res);
 
 /* Free what kmt_rollup_assign() filled in. */
 void kmt_rollup_free(struct kmt_rollup_result *res);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /* slab: the summary and the sorted call site, pointer, cache and pid tables. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,17 +339,12 @@ static int roll_up_callers(const struct slab_state *st, struct slab_group *out)
 {
 	const struct slab_group *g = &st->callers;
 	bool grouped = kmt_rollup_groups(&st->o.rollup);
-	uint64_t *addrs = malloc((g->n ? g->n : 1) * sizeof(*addrs));
 	struct kmt_rollup_result res;
 	uint32_t i, to;
 
-	for (i = 0; addrs && i < g->n; i++)
-		addrs[i] = g->rows[i].key;
-	if (!addrs || kmt_rollup_assign(&st->o.rollup, st->reader, addrs, g->n, &res)) {
-		free(addrs);
+	if (kmt_rollup_assign(&st->o.rollup, st->reader, g->rows, sizeof(*g->rows),
+			      offsetof(struct slab_row, key), g->n, &res))
 		return -1;
-	}
-	free(addrs);
 	memset(out, 0, sizeof(*out));
 	out->rows = calloc(res.n ? res.n : 1, sizeof(*out->rows));
 	for (i = 0; out->rows && i < g->n; i++) {
