@@ -415,14 +415,15 @@ static const struct kmt_need page_needs[] = {
 static const char *page_remark(void *priv)
 {
 	struct page_state *st = priv;
+	const char *problem;
 
 	if ((st->tables & PAGE_TABLE_CALLER) && !st->ncallers)
 		return "--caller needs call stacks (perf record -g), which this recording "
 		       "does not carry; no caller table";
 	if (!(st->tables & PAGE_TABLE_CALLER) && kmt_rollup_active(&st->rollup))
 		return "--by-dir, --by-module and --branch roll up the caller table (--caller)";
-	if (kmt_rollup_problem(&st->rollup, st->reader))
-		return kmt_rollup_problem(&st->rollup, st->reader);
+	if ((problem = kmt_rollup_problem(&st->rollup, st->reader)))
+		return problem;
 	if (!(st->tables & PAGE_TABLE_CALLER) || !st->caller_unresolved)
 		return NULL;
 	snprintf(st->remark, sizeof(st->remark), "--caller: %llu of %llu allocations have "

@@ -65,6 +65,7 @@ struct page_block {
 /* The function that asked the page allocator (first frame outside it). */
 struct page_caller {
 	uint64_t start;		/* function start, or the raw ip when unresolved */
+	bool unnamed;		/* unresolved: maybe an allocator frame, not the caller */
 	struct page_count c;
 };
 
@@ -112,11 +113,11 @@ struct page_state {
 	struct page_block *blocks;
 	uint32_t nblocks, cap_blocks, free_block;
 
-	/* --caller: rows per calling function; per ip, its function (0: allocator) */
+	/* --caller: rows per calling function; per ip, its row (0: allocator) */
 	struct kmt_hashmap caller_index;	/* function start -> callers[] */
 	struct page_caller *callers;
 	uint32_t ncallers, cap_callers;
-	struct kmt_hashmap frame_cache;
+	struct kmt_hashmap frame_cache;	/* ip -> callers[] row + 1, 0: allocator frame */
 	uint64_t no_stack;		/* allocations without a call stack */
 	struct kmt_rollup rollup;	/* --by-dir, --by-module, --branch of --caller */
 	uint64_t caller_unresolved;	/* callers taken from frames without a symbol */

@@ -35,23 +35,8 @@ static bool is_allocator(const char *name)
 	return false;
 }
 
-/* The function of @ip (its start, or @ip when unknown), 0 for an allocator frame. */
-static uint64_t frame_function(struct page_state *st, uint64_t ip)
-{
-	unsigned long long start;
-	const char *mod, *name;
-	uint64_t fn;
-
-	if (kmt_hashmap_get(&st->frame_cache, ip, &fn))
-		return fn;
-	name = kmt_reader_function(st->reader, ip, &start, &mod);
-	fn = !name ? ip : is_allocator(name) ? 0 : start;
-	if (kmt_hashmap_put(&st->frame_cache, ip, fn))
-		st->failed = true;
-	return fn;
-}
-
-static uint32_t caller_row(struct page_state *st, uint64_t fn)
+/* The row of function @fn (its start, or the raw ip when @unnamed), made if new. */
+static uint32_t caller_row(struct page_state *st, uint64_t fn, bool unnamed)
 {
 	uint64_t idx;
 
@@ -62,8 +47,35 @@ static uint32_t caller_row(struct page_state *st, uint64_t fn)
 		st->failed = true;
 		return PAGE_NO_CALLER;
 	}
-	st->callers[st->ncallers] = (struct page_caller){ .start = fn };
+	st->callers[st->ncallers] = (struct page_caller){ .start = fn, .unnamed = unnamed };
 	return st->ncallers++;
+}
+
+/*
+ * The caller row frame @ip stands for, PAGE_NO_CALLER with *@allocator
+ * set for a frame of the page allocator itself (or when out of memory).
+ * Each ip's verdict is cached as row + 1, 0 for the allocator.
+ */
+static uint32_t frame_row(struct page_state *st, uint64_t ip, bool *allocator)
+{
+	unsigned long long start;
+	const char *mod, *name;
+	uint64_t v;
+	uint32_t row;
+
+	*allocator = false;
+	if (kmt_hashmap_get(&st->frame_cache, ip, &v)) {
+		*allocator = !v;
+		return v ? (uint32_t)(v - 1) : PAGE_NO_CALLER;
+	}
+	name = kmt_reader_function(st->reader, ip, &start, &mod);
+	*allocator = name && is_allocator(name);
+	row = *allocator ? PAGE_NO_CALLER : caller_row(st, name ? start : ip, !name);
+	if (row == PAGE_NO_CALLER && !*allocator)
+		return row;			/* out of memory: said by caller_row() */
+	if (kmt_hashmap_put(&st->frame_cache, ip, *allocator ? 0 : (uint64_t)row + 1))
+		st->failed = true;
+	return row;
 }
 
 uint32_t kmt_page_caller_of(struct page_state *st, const struct kmt_event *ev)
@@ -71,15 +83,21 @@ uint32_t kmt_page_caller_of(struct page_state *st, const struct kmt_event *ev)
 	int i;
 
 	for (i = 0; i < ev->callchain_nr; i++) {
-		uint64_t ip = ev->callchain[i], fn;
+		uint64_t ip = ev->callchain[i];
+		bool allocator;
+		uint32_t row;
 
-		if (ip >= CONTEXT_MARKERS || !(fn = frame_function(st, ip)))
+		if (ip >= CONTEXT_MARKERS)
 			continue;
-		/* no name, no telling an allocator frame from the caller */
-		if (fn == ip && !kmt_reader_function(st->reader, ip, NULL, NULL))
-			st->caller_unresolved++;
-		st->with_caller++;
-		return caller_row(st, fn);
+		row = frame_row(st, ip, &allocator);
+		if (allocator)
+			continue;
+		if (row != PAGE_NO_CALLER) {
+			st->with_caller++;
+			/* no name, no telling an allocator frame from the caller */
+			st->caller_unresolved += st->callers[row].unnamed;
+		}
+		return row;
 	}
 	st->no_stack++;
 	return PAGE_NO_CALLER;
