@@ -50,18 +50,22 @@ void kmt_kernel_identity(const char *kallsyms, char *buf, size_t len)
 		snprintf(buf + at, len - at, "build-id %s\n", hex);
 }
 
-/* Append "NAME TARGET\n" for @name if it is a link of @dir; false when out of memory. */
+/*
+ * Append "NAME TARGET\n" for link @name of @dir; false when it cannot be
+ * written. A link that cannot be read, or a name the line could not hold,
+ * is left out.
+ */
 static bool add_alias(int dir, const char *name, FILE *out)
 {
 	char target[PATH_MAX];
 	ssize_t n = readlinkat(dir, name, target, sizeof(target) - 1);
 	const char *base;
 
-	if (n <= 0)
-		return true;		/* a cache of its own: a directory */
+	if (n <= 0 || strpbrk(name, " \n"))
+		return true;
 	target[n] = '\0';
 	base = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
-	return !strpbrk(name, " \n") && fprintf(out, "%s %s\n", name, base) > 0;
+	return fprintf(out, "%s %s\n", name, base) > 0;
 }
 
 char *kmt_slab_aliases(void)
