@@ -325,14 +325,20 @@ int kmt_reader_use_vmlinux(struct kmt_reader *r, const char *path, struct kmt_er
 	return 0;
 }
 
+/* The source location of recording address @addr in the --vmlinux image; false if none. */
+static bool image_source(struct kmt_reader *r, unsigned long long addr, struct kmt_source *src)
+{
+	return r->syms && r->syms->vmlinux &&
+	       kmt_vmlinux_source(r->syms->vmlinux, addr - r->syms->image_delta, src);
+}
+
 /* " (file:line)" or " (inlined NAME at file:line, in file:line)" of @addr, or "". */
 static void source_of(struct kmt_reader *r, unsigned long long addr, char *buf, size_t len)
 {
 	struct kmt_source src;
 
 	buf[0] = '\0';
-	if (!r->syms || !r->syms->vmlinux ||
-	    !kmt_vmlinux_source(r->syms->vmlinux, addr - r->syms->image_delta, &src))
+	if (!image_source(r, addr, &src))
 		return;
 	if (src.inlined[0])
 		snprintf(buf, len, " (inlined %s at %s:%d, in %s:%d)", src.inlined, src.file,
@@ -416,8 +422,7 @@ int kmt_reader_source_file(struct kmt_reader *r, unsigned long long addr, char *
 {
 	struct kmt_source src;
 
-	if (!r->syms || !r->syms->vmlinux ||
-	    !kmt_vmlinux_source(r->syms->vmlinux, addr - r->syms->image_delta, &src))
+	if (!image_source(r, addr, &src))
 		return 0;
 	snprintf(buf, len, "%s", src.caller_file);
 	return 1;
