@@ -77,12 +77,14 @@ void kmt_reader_free_symbols(struct kmt_reader *r)
 static const char *find_function(struct kmt_reader *r, unsigned long long addr,
 				 unsigned long long *start, const char **mod)
 {
-	struct kmt_symbols *tables[3] = { r->syms ? r->syms->text : NULL,
-					  r->syms ? r->syms->image : NULL, r->symbols };
+	struct kmt_symbols *tables[3];
 	const char *name;
 	size_t i;
 
-	kmt_reader_load_symbols(r);
+	kmt_reader_load_symbols(r);	/* may set r->symbols: before the tables are taken */
+	tables[0] = r->syms ? r->syms->text : NULL;
+	tables[1] = r->syms ? r->syms->image : NULL;
+	tables[2] = r->symbols;
 	for (i = 0; i < 3; i++)
 		if (tables[i] && (name = kmt_symbols_find(tables[i], addr, start, mod)))
 			return name;
