@@ -48,6 +48,7 @@ enum kmt_reader_text {
 	KMT_TEXT_SYMBOLS,	/* where kernel symbols came from, when not the recording */
 	KMT_TEXT_UNPARSED,	/* text input: "N" lines not parsed, then the first few */
 	KMT_TEXT_SLAB_ALIASES,	/* kmtrace record: "NAME ID" per merged slab cache name */
+	KMT_TEXT_STACKS,	/* kmtrace record -g: "SYSTEM:EVENT" words, events with stacks */
 	KMT_TEXT_NR
 };
 
@@ -105,6 +106,21 @@ int kmt_reader_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 
 /* Loss and buffer figures of @cpu (missed counts grow as streams are read). */
 const struct kmt_cpu_stats *kmt_reader_cpu_stats(struct kmt_reader *r, int cpu);
+
+/* How the kernel stacks of a trace.dat (ftrace kernel_stack records) went. */
+struct kmt_stack_stats {
+	bool recorded;			/* the recording can hold kernel stacks */
+	unsigned long long joined;	/* stacks given to the event they follow */
+	unsigned long long orphans;	/* stacks without their event (lost before them) */
+	unsigned long long missing;	/* events that wanted a stack and got none */
+};
+
+/*
+ * What became of the kernel stacks of @r: a trace.dat's kernel_stack
+ * records are joined to their events as kmt_record.callchain; perf.data
+ * stacks come with their samples and are not counted here.
+ */
+const struct kmt_stack_stats *kmt_reader_stack_stats(struct kmt_reader *r);
 
 /* A text the recording carries, or NULL. */
 const char *kmt_reader_text(struct kmt_reader *r, enum kmt_reader_text what);

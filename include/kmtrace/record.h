@@ -38,6 +38,9 @@ struct kmt_record_opts {
 	bool force;			/* replace an existing regular file */
 	bool no_kallsyms;		/* leave /proc/kallsyms out (5+ MB) */
 	bool no_kprobes;		/* no return probe on handle_mm_fault */
+	bool stacks;			/* -g: a kernel stack after each chosen event */
+	const char *const *stack_events;	/* those events; none: slab and page ones */
+	int nstack_events;
 	char *const *command;		/* argv of the command to trace, or NULL */
 	/* Notices to show the user (one line each, no newline); may be NULL. */
 	void (*notice)(void *ctx, const char *line);

@@ -18,6 +18,7 @@ struct stat_state {
 	int ncpus;
 	unsigned long long total;
 	unsigned long long unknown;
+	unsigned long long with_stack;	/* events that came with a call stack */
 	unsigned long long first_ts, last_ts;
 };
 
@@ -66,6 +67,7 @@ static void stat_event(void *priv, const struct kmt_event *ev)
 	st->total++;
 	if (ev->type == KMT_EV_UNKNOWN)
 		st->unknown++;
+	st->with_stack += ev->callchain_nr > 0;
 	if (ev->id >= 0 && ev->id < MAX_ID)
 		st->by_id[ev->id]++;
 	if (ev->cpu >= 0 && !cover_cpus(st, ev->cpu + 1))
@@ -200,6 +202,25 @@ static int report_input_faults(const struct kmt_session *s, struct kmt_output *o
 			 "printed raw)", KMT_KIND_COUNT, left_out);
 }
 
+/* Where the recording has call stacks: how many events got one, what was lost. */
+static int report_stacks(const struct stat_state *st, const struct kmt_session *s,
+			 struct kmt_output *out)
+{
+	const struct kmt_stack_stats *ss = kmt_reader_stack_stats(s->reader);
+
+	if (!st->with_stack && !kmt_reader_text(s->reader, KMT_TEXT_STACKS))
+		return 0;
+	if (put_count(out, "events_with_stack", "Events with a call stack", KMT_KIND_COUNT,
+		      st->with_stack))
+		return -1;
+	if (!ss->recorded)
+		return 0;
+	return put_count(out, "stacks_without_event", "Kernel stacks whose event was lost",
+			 KMT_KIND_COUNT, ss->orphans) ||
+	       put_count(out, "events_without_stack", "Events whose kernel stack was lost",
+			 KMT_KIND_COUNT, ss->missing);
+}
+
 static int stat_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
 {
 	struct stat_state *st = priv;
@@ -231,7 +252,8 @@ static int stat_report(void *priv, const struct kmt_session *s, struct kmt_outpu
 	    put_count(out, "first_ts", "First timestamp (s)", KMT_KIND_NS, st->first_ts) ||
 	    put_count(out, "last_ts", "Last timestamp (s)", KMT_KIND_NS, st->last_ts) ||
 	    put_count(out, "duration_ns", "Duration (s)", KMT_KIND_NS,
-		      st->last_ts - st->first_ts) || report_input_faults(s, out))
+		      st->last_ts - st->first_ts) || report_stacks(st, s, out) ||
+	    report_input_faults(s, out))
 		return -1;
 	return 0;
 }

@@ -493,8 +493,8 @@ static int setup_and_run(struct recorder *r, const sigset_t *old)
 	if (make_instance(r) || kmt_command_fork(r, old) || setup_fault_source(r))
 		return -1;
 	r->trace_clock = tracefs_instance_file_read(r->inst, "trace_clock", NULL);
-	if (set_pid_filter(r) || enable_events(r) || apply_filters(r) || open_cpus(r) ||
-	    start_threads(r))
+	if (set_pid_filter(r) || enable_events(r) || apply_filters(r) ||
+	    kmt_record_stacks_setup(r) || open_cpus(r) || start_threads(r))
 		return -1;
 	r->cpu_nodes = cpu_nodes_text(r->ncpus);
 	r->vmstat[0] = kmt_read_text_file("/proc/vmstat", &(size_t){ 0 });
@@ -547,6 +547,7 @@ static void free_recorder(struct recorder *r)
 	free(r->vmstat[1]);
 	free(r->cpu_nodes);
 	free(r->trace_clock);
+	free(r->stack_events);
 	kmt_fault_sampler_free(r->sampler);
 	kmt_event_list_free(&r->events);
 	kmt_command_free(r);

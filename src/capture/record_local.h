@@ -162,6 +162,7 @@ struct recorder {
 	char *vmstat[2];
 	char *cpu_nodes;
 	char *trace_clock;
+	char *stack_events;			/* -g: "SYSTEM:EVENT ..." with triggers */
 	struct tracefs_dynevent *probe;		/* return probe on handle_mm_fault */
 	struct kmt_fault_sampler *sampler;	/* else perf's minor/major faults */
 	char fault_source[256];
@@ -169,6 +170,14 @@ struct recorder {
 	bool have_rusage;
 	long before_minflt, before_majflt;	/* the command's faults before tracing */
 };
+
+/*
+ * record -g: a stacktrace trigger on each stack event (the slab and page
+ * allocation and free events recorded, or --stack-events), their list in
+ * r->stack_events, and the kernel_stack format among r->events. After the
+ * events are enabled and filtered. 0, or -1 with r->err filled.
+ */
+int kmt_record_stacks_setup(struct recorder *r);
 
 /* Fill r->err with the message and, if errno is set, its text; returns -1. */
 int kmt_record_fail(struct recorder *r, const char *fmt, ...)

@@ -103,7 +103,7 @@ static int read_headers(struct recorder *r, struct meta_texts *m)
 	m->printk = tracefs_instance_file_read(NULL, "printk_formats", NULL);
 	m->cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
 	m->formats = calloc(r->events.n + 1, sizeof(*m->formats));
-	m->options = calloc(r->ncpus + 16, sizeof(*m->options));
+	m->options = calloc(r->ncpus + 24, sizeof(*m->options));
 	m->cpustats = calloc(r->ncpus + 1, sizeof(*m->cpustats));
 	if (!m->header_page || !m->header_event || !m->formats || !m->options || !m->cpustats) {
 		errno = errno ? errno : ENOMEM;
@@ -140,6 +140,7 @@ static int gather_meta(struct recorder *r, struct meta_texts *m, struct kmt_trac
 		add_option(m, KMT_TD_OPT_KMT_KERNEL, m->kernel);
 	m->slab_aliases = kmt_slab_aliases();
 	add_option(m, KMT_TD_OPT_KMT_SLAB_ALIASES, m->slab_aliases);
+	add_option(m, KMT_TD_OPT_KMT_STACKS, r->stack_events);
 	if (gather_fault_texts(r, m, res))
 		return -1;
 	for (i = 0; i < r->ncpus; i++) {

@@ -22,7 +22,8 @@ static void usage(FILE *fp)
 		"usage: kmtrace record [-e EVENT|GROUP:EVENT|GROUP]... [-p PID]... [-b KB]\n"
 		"                      [-d SECONDS] [--max-size SIZE] [-f] [-o FILE|-]\n"
 		"                      [--filter 'GROUP:EVENT:EXPR']... [--no-kallsyms]\n"
-		"                      [--no-kprobes] [-- COMMAND [ARGS...]]\n\n"
+		"                      [--no-kprobes] [-g] [--stack-events EVENT,...]\n"
+		"                      [-- COMMAND [ARGS...]]\n\n"
 		"  -e, --event     event to record (repeatable); default: the kmem, page,\n"
 		"                  fault, rss_stat, OOM and process events the kernel has\n"
 		"  -p, --pid       record only this process (all its threads) and its\n"
@@ -38,6 +39,10 @@ static void usage(FILE *fp)
 		"                  call sites are then shown as addresses\n"
 		"      --no-kprobes  no return probe on handle_mm_fault; minor and major\n"
 		"                  faults then come from perf's fault events if it can\n"
+		"  -g, --call-graph  a kernel stack after each slab and page allocation and\n"
+		"                  free (ftrace stacktrace triggers, in the same buffers)\n"
+		"      --stack-events  the events to take stacks of instead (implies -g),\n"
+		"                  e.g. kmalloc,exceptions:page_fault_user\n"
 		"  -- COMMAND      run COMMAND and record it and its descendants only\n\n"
 		"Without COMMAND, -p or -d it records system-wide until SIGINT. On a terminal\n"
 		"it shows progress once a second. Exit status: 0, or the command's own when\n"
@@ -185,6 +190,8 @@ static const struct option longopts[] = {
 	{ "filter", required_argument, NULL, 'F' },
 	{ "no-kallsyms", no_argument, NULL, 'K' },
 	{ "no-kprobes", no_argument, NULL, 'P' },
+	{ "call-graph", no_argument, NULL, 'g' },
+	{ "stack-events", required_argument, NULL, 'G' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -192,9 +199,32 @@ static const struct option longopts[] = {
 /* Argument arrays the options fill. */
 struct record_args {
 	struct kmt_record_opts o;
-	const char *events[MAX_ARGS], *filters[MAX_ARGS];
+	const char *events[MAX_ARGS], *filters[MAX_ARGS], *stack_events[MAX_ARGS];
+	char *stack_list;		/* --stack-events, cut at its commas */
 	int pids[MAX_ARGS];
 };
+
+/* --stack-events A,B,...: the names, -g implied. 0, or -1. */
+static int take_stack_events(struct record_args *a, const char *arg)
+{
+	char *p;
+
+	free(a->stack_list);
+	a->stack_list = strdup(arg);
+	if (!a->stack_list) {
+		perror("kmtrace record");
+		return -1;
+	}
+	a->o.nstack_events = 0;
+	a->o.stacks = true;
+	for (p = strtok(a->stack_list, ","); p; p = strtok(NULL, ","))
+		if (a->o.nstack_events < MAX_ARGS)
+			a->stack_events[a->o.nstack_events++] = p;
+	if (a->o.nstack_events)
+		return 0;
+	fprintf(stderr, "kmtrace record: --stack-events wants EVENT or GROUP:EVENT names\n");
+	return -1;
+}
 
 /* One option; 0, 1 to stop with status 0 (help), -1 to stop with status 2. */
 static int take_option(struct record_args *a, int c)
@@ -240,6 +270,11 @@ static int take_option(struct record_args *a, int c)
 	case 'P':
 		o->no_kprobes = true;
 		return 0;
+	case 'g':
+		o->stacks = true;
+		return 0;
+	case 'G':
+		return take_stack_events(a, optarg);
 	case 'h':
 		usage(stdout);
 		return 1;
@@ -253,7 +288,7 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 {
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "+e:p:b:d:o:fh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:p:b:d:o:fgh", longopts, NULL)) != -1) {
 		if ((c == 'e' && a->o.nevents == MAX_ARGS) ||
 		    (c == 'F' && a->o.nfilters == MAX_ARGS) || (c == 'p' && a->o.npids == MAX_ARGS)) {
 			fprintf(stderr, "kmtrace record: at most %d of -%c\n", MAX_ARGS, c);
@@ -283,11 +318,15 @@ int kmt_cmd_record(int argc, char **argv)
 	a.o.events = a.events;
 	a.o.filters = a.filters;
 	a.o.pids = a.pids;
+	a.o.stack_events = a.stack_events;
 	ret = parse_args(&a, argc, argv);
-	if (ret)
+	if (ret) {
+		free(a.stack_list);
 		return ret > 0 ? 0 : KMT_EXIT_INPUT;
+	}
 	signal(SIGPIPE, SIG_IGN);	/* a reader that went away is an error to report */
 	ret = kmt_record(&a.o, &res, &err);
+	free(a.stack_list);
 	if (ret) {
 		kmt_error_print(&err);
 		if (res.exec_errno)

@@ -160,6 +160,11 @@ struct kmt_reader *kmt_reader_open_formats(const char *path, const char *formats
 
 		if (r && !r->format)
 			r->format = backend->name;
+		if (r && kmt_stacks_open(r)) {
+			kmt_error_set(err, path, -1, "out of memory");
+			kmt_reader_close(r);
+			return NULL;
+		}
 		return r;
 	}
 	kmt_error_set(err, path, 0, "not a trace.dat, perf.data or ftrace text file");
@@ -172,6 +177,7 @@ void kmt_reader_close(struct kmt_reader *r)
 	if (!r)
 		return;
 	r->ops->close(r);
+	kmt_stacks_free(r);
 	kmt_reader_free_common(r);
 }
 
@@ -209,6 +215,8 @@ int kmt_reader_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 		return r->ops->next_any(r, rec, err);
 	if (cpu < 0 || cpu >= r->ncpus || !r->ops->next)
 		return 0;
+	if (r->stacks)
+		return kmt_stacks_next(r, cpu, rec, err);
 	return r->ops->next(r, cpu, rec, err);
 }
 

@@ -38,6 +38,7 @@ struct kmt_reader {
 	bool fault_samples_damaged;
 	struct kmt_format_counts formats;	/* what became of the file's event formats */
 	bool formats_given;		/* by kmtrace or --formats, not by the recording */
+	struct kmt_stack_joiner *stacks;	/* kernel_stack records to join, or NULL */
 	void *priv;
 };
 
@@ -87,6 +88,20 @@ int kmt_reader_take_fault_sample_text(struct kmt_reader *r, const char *text, si
  */
 void kmt_reader_take_printk(struct tep_handle *tep, const char *text);
 void kmt_reader_take_cmdlines(struct tep_handle *tep, const char *text);
+
+/*
+ * Join the kernel_stack records of @r's per-CPU streams to the events they
+ * follow (stacks.c), where the recording can hold them. 0, or -1 when out
+ * of memory.
+ */
+int kmt_stacks_open(struct kmt_reader *r);
+
+/* kmt_reader_next() of a CPU stream once kmt_stacks_open() set r->stacks. */
+int kmt_stacks_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
+		    struct kmt_error *err);
+
+/* Free what kmt_stacks_open() made; none is ignored. */
+void kmt_stacks_free(struct kmt_reader *r);
 
 /* Free the common parts (ops->close frees the backend's own first). */
 void kmt_reader_free_common(struct kmt_reader *r);

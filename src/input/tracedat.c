@@ -100,6 +100,9 @@ static bool parse_options(struct kmt_cursor *c, struct kmt_reader *r)
 		case KMT_TD_OPT_KMT_SLAB_ALIASES:
 			set_text(r, KMT_TEXT_SLAB_ALIASES, data, size);
 			break;
+		case KMT_TD_OPT_KMT_STACKS:
+			set_text(r, KMT_TEXT_STACKS, data, size);
+			break;
 		case KMT_TD_OPT_TRACECLOCK:
 			set_text(r, KMT_TEXT_TRACE_CLOCK, data, size);
 			break;
