@@ -12,6 +12,7 @@ enum kmt_format {
 	KMT_FORMAT_TEXT,
 	KMT_FORMAT_CSV,
 	KMT_FORMAT_JSON,
+	KMT_FORMAT_FOLDED,	/* "frame;frame;frame VALUE" per stack, for flame graphs */
 };
 
 /* How a value is shown: the JSON value is always the raw number. */
@@ -24,12 +25,14 @@ enum kmt_kind {
 	KMT_KIND_ADDRESS,	/* unsigned integer, hex in text and CSV */
 	KMT_KIND_STRING,	/* text */
 	KMT_KIND_SYMBOL,	/* text: a resolved code address, "func+0xOFF [mod]" */
+	KMT_KIND_STACK,		/* text: frames (KMT_KIND_SYMBOL texts), innermost first,
+				   one per line; a table's last column */
 };
 
 /* Kinds whose cells hold .s (copied when added). */
 static inline int kmt_kind_is_text(enum kmt_kind kind)
 {
-	return kind == KMT_KIND_STRING || kind == KMT_KIND_SYMBOL;
+	return kind == KMT_KIND_STRING || kind == KMT_KIND_SYMBOL || kind == KMT_KIND_STACK;
 }
 
 /* A column of a table: JSON key, text header and kind. */
@@ -50,7 +53,7 @@ union kmt_cell {
 struct kmt_output;
 struct kmt_table;
 
-/* Parse "text", "csv" or "json"; -1 if none of them. */
+/* Parse "text", "csv", "json" or "folded"; -1 if none of them. */
 int kmt_format_parse(const char *name);
 
 /* Make an output that renders into @fp; @human shows sizes as KiB/MiB. */
@@ -98,6 +101,15 @@ static inline int kmt_output_string(struct kmt_output *out, const char *key, con
 struct kmt_table *kmt_output_table(struct kmt_output *out, const char *name,
 				   const char *title, int ncols,
 				   const struct kmt_column *cols);
+
+/*
+ * Column @col of @table is what --format folded gives as each stack's
+ * value (the default: the first numeric column).
+ */
+void kmt_table_weight(struct kmt_table *table, int col);
+
+/* How many tables added so far have a KMT_KIND_STACK column. */
+int kmt_output_stack_tables(const struct kmt_output *out);
 
 /* Append a row of ncols cells to @table; strings are copied. */
 int kmt_table_row(struct kmt_table *table, const union kmt_cell *cells);

@@ -14,7 +14,8 @@
 #include "common/util.h"
 
 enum {
-	OPT_PID = 0x100, OPT_ORDER, OPT_MIGRATETYPE, OPT_GFP, OPT_LIVE, OPT_CALLER, OPT_TIMELINE,
+	OPT_PID = 0x100, OPT_ORDER, OPT_MIGRATETYPE, OPT_GFP, OPT_LIVE, OPT_CALLER, OPT_STACK,
+	OPT_TIMELINE,
 };
 
 static const struct option page_longopts[] = {
@@ -27,6 +28,8 @@ static const struct option page_longopts[] = {
 	{ "timeline", required_argument, NULL, OPT_TIMELINE },
 	{ "lines", required_argument, NULL, 'l' },
 	KMT_ROLLUP_LONGOPTS,
+	{ "stack", no_argument, NULL, OPT_STACK },
+	{ "alloc-frames", required_argument, NULL, KMT_OPT_ALLOC_FRAMES },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -39,12 +42,15 @@ static int page_option(void *priv, int key, const char *arg, char *msg, int msgl
 		[OPT_GFP - OPT_PID] = PAGE_TABLE_GFP,
 		[OPT_LIVE - OPT_PID] = PAGE_TABLE_LIVE,
 		[OPT_CALLER - OPT_PID] = PAGE_TABLE_CALLER,
+		[OPT_STACK - OPT_PID] = PAGE_TABLE_STACK,
 	};
 	struct page_state *st = priv;
 
 	if (kmt_rollup_is_option(key))
 		return kmt_rollup_option(&st->rollup, key, arg, msg, msglen);
-	if (key >= OPT_PID && key <= OPT_CALLER) {
+	if (key == KMT_OPT_ALLOC_FRAMES)
+		return kmt_stacks_option(&st->stacks, arg, msg, msglen);
+	if (key >= OPT_PID && key <= OPT_STACK) {
 		st->tables |= table_of[key - OPT_PID];
 		return 0;
 	}
@@ -76,7 +82,10 @@ static void page_free_state(void *priv)
 	free(st->blocks);
 	free(st->recent);
 	free(st->callers);
+	free(st->stack_rows);
 	kmt_hashmap_free(&st->caller_index);
+	kmt_hashmap_free(&st->stack_index);
+	kmt_stacks_free(&st->stacks);
 	kmt_hashmap_free(&st->frame_cache);
 	kmt_hashmap_free(&st->gfp_index);
 	kmt_hashmap_free(&st->proc_index);
@@ -97,7 +106,8 @@ static void *page_init(void)
 	if (kmt_filter_init(&st->filter) || kmt_hashmap_init(&st->gfp_index) ||
 	    kmt_hashmap_init(&st->proc_index) || kmt_hashmap_init(&st->live) ||
 	    kmt_hashmap_init(&st->recent_index) || kmt_hashmap_init(&st->caller_index) ||
-	    kmt_hashmap_init(&st->frame_cache)) {
+	    kmt_hashmap_init(&st->frame_cache) || kmt_hashmap_init(&st->stack_index) ||
+	    kmt_stacks_init(&st->stacks)) {
 		page_free_state(st);
 		return NULL;
 	}
@@ -109,6 +119,7 @@ static int page_start(void *priv, const struct kmt_session *s)
 	struct page_state *st = priv;
 
 	st->reader = s->reader;
+	st->stacks.reader = s->reader;
 	st->tep = s->tep;
 	st->filter.tep = s->tep;
 	st->kernel_version = kmt_kernel_version(kmt_reader_text(s->reader, KMT_TEXT_UNAME));
@@ -199,6 +210,27 @@ static void counts_alloc(struct page_count *c, uint64_t pages)
 	c->live_pages += pages;
 }
 
+static void counts_fail(struct page_count *c, uint64_t pages)
+{
+	(void)pages;
+	c->failures++;
+}
+
+static void counts_unlive(struct page_count *c, uint64_t pages)
+{
+	c->live_pages -= pages;
+}
+
+/* Apply @fn to the caller and stack rows block @b has. */
+static void rows_apply(struct page_state *st, const struct page_block *b,
+		       void (*fn)(struct page_count *, uint64_t), uint64_t pages)
+{
+	if (b->caller != PAGE_NO_CALLER)
+		fn(&st->callers[b->caller].c, pages);
+	if (b->stack != PAGE_NO_CALLER)
+		fn(&st->stack_rows[b->stack].c, pages);
+}
+
 /* A block allocated again before its free was seen: it is no longer live. */
 static void drop_replaced(struct page_state *st, const struct page_block *b)
 {
@@ -211,8 +243,7 @@ static void drop_replaced(struct page_state *st, const struct page_block *b)
 	st->mts[b->mt].live_pages -= pages;
 	if (kmt_hashmap_get(&st->gfp_index, b->gfp, &idx))
 		st->gfps[idx].c.live_pages -= pages;
-	if (b->caller != PAGE_NO_CALLER)
-		st->callers[b->caller].c.live_pages -= pages;
+	rows_apply(st, b, counts_unlive, pages);
 }
 
 /* The pfn of a failed allocation: -1 (pfn field) or a NULL struct page. */
@@ -226,7 +257,7 @@ static void on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel
 	int o = order_slot(ev->order), m = mt_slot(ev->migratetype);
 	uint64_t pages = 1ull << (ev->order < 63 ? ev->order : 0);
 	struct page_block b = { .ts = ev->ts, .gfp = ev->gfp_flags, .pid = ev->pid,
-				.caller = PAGE_NO_CALLER, .order = o, .mt = m, .selected = sel };
+				.caller = PAGE_NO_CALLER, .stack = PAGE_NO_CALLER, .order = o, .mt = m, .selected = sel };
 	struct page_count *g = sel ? gfp_of(st, ev->gfp_flags) : NULL;
 	struct page_proc *p = sel ? proc_of(st, ev->pid) : NULL;
 	struct page_block old;
@@ -240,6 +271,8 @@ static void on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel
 		st->alloc_bytes += st->page_size * pages;
 		if (st->tables & PAGE_TABLE_CALLER)
 			b.caller = kmt_page_caller_of(st, ev);
+		if (st->tables & PAGE_TABLE_STACK)
+			b.stack = kmt_page_stack_of(st, ev);
 	}
 	if (alloc_failed(ev)) {
 		if (sel) {
@@ -247,8 +280,7 @@ static void on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel
 			st->fail_bytes += st->page_size * pages;
 			st->orders[o].failures++;
 			g->failures++;
-			if (b.caller != PAGE_NO_CALLER)
-				st->callers[b.caller].c.failures++;
+			rows_apply(st, &b, counts_fail, pages);
 		}
 		return;
 	}
@@ -263,8 +295,7 @@ static void on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel
 	counts_alloc(&st->orders[o], pages);
 	counts_alloc(&st->mts[m], pages);
 	counts_alloc(g, pages);
-	if (b.caller != PAGE_NO_CALLER)
-		counts_alloc(&st->callers[b.caller].c, pages);
+	rows_apply(st, &b, counts_alloc, pages);
 	p->allocs++;
 	p->pages_alloc += pages;
 	account(st, p, pages, ev->ts);
@@ -333,7 +364,7 @@ static void on_free(struct page_state *st, const struct kmt_event *ev, uint64_t 
 {
 	uint64_t pages = 1ull << (order < 63 ? order : 0), bytes = st->page_size * pages;
 	struct page_proc *p = sel ? proc_of(st, ev->pid) : NULL;
-	struct page_block b;
+	struct page_block b = { 0 };
 	bool found = take_block(st, ev->pfn, &b);
 
 	if (!sel)
@@ -354,8 +385,7 @@ static void on_free(struct page_state *st, const struct kmt_event *ev, uint64_t 
 		counts_free(&st->mts[b.mt], pages);
 		if (g)
 			counts_free(g, pages);
-		if (b.caller != PAGE_NO_CALLER)
-			counts_free(&st->callers[b.caller].c, pages);
+		rows_apply(st, &b, counts_free, pages);
 	} else {
 		st->nomatch_req++;
 		st->nomatch_bytes += bytes;
@@ -444,6 +474,7 @@ const struct kmt_analysis kmt_analysis_page = {
 	"  --gfp               table per GFP flags value\n"
 	"  --live              pages still allocated at the end, oldest first\n"
 	"  --caller            per call site (needs call stacks in the recording)\n"
+	KMT_STACK_USAGE
 	"  --timeline MS       outstanding pages per MS-millisecond interval, total and\n"
 	"                      for the top processes\n"
 	"  -l, --lines N       at most N rows per table; N processes in --timeline\n"

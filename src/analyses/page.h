@@ -9,6 +9,7 @@
 #include <kmtrace/analysis.h>
 #include "filter.h"
 #include "rollup.h"
+#include "stacks.h"
 #include "common/hashmap.h"
 #include "common/mmnames.h"
 
@@ -22,6 +23,7 @@
 #define PAGE_TABLE_GFP		(1u << 3)
 #define PAGE_TABLE_LIVE		(1u << 4)
 #define PAGE_TABLE_CALLER	(1u << 5)
+#define PAGE_TABLE_STACK	(1u << 6)
 
 /* A value over time, sampled per interval: its peak inside each one. */
 struct page_point {
@@ -55,6 +57,7 @@ struct page_block {
 	uint64_t gfp;
 	int pid;
 	uint32_t caller;	/* callers[] row, PAGE_NO_CALLER without a call stack */
+	uint32_t stack;		/* stack_rows[] row, PAGE_NO_CALLER without --stack */
 	uint8_t order;
 	int8_t mt;
 	bool selected;
@@ -62,9 +65,9 @@ struct page_block {
 
 #define PAGE_NO_CALLER	UINT32_MAX
 
-/* The function that asked the page allocator (first frame outside it). */
+/* The function that asked the page allocator (first frame outside it), or a stack. */
 struct page_caller {
-	uint64_t start;		/* function start, or the raw ip when unresolved */
+	uint64_t start;		/* function start, or the raw ip when unresolved; stack id */
 	bool unnamed;		/* unresolved: maybe an allocator frame, not the caller */
 	struct page_count c;
 };
@@ -117,11 +120,15 @@ struct page_state {
 	struct kmt_hashmap caller_index;	/* function start -> callers[] */
 	struct page_caller *callers;
 	uint32_t ncallers, cap_callers;
-	struct kmt_hashmap frame_cache;	/* ip -> callers[] row + 1, 0: allocator frame */
+	struct kmt_hashmap frame_cache;	/* caller ip -> callers[] row + 1 */
 	uint64_t no_stack;		/* allocations without a call stack */
 	struct kmt_rollup rollup;	/* --by-dir, --by-module, --branch of --caller */
 	uint64_t caller_unresolved;	/* callers taken from frames without a symbol */
 	uint64_t with_caller;		/* allocations given a caller row */
+	struct kmt_stacks stacks;	/* --caller's allocator frames; --stack's stacks */
+	struct kmt_hashmap stack_index;	/* --stack: stack id -> stack_rows[] */
+	struct page_caller *stack_rows;
+	uint32_t nstack_rows, cap_stack_rows;
 	char remark[320];
 
 	/* Per task, the last pfns it freed with mm_page_free, + 1 (0: empty). */
@@ -145,6 +152,12 @@ int kmt_page_report_live(struct page_state *st, struct kmt_output *out,
 
 /* The callers[] row of allocation @ev, PAGE_NO_CALLER without a stack; sets st->failed. */
 uint32_t kmt_page_caller_of(struct page_state *st, const struct kmt_event *ev);
+
+/* The stack_rows[] row of allocation @ev (its stack, or none); sets st->failed. */
+uint32_t kmt_page_stack_of(struct page_state *st, const struct kmt_event *ev);
+
+/* The --stack table. */
+int kmt_page_report_stacks(struct page_state *st, struct kmt_output *out);
 
 /* The --caller table. */
 int kmt_page_report_callers(struct page_state *st, struct kmt_output *out);

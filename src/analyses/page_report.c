@@ -353,6 +353,38 @@ int kmt_page_report_callers(struct page_state *st, struct kmt_output *out)
 	return t ? ret : -1;
 }
 
+#define STACK_TEXT	16384
+
+int kmt_page_report_stacks(struct page_state *st, struct kmt_output *out)
+{
+	static const struct kmt_column cols[] = {
+		COUNT_COLUMNS, { "stack", "STACK (allocator frames cut off)", KMT_KIND_STACK }
+	};
+	uint32_t *idx = kmt_sorted_index(st->nstack_rows, by_row_pages, st->stack_rows), i;
+	char *text = malloc(STACK_TEXT);
+	union kmt_cell row[NCOUNT + 1];
+	struct kmt_table *t = NULL;
+	int ret = -1;
+
+	if (idx && text)
+		t = kmt_output_table(out, "stacks", "Per call stack", NCOUNT + 1, cols);
+	if (t) {
+		kmt_table_weight(t, 1);		/* pages */
+		ret = 0;
+	}
+	for (i = 0; t && i < st->nstack_rows && (st->lines < 0 || i < st->lines) && !ret; i++) {
+		const struct page_caller *r = &st->stack_rows[idx[i]];
+
+		count_cells(&r->c, row);
+		row[NCOUNT].s = r->start == KMT_STACK_NONE ? "(no stack recorded)" :
+				kmt_stacks_text(&st->stacks, r->start, text, STACK_TEXT);
+		ret = kmt_table_row(t, row);
+	}
+	free(idx);
+	free(text);
+	return ret;
+}
+
 static int report_orders(const struct page_state *st, struct kmt_output *out)
 {
 	static const struct kmt_column cols[] = {
@@ -474,6 +506,7 @@ int kmt_page_report(void *priv, const struct kmt_session *s, struct kmt_output *
 	      ((st->tables & PAGE_TABLE_LIVE) && kmt_page_report_live(st, out, names)) ||
 	      ((st->tables & PAGE_TABLE_CALLER) && st->ncallers &&
 	       kmt_page_report_callers(st, out)) ||
+	      ((st->tables & PAGE_TABLE_STACK) && kmt_page_report_stacks(st, out)) ||
 	      (st->interval_ns && kmt_page_report_timeline(st, out));
 	kmt_gfp_names_free(names);
 	return ret ? -1 : 0;

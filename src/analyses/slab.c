@@ -30,6 +30,7 @@ static const struct option slab_longopts[] = {
 	{ "kmalloc-only", no_argument, NULL, OPT_KMALLOC_ONLY },
 	{ "cache-only", no_argument, NULL, OPT_CACHE_ONLY },
 	KMT_ROLLUP_LONGOPTS,
+	KMT_STACK_LONGOPTS,
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -40,6 +41,11 @@ static int slab_option(void *priv, int key, const char *arg, char *msg, int msgl
 	if (kmt_rollup_is_option(key))
 		return kmt_rollup_option(&o->rollup, key, arg, msg, msglen);
 	switch (key) {
+	case KMT_OPT_STACK:
+		o->tables |= SLAB_TABLE_STACK;
+		return 0;
+	case KMT_OPT_ALLOC_FRAMES:
+		return kmt_stacks_option(&((struct slab_state *)priv)->stacks, arg, msg, msglen);
 	case OPT_CALLER:
 		o->tables |= SLAB_TABLE_CALLER;
 		return 0;
@@ -103,6 +109,8 @@ static void slab_free(void *priv)
 	group_free(&st->caches);
 	group_free(&st->pids);
 	group_free(&st->ptrs);
+	group_free(&st->stack_rows);
+	kmt_stacks_free(&st->stacks);
 	kmt_hashmap_free(&st->kmalloc_caches);
 	kmt_hashmap_free(&st->unnamed_caches);
 	kmt_hashmap_free(&st->live);
@@ -121,6 +129,7 @@ static void *slab_init(void)
 	st->free_obj = SLAB_NO_ROW;
 	if (kmt_filter_init(&st->o.filter) || kmt_hashmap_init(&st->callers.index) || kmt_hashmap_init(&st->caches.index) ||
 	    kmt_hashmap_init(&st->pids.index) || kmt_hashmap_init(&st->ptrs.index) ||
+	    kmt_hashmap_init(&st->stack_rows.index) || kmt_stacks_init(&st->stacks) ||
 	    kmt_hashmap_init(&st->kmalloc_caches) || kmt_hashmap_init(&st->unnamed_caches) ||
 	    kmt_hashmap_init(&st->live)) {
 		slab_free(st);
@@ -151,6 +160,7 @@ static int slab_start(void *priv, const struct kmt_session *s)
 		st->o.sort[st->o.nsort++] = SORT_BYTES;
 	st->tep = s->tep;
 	st->reader = s->reader;
+	st->stacks.reader = s->reader;
 	st->o.filter.tep = s->tep;
 	st->have_node_map = kmt_reader_cpu_node(s->reader, 0) >= 0;
 	take_gfp_bits(st);
@@ -302,6 +312,8 @@ static void for_obj_stats(struct slab_state *st, const struct slab_obj *o,
 	fn(&st->pids.rows[o->pid].st, o, arg);
 	if (o->ptr != SLAB_NO_ROW)
 		fn(&st->ptrs.rows[o->ptr].st, o, arg);
+	if (o->stack != SLAB_NO_ROW)
+		fn(&st->stack_rows.rows[o->stack].st, o, arg);
 }
 
 static void add_fn(struct slab_stat *s, const struct slab_obj *o, bool unused)
@@ -369,7 +381,16 @@ static bool obj_rows(struct slab_state *st, const struct kmt_event *ev, struct s
 
 		st->pids.rows[o->pid].name = strdup(comm ? comm : "<...>");
 	}
-	o->ptr = SLAB_NO_ROW;
+	o->ptr = o->stack = SLAB_NO_ROW;
+	if (st->o.tables & SLAB_TABLE_STACK) {
+		uint32_t id = kmt_stacks_intern(&st->stacks, ev->callchain, ev->callchain_nr);
+
+		if (st->stacks.failed)
+			return false;
+		o->stack = group_row(&st->stack_rows, id, &made);
+		if (o->stack == SLAB_NO_ROW)
+			return false;
+	}
 	if (st->o.tables & SLAB_TABLE_ALLOC) {
 		o->ptr = group_row(&st->ptrs, ev->ptr, &made);
 		if (o->ptr == SLAB_NO_ROW)
@@ -462,6 +483,7 @@ const struct kmt_analysis kmt_analysis_slab = {
 	"  --cache             table per slab cache\n"
 	"  --pid               table per process\n"
 	"  --raw-ip            call sites as addresses, not func+0xOFF [module]\n"
+	KMT_STACK_USAGE
 	"  -s, --sort KEY,...  bytes (default), req, hit, frag, pingpong, live, waste,\n"
 	"                      maxlive, callsite, ptr, cache, pid\n"
 	"  -l, --lines N       at most N rows per table\n"

@@ -9,6 +9,7 @@
 #include <kmtrace/analysis.h>
 #include "filter.h"
 #include "rollup.h"
+#include "stacks.h"
 #include "common/hashmap.h"
 
 #define SLAB_NO_ROW	UINT32_MAX
@@ -44,7 +45,7 @@ struct slab_group {
 /* An allocation not freed yet. */
 struct slab_obj {
 	uint64_t bytes_alloc, bytes_req;
-	uint32_t caller, cache, pid, ptr;	/* rows, SLAB_NO_ROW when not kept */
+	uint32_t caller, cache, pid, ptr, stack;	/* rows, SLAB_NO_ROW when not kept */
 	int cpu;
 	bool selected;		/* passed the filters: counted */
 	uint32_t next_free;	/* pool free list */
@@ -59,6 +60,7 @@ enum slab_sort_key {
 #define SLAB_TABLE_ALLOC	(1u << 1)
 #define SLAB_TABLE_CACHE	(1u << 2)
 #define SLAB_TABLE_PID		(1u << 3)
+#define SLAB_TABLE_STACK	(1u << 4)
 
 struct slab_opts {
 	unsigned int tables;	/* SLAB_TABLE_* */
@@ -84,7 +86,8 @@ struct slab_state {
 	uint64_t node_allocs, cross_node;
 	bool have_node_map;
 
-	struct slab_group callers, caches, pids, ptrs;
+	struct slab_group callers, caches, pids, ptrs, stack_rows;
+	struct kmt_stacks stacks;	/* --stack: key of stack_rows is a stack id */
 	struct kmt_hashmap kmalloc_caches;	/* bytes_alloc << 2 | kind -> cache row */
 	unsigned long long gfp_dma, gfp_reclaimable, gfp_account;	/* kmalloc kinds */
 	struct kmt_hashmap unnamed_caches;	/* bytes_alloc -> cache row */

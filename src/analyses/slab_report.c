@@ -394,6 +394,54 @@ static int report_rolled_callers(const struct slab_state *st, struct kmt_output 
 	return ret;
 }
 
+/* The value column --format folded takes for the first sort key (bytes by default). */
+static int weight_of(enum slab_sort_key k)
+{
+	switch (k) {
+	case SORT_REQ: return 2;
+	case SORT_HIT: return 4;
+	case SORT_LIVE: return 6;
+	case SORT_MAXLIVE: return 8;
+	case SORT_WASTE: return 9;
+	case SORT_PINGPONG: return 11;
+	default: return 0;
+	}
+}
+
+#define STACK_TEXT	16384
+
+/* --stack: the figures of each distinct stack, the stack last. */
+static int report_stacks(const struct slab_state *st, struct kmt_output *out)
+{
+	static const struct kmt_column cols[] = {
+		STAT_COLUMNS, { "stack", "STACK (allocator frames cut off)", KMT_KIND_STACK }
+	};
+	const struct slab_group *g = &st->stack_rows;
+	union kmt_cell cells[NSTAT_COLUMNS + 1];
+	struct kmt_table *t;
+	char *text = malloc(STACK_TEXT);
+	uint32_t *idx = NULL, r;
+	int ret = -1;
+
+	t = kmt_output_table(out, "stacks", "Per call stack", NSTAT_COLUMNS + 1, cols);
+	if (!t || !text || !(idx = sorted_rows(st, g, SLAB_TABLE_STACK)))
+		goto out;
+	kmt_table_weight(t, weight_of(st->o.sort[0]));
+	ret = 0;
+	for (r = 0; !ret && r < g->n && (st->o.lines < 0 || r < st->o.lines); r++) {
+		const struct slab_row *row = &g->rows[idx[r]];
+
+		stat_cells(&row->st, cells);
+		cells[NSTAT_COLUMNS].s = row->key == KMT_STACK_NONE ? "(no stack recorded)" :
+					 kmt_stacks_text(&st->stacks, row->key, text, STACK_TEXT);
+		ret = kmt_table_row(t, cells);
+	}
+out:
+	free(idx);
+	free(text);
+	return ret;
+}
+
 static int put_u(struct kmt_output *out, const char *key, const char *label,
 		 enum kmt_kind kind, uint64_t v)
 {
@@ -471,5 +519,7 @@ int kmt_slab_report(void *priv, const struct kmt_session *s, struct kmt_output *
 		    report_rolled_callers(st, out) : report_table(st, tk, group_of(st, tk->flag), out))
 			return -1;
 	}
+	if (st->o.tables & SLAB_TABLE_STACK)
+		return report_stacks(st, out);
 	return 0;
 }

@@ -53,13 +53,14 @@ static void usage(FILE *fp)
 	int i;
 
 	fprintf(fp,
-		"usage: kmtrace report [-i FILE] [--format text|csv|json] [-H]\n"
+		"usage: kmtrace report [-i FILE] [--format text|csv|json|folded] [-H]\n"
 		"                      [ANALYSIS [ANALYSIS-OPTIONS]]...\n"
 		"       kmtrace report [-i FILE] --print [--time START,END] [--pid-filter PID,..]\n"
 		"                      [--comm NAME] [-O|--plugin-option kmt:raw[=0|1]]\n\n"
 		"  -i, --input FILE  recording to read (default kmtrace.dat; - standard input):\n"
 		"                    trace.dat of kmtrace or trace-cmd, perf.data, ftrace text\n"
-		"      --format FMT  text (default), csv or json\n"
+		"      --format FMT  text (default), csv, json, or folded (the stack tables as\n"
+		"                    'frame;frame;frame VALUE' lines for flame graphs)\n"
 		"      --formats DIR event formats for ftrace text (SYSTEM/EVENT/format files,\n"
 		"                    as in tracefs's events/; default: those shipped)\n"
 		"      --kallsyms FILE  kernel symbols from FILE (a saved /proc/kallsyms or a\n"
@@ -482,6 +483,11 @@ static int open_and_run(struct report_args *a)
 		warn_unparsed(a, input);
 		warn_input_faults(a, input);
 		ret = report_symbols(a, input, out);
+	}
+	if (!ret && a->format == KMT_FORMAT_FOLDED && !kmt_output_stack_tables(out)) {
+		fprintf(stderr, "kmtrace report: --format folded writes call stacks: ask for a "
+			"stack table (slab --stack, page --stack, leak)\n");
+		ret = KMT_EXIT_INPUT;
 	}
 	if (ret)
 		kmt_output_discard(out);

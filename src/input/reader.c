@@ -160,7 +160,7 @@ struct kmt_reader *kmt_reader_open_formats(const char *path, const char *formats
 
 		if (r && !r->format)
 			r->format = backend->name;
-		if (r && kmt_stacks_open(r)) {
+		if (r && kmt_stack_join_open(r)) {
 			kmt_error_set(err, path, -1, "out of memory");
 			kmt_reader_close(r);
 			return NULL;
@@ -177,7 +177,7 @@ void kmt_reader_close(struct kmt_reader *r)
 	if (!r)
 		return;
 	r->ops->close(r);
-	kmt_stacks_free(r);
+	kmt_stack_join_free(r);
 	kmt_reader_free_common(r);
 }
 
@@ -216,7 +216,7 @@ int kmt_reader_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 	if (cpu < 0 || cpu >= r->ncpus || !r->ops->next)
 		return 0;
 	if (r->stacks)
-		return kmt_stacks_next(r, cpu, rec, err);
+		return kmt_stack_join_next(r, cpu, rec, err);
 	return r->ops->next(r, cpu, rec, err);
 }
 

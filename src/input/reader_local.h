@@ -91,17 +91,17 @@ void kmt_reader_take_cmdlines(struct tep_handle *tep, const char *text);
 
 /*
  * Join the kernel_stack records of @r's per-CPU streams to the events they
- * follow (stacks.c), where the recording can hold them. 0, or -1 when out
+ * follow (stack_join.c), where the recording can hold them. 0, or -1 when out
  * of memory.
  */
-int kmt_stacks_open(struct kmt_reader *r);
+int kmt_stack_join_open(struct kmt_reader *r);
 
-/* kmt_reader_next() of a CPU stream once kmt_stacks_open() set r->stacks. */
-int kmt_stacks_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
+/* kmt_reader_next() of a CPU stream once kmt_stack_join_open() set r->stacks. */
+int kmt_stack_join_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 		    struct kmt_error *err);
 
-/* Free what kmt_stacks_open() made; none is ignored. */
-void kmt_stacks_free(struct kmt_reader *r);
+/* Free what kmt_stack_join_open() made; none is ignored. */
+void kmt_stack_join_free(struct kmt_reader *r);
 
 /* Free the common parts (ops->close frees the backend's own first). */
 void kmt_reader_free_common(struct kmt_reader *r);

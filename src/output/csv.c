@@ -2,6 +2,7 @@
 /*
  * CSV rendering: one block per summary and per table, a header line each.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "output_local.h"
@@ -27,6 +28,22 @@ static void csv_block_start(struct kmt_output *out, bool *first)
 	if (!*first)
 		fputc('\n', out->fp);
 	*first = false;
+}
+
+/* A stack cell: its frames joined by ';'. */
+static void csv_stack(FILE *fp, const char *stack)
+{
+	size_t len = 4 * strlen(stack) + 1, at = 0;
+	char *joined = malloc(len), frame[1024];
+	const char *p = stack;
+
+	if (!joined)
+		return;
+	joined[0] = '\0';
+	while (kmt_stack_frame(&p, frame, sizeof(frame)))
+		at += snprintf(joined + at, len - at, "%s%s", at ? ";" : "", frame);
+	csv_field(fp, joined);
+	free(joined);
 }
 
 void kmt_render_csv(struct kmt_output *out)
@@ -63,9 +80,13 @@ void kmt_render_csv(struct kmt_output *out)
 			for (r = 0; r < t->rows; r++) {
 				csv_field(out->fp, name);
 				for (c = 0; c < t->ncols; c++) {
+					fputc(',', out->fp);
+					if (t->cols[c].kind == KMT_KIND_STACK) {
+						csv_stack(out->fp, t->cells[r * t->ncols + c].s);
+						continue;
+					}
 					kmt_output_cell_text(buf, sizeof(buf), t->cols[c].kind,
 						    t->cells[r * t->ncols + c], 0, true);
-					fputc(',', out->fp);
 					csv_field(out->fp, buf);
 				}
 				fputc('\n', out->fp);

@@ -4,6 +4,8 @@
  * "tables": {NAME: [ROW, ...]}}}}, and beside "analyses" the sections about
  * the input (NAME: {"summary": ..., "tables": ...}).
  */
+#include <string.h>
+
 #include "output_local.h"
 
 static void json_string(FILE *fp, const char *s)
@@ -22,9 +24,31 @@ static void json_string(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
+/* A stack cell: an array of its frames, innermost first. */
+static void json_stack(FILE *fp, const char *stack)
+{
+	const char *p = stack;
+	size_t n;
+	int i = 0;
+
+	fputc('[', fp);
+	while (*p) {
+		char frame[1024];
+
+		n = strcspn(p, "\n");
+		snprintf(frame, sizeof(frame), "%.*s", (int)n, p);
+		fputs(i++ ? ", " : "", fp);
+		json_string(fp, frame);
+		p += n + (p[n] == '\n');
+	}
+	fputc(']', fp);
+}
+
 static void json_cell(FILE *fp, enum kmt_kind kind, union kmt_cell c)
 {
-	if (kmt_kind_is_text(kind))
+	if (kind == KMT_KIND_STACK)
+		json_stack(fp, c.s);
+	else if (kmt_kind_is_text(kind))
 		json_string(fp, c.s);
 	else if (kind == KMT_KIND_PERCENT)
 		fprintf(fp, "%.6g", c.d);

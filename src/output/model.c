@@ -17,6 +17,8 @@ int kmt_format_parse(const char *name)
 		return KMT_FORMAT_CSV;
 	if (!strcmp(name, "json"))
 		return KMT_FORMAT_JSON;
+	if (!strcmp(name, "folded"))
+		return KMT_FORMAT_FOLDED;
 	return -1;
 }
 
@@ -106,6 +108,7 @@ struct kmt_table *kmt_output_table(struct kmt_output *out, const char *name,
 		return NULL;
 	}
 	t->ncols = ncols;
+	t->weight = -1;
 	s->tables[s->ntables++] = t;	/* from here on the section frees it */
 	for (i = 0; i < ncols; i++) {
 		t->cols[i].kind = cols[i].kind;
@@ -115,6 +118,32 @@ struct kmt_table *kmt_output_table(struct kmt_output *out, const char *name,
 			return NULL;
 	}
 	return t;
+}
+
+void kmt_table_weight(struct kmt_table *t, int col)
+{
+	if (col >= 0 && col < t->ncols)
+		t->weight = col;
+}
+
+int kmt_table_stack_column(const struct kmt_table *t)
+{
+	int c;
+
+	for (c = 0; c < t->ncols; c++)
+		if (t->cols[c].kind == KMT_KIND_STACK)
+			return c;
+	return -1;
+}
+
+int kmt_output_stack_tables(const struct kmt_output *out)
+{
+	int s, i, n = 0;
+
+	for (s = 0; s < out->nsections; s++)
+		for (i = 0; i < out->sections[s].ntables; i++)
+			n += kmt_table_stack_column(out->sections[s].tables[i]) >= 0;
+	return n;
 }
 
 int kmt_table_row(struct kmt_table *t, const union kmt_cell *cells)
@@ -176,9 +205,24 @@ void kmt_output_cell_text(char *buf, size_t len, enum kmt_kind kind, union kmt_c
 		break;
 	case KMT_KIND_STRING:
 	case KMT_KIND_SYMBOL:
+	case KMT_KIND_STACK:
 		kmt_escape(buf, len, c.s);	/* names from the file */
 		break;
 	}
+}
+
+bool kmt_stack_frame(const char **p, char *buf, size_t len)
+{
+	const char *s = *p;
+	size_t n = strcspn(s, "\n");
+	char frame[1024];
+
+	if (!*s)
+		return false;
+	snprintf(frame, sizeof(frame), "%.*s", (int)n, s);
+	kmt_escape(buf, len, frame);
+	*p = s + n + (s[n] == '\n');
+	return true;
 }
 
 static void free_section(struct section *s)
@@ -236,6 +280,9 @@ int kmt_output_finish(struct kmt_output *out)
 		break;
 	case KMT_FORMAT_JSON:
 		kmt_render_json(out);
+		break;
+	case KMT_FORMAT_FOLDED:
+		kmt_render_folded(out);
 		break;
 	}
 	ret = fflush(out->fp) || ferror(out->fp) ? -1 : 0;

@@ -23,6 +23,7 @@ struct kmt_table {
 	union kmt_cell *cells;		/* rows * ncols */
 	int rows;
 	uint32_t cap;
+	int weight;			/* folded output's value column, -1: the first number */
 };
 
 struct section {
@@ -53,9 +54,19 @@ static inline const char *kmt_value_label(const struct value *v)
 void kmt_output_cell_text(char *buf, size_t len, enum kmt_kind kind, union kmt_cell c,
 			  int human, bool csv);
 
+/*
+ * The next frame of the KMT_KIND_STACK text at *@p, escaped, into @buf;
+ * *@p moves past it. false when there is none left.
+ */
+bool kmt_stack_frame(const char **p, char *buf, size_t len);
+
 /* Render all of @out on its stream: aligned text, CSV, one JSON document. */
 void kmt_render_text(struct kmt_output *out);
 void kmt_render_csv(struct kmt_output *out);
 void kmt_render_json(struct kmt_output *out);
+void kmt_render_folded(struct kmt_output *out);
+
+/* The KMT_KIND_STACK column of @t, or -1. */
+int kmt_table_stack_column(const struct kmt_table *t);
 
 #endif /* KMT_OUTPUT_LOCAL_H */

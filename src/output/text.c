@@ -19,6 +19,22 @@ static void text_cell(FILE *fp, const struct kmt_table *t, int c, int width, con
 		fprintf(fp, "  %-*s", width, s);
 }
 
+/* A stack cell: its first frame on the row, the others below it at @indent. */
+static void text_stack(FILE *fp, const char *stack, int indent)
+{
+	char frame[1024];
+	const char *p = stack;
+	bool first = true;
+
+	while (kmt_stack_frame(&p, frame, sizeof(frame))) {
+		if (first)
+			fprintf(fp, "  %s", frame);
+		else
+			fprintf(fp, "\n%*s  %s", indent, "", frame);
+		first = false;
+	}
+}
+
 static void text_table(struct kmt_output *out, const struct kmt_table *t)
 {
 	int *width = calloc(t->ncols, sizeof(*width));
@@ -31,6 +47,8 @@ static void text_table(struct kmt_output *out, const struct kmt_table *t)
 		width[c] = strlen(t->cols[c].header);
 	for (r = 0; r < t->rows; r++)
 		for (c = 0; c < t->ncols; c++) {
+			if (t->cols[c].kind == KMT_KIND_STACK)
+				continue;
 			kmt_output_cell_text(buf, sizeof(buf), t->cols[c].kind, t->cells[r * t->ncols + c],
 				    out->human, false);
 			if ((int)strlen(buf) > width[c])
@@ -41,10 +59,17 @@ static void text_table(struct kmt_output *out, const struct kmt_table *t)
 		text_cell(out->fp, t, c, width[c], t->cols[c].header);
 	fputc('\n', out->fp);
 	for (r = 0; r < t->rows; r++) {
+		int indent = 0;
+
 		for (c = 0; c < t->ncols; c++) {
+			if (t->cols[c].kind == KMT_KIND_STACK) {
+				text_stack(out->fp, t->cells[r * t->ncols + c].s, indent);
+				continue;
+			}
 			kmt_output_cell_text(buf, sizeof(buf), t->cols[c].kind, t->cells[r * t->ncols + c],
 				    out->human, false);
 			text_cell(out->fp, t, c, width[c], buf);
+			indent += 2 + width[c];
 		}
 		fputc('\n', out->fp);
 	}

@@ -91,7 +91,7 @@ static void take_wanted(struct kmt_stack_joiner *j, struct tep_handle *tep, cons
 	}
 }
 
-int kmt_stacks_open(struct kmt_reader *r)
+int kmt_stack_join_open(struct kmt_reader *r)
 {
 	struct tep_event *ev = r->tep ? tep_find_event_by_name(r->tep, "ftrace", "kernel_stack")
 				      : NULL;
@@ -123,7 +123,7 @@ int kmt_stacks_open(struct kmt_reader *r)
 	return 0;
 }
 
-void kmt_stacks_free(struct kmt_reader *r)
+void kmt_stack_join_free(struct kmt_reader *r)
 {
 	struct kmt_stack_joiner *j = r->stacks;
 	int c, i;
@@ -262,7 +262,7 @@ static bool release(struct kmt_stack_joiner *j, struct stack_cpu *c, int cpu, bo
 	return true;
 }
 
-int kmt_stacks_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
+int kmt_stack_join_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 		    struct kmt_error *err)
 {
 	struct kmt_stack_joiner *j = r->stacks;

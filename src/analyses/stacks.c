@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Call stacks for the analyses. A stack as recorded starts inside the
+ * tracing code and the allocator; what a reader wants first is the
+ * caller that asked. Frames whose function name, without leading
+ * underscores, starts with one of the prefixes below are cut off the top.
+ * The list covers the slab and page allocators' entry points, their
+ * internals and the wrappers that only copy or resize (kstrdup, kmemdup,
+ * krealloc, kvmalloc), and the tracing frames above them. perf kmem skips
+ * frames matching ^_?_?(alloc|get_free|get_zeroed)_pages?, which misses
+ * __alloc_frozen_pages_noprof and the folio entry points of current
+ * kernels. --alloc-frames replaces or extends the list.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <kmtrace/reader.h>
+#include "stacks.h"
+#include "common/util.h"
+
+/* perf's context markers (PERF_CONTEXT_KERNEL, ...) sit at the top of the u64 range. */
+#define CONTEXT_MARKERS	((uint64_t)-4095)
+
+enum frame_verdict { FRAME_ALLOCATOR = 1, FRAME_CALLER, FRAME_UNNAMED };
+
+const char *const kmt_alloc_frames_default[] = {
+	/* tracing: the event's own function and the trigger that took the stack */
+	"trace_event_raw_event_", "perf_trace_", "trace_event_buffer_", "event_triggers_call",
+	"trace_call_bpf", "perf_tp_event",
+	/* slab */
+	"kmalloc", "kmem_cache_alloc", "kmem_cache_free", "kfree", "kvfree", "kvmalloc",
+	"kvrealloc", "krealloc", "kmemdup", "kstrdup", "kstrndup", "kvmemdup", "memdup_user",
+	"vmemdup_user", "strndup_user", "slab_", "do_slab_free", "kmem_cache_alloc_bulk",
+	"kmem_cache_free_bulk",
+	/* page allocator */
+	"alloc_pages", "alloc_frozen_pages", "alloc_page", "folio_alloc", "vma_alloc_folio",
+	"get_free_page", "get_zeroed_page", "get_page_from_freelist", "rmqueue",
+	"alloc_slab_page", "alloc_contig", "alloc_pages_bulk", "free_pages", "free_page",
+	"free_unref_page", "free_unref_folios", "free_frozen_pages", "free_pcppages_bulk",
+	"free_one_page", "free_pages_ok",
+	NULL
+};
+
+static void free_prefixes(struct kmt_stacks *s)
+{
+	int i;
+
+	for (i = 0; i < s->nprefixes; i++)
+		free(s->prefixes[i]);
+	free(s->prefixes);
+	s->prefixes = NULL;
+	s->nprefixes = 0;
+}
+
+static int add_prefix(struct kmt_stacks *s, const char *p, size_t len)
+{
+	char **n = realloc(s->prefixes, (s->nprefixes + 1) * sizeof(*n));
+
+	if (!n)
+		return -1;
+	s->prefixes = n;
+	while (len && *p == '_') {
+		p++;
+		len--;
+	}
+	if (!(n[s->nprefixes] = strndup(p, len)))
+		return -1;
+	s->nprefixes++;
+	return 0;
+}
+
+int kmt_stacks_init(struct kmt_stacks *s)
+{
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	if (kmt_hashmap_init(&s->verdicts) || kmt_hashmap_init(&s->index))
+		return -1;
+	for (i = 0; kmt_alloc_frames_default[i]; i++)
+		if (add_prefix(s, kmt_alloc_frames_default[i], strlen(kmt_alloc_frames_default[i])))
+			return -1;
+	return 0;
+}
+
+void kmt_stacks_free(struct kmt_stacks *s)
+{
+	free_prefixes(s);
+	kmt_hashmap_free(&s->verdicts);
+	kmt_hashmap_free(&s->index);
+	free(s->frames);
+	free(s->stacks);
+}
+
+int kmt_stacks_option(struct kmt_stacks *s, const char *arg, char *msg, int msglen)
+{
+	const char *p = arg;
+
+	if (*p == '+')
+		p++;
+	else
+		free_prefixes(s);
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (len && add_prefix(s, p, len)) {
+			snprintf(msg, msglen, "out of memory");
+			return -1;
+		}
+		p += len + (p[len] == ',');
+	}
+	if (s->nprefixes)
+		return 0;
+	snprintf(msg, msglen, "--alloc-frames wants function-name prefixes, comma separated");
+	return -1;
+}
+
+static bool is_allocator(const struct kmt_stacks *s, const char *name)
+{
+	int i;
+
+	while (*name == '_')
+		name++;
+	for (i = 0; i < s->nprefixes; i++)
+		if (!strncmp(name, s->prefixes[i], strlen(s->prefixes[i])))
+			return true;
+	return false;
+}
+
+static enum frame_verdict verdict(struct kmt_stacks *s, uint64_t ip)
+{
+	unsigned long long start;
+	const char *mod, *name;
+	uint64_t v;
+
+	if (kmt_hashmap_get(&s->verdicts, ip, &v))
+		return v;
+	name = kmt_reader_function(s->reader, ip, &start, &mod);
+	v = !name ? FRAME_UNNAMED : is_allocator(s, name) ? FRAME_ALLOCATOR : FRAME_CALLER;
+	if (kmt_hashmap_put(&s->verdicts, ip, v))
+		s->failed = true;
+	return v;
+}
+
+int kmt_stacks_first_caller(struct kmt_stacks *s, const unsigned long long *chain, int nr,
+			    bool *unnamed)
+{
+	int i;
+
+	*unnamed = false;
+	for (i = 0; i < nr; i++) {
+		enum frame_verdict v;
+
+		if (chain[i] >= CONTEXT_MARKERS)
+			continue;
+		v = verdict(s, chain[i]);
+		if (v == FRAME_ALLOCATOR)
+			continue;
+		*unnamed = v == FRAME_UNNAMED;
+		return i;
+	}
+	return nr;
+}
+
+/* Is stack @id made of the @nr frames @f? */
+static bool same_frames(const struct kmt_stacks *s, uint32_t id, const uint64_t *f, int nr)
+{
+	const struct kmt_stack *st = &s->stacks[id];
+
+	return st->nr == (uint32_t)nr && !memcmp(s->frames + st->first, f, nr * sizeof(*f));
+}
+
+/* A new stack of the @nr frames @f under hash @h; its id or KMT_STACK_NONE. */
+static uint32_t add_stack(struct kmt_stacks *s, uint64_t h, const uint64_t *f, int nr)
+{
+	if (kmt_grow(&s->stacks, &s->cap, s->n, sizeof(*s->stacks)) ||
+	    kmt_grow(&s->frames, &s->cap_frames, s->nframes + nr, sizeof(*s->frames)) ||
+	    kmt_hashmap_put(&s->index, h, s->n)) {
+		s->failed = true;
+		return KMT_STACK_NONE;
+	}
+	memcpy(s->frames + s->nframes, f, nr * sizeof(*f));
+	s->stacks[s->n] = (struct kmt_stack){ .first = s->nframes, .nr = nr };
+	s->nframes += nr;
+	return s->n++;
+}
+
+uint32_t kmt_stacks_intern(struct kmt_stacks *s, const unsigned long long *chain, int nr)
+{
+	uint64_t kept[512], h, id;
+	bool unnamed;
+	int at = kmt_stacks_first_caller(s, chain, nr, &unnamed), n = 0;
+
+	for (; at < nr && n < (int)(sizeof(kept) / sizeof(*kept)); at++)
+		if (chain[at] < CONTEXT_MARKERS)
+			kept[n++] = chain[at];
+	if (!n)
+		return KMT_STACK_NONE;
+	h = kmt_hash_bytes((const char *)kept, n * sizeof(*kept));
+	for (;; h++) {
+		if (!kmt_hashmap_get(&s->index, h, &id)) {
+			id = add_stack(s, h, kept, n);
+			s->unnamed += unnamed && id != KMT_STACK_NONE;
+			return id;
+		}
+		if (same_frames(s, id, kept, n))
+			return id;
+	}
+}
+
+const char *kmt_stacks_text(const struct kmt_stacks *s, uint32_t id, char *buf, size_t len)
+{
+	const struct kmt_stack *st = &s->stacks[id];
+	char frame[512];
+	size_t at = 0;
+	uint32_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < st->nr; i++) {
+		size_t fl;
+
+		kmt_reader_symbol(s->reader, s->frames[st->first + i], frame, sizeof(frame));
+		fl = strlen(frame);
+		if (at + fl + 2 > len)
+			break;
+		if (at)
+			buf[at++] = '\n';
+		memcpy(buf + at, frame, fl + 1);
+		at += fl;
+	}
+	return buf;
+}
