@@ -11,7 +11,6 @@
 #include <traceevent/event-parse.h>
 
 #include "slab.h"
-#include "common/mmnames.h"
 #include "common/util.h"
 
 enum {
@@ -138,18 +137,6 @@ static void *slab_init(void)
 	return st;
 }
 
-/* The GFP flags that choose a kmalloc cache, as kmem:kmalloc's format names them. */
-static void take_gfp_bits(struct slab_state *st)
-{
-	struct tep_event *ev = tep_find_event_by_name(st->tep, "kmem", "kmalloc");
-	struct kmt_gfp_names *g = ev ? kmt_gfp_names_new(ev) : NULL;
-
-	st->gfp_dma = kmt_gfp_names_value(g, "__GFP_DMA");
-	st->gfp_reclaimable = kmt_gfp_names_value(g, "__GFP_RECLAIMABLE");
-	st->gfp_account = kmt_gfp_names_value(g, "__GFP_ACCOUNT");
-	kmt_gfp_names_free(g);
-}
-
 static int slab_start(void *priv, const struct kmt_session *s)
 {
 	struct slab_state *st = priv;
@@ -163,7 +150,7 @@ static int slab_start(void *priv, const struct kmt_session *s)
 	st->stacks.reader = s->reader;
 	st->o.filter.tep = s->tep;
 	st->have_node_map = kmt_reader_cpu_node(s->reader, 0) >= 0;
-	take_gfp_bits(st);
+	kmt_cache_namer_init(&st->namer, s->tep);
 	return 0;
 }
 
@@ -208,10 +195,9 @@ static uint32_t named_cache_row(struct slab_state *st, const char *name, int len
 	}
 }
 
-/* Row of the cache @key of @by_size, named by snprintf(@fmt, @what, @bytes) when new. */
+/* Row of the cache @key of @by_size: @ev's, named when new. */
 static uint32_t sized_cache_row(struct slab_state *st, struct kmt_hashmap *by_size,
-				uint64_t key, const char *fmt, const char *what,
-				unsigned long long bytes)
+				uint64_t key, const struct kmt_event *ev)
 {
 	char name[96];
 	uint64_t row;
@@ -219,59 +205,28 @@ static uint32_t sized_cache_row(struct slab_state *st, struct kmt_hashmap *by_si
 
 	if (kmt_hashmap_get(by_size, key, &row))
 		return row;
-	len = snprintf(name, sizeof(name), fmt, what, bytes);
-	row = named_cache_row(st, name, len);
+	len = kmt_cache_name(&st->namer, ev, name, sizeof(name));
+	row = named_cache_row(st, name, len < (int)sizeof(name) ? len : (int)sizeof(name) - 1);
 	if (row != SLAB_NO_ROW && kmt_hashmap_put(by_size, key, row))
 		return SLAB_NO_ROW;
 	return row;
 }
 
-static bool is_kmalloc(const struct kmt_event *ev)
-{
-	return ev->type == KMT_EV_KMALLOC || ev->type == KMT_EV_KMALLOC_NODE ||
-	       ev->type == KMT_EV_KFREE;
-}
-
-/*
- * The kmalloc cache of @ev as /proc/slabinfo names it: the kernel picks
- * dma-kmalloc-N for __GFP_DMA, kmalloc-rcl-N for __GFP_RECLAIMABLE,
- * kmalloc-cg-N for __GFP_ACCOUNT (memcg-charged), in that order, and names
- * sizes of 1k and up in k. Larger than two pages comes from the page
- * allocator. The flags' values are those the event's format prints.
- */
-static uint32_t kmalloc_cache_row(struct slab_state *st, const struct kmt_event *ev)
-{
-	static const char *const kinds[] = { "kmalloc", "kmalloc-cg", "kmalloc-rcl",
-					     "dma-kmalloc" };
-	unsigned long long bytes = ev->bytes_alloc, gfp = ev->gfp_flags;
-	int kind = gfp & st->gfp_dma ? 3 : gfp & st->gfp_reclaimable ? 2 :
-		   gfp & st->gfp_account ? 1 : 0;
-	uint64_t key = bytes << 2 | (uint64_t)kind;
-	int page = st->tep ? tep_get_page_size(st->tep) : 0;
-
-	if (page > 0 && bytes > 2ull * (unsigned long long)page)
-		return sized_cache_row(st, &st->kmalloc_caches, key, "%s-%lluk (page allocator)",
-				       kinds[kind], bytes / 1024);
-	if (bytes >= 1024 && !(bytes % 1024))
-		return sized_cache_row(st, &st->kmalloc_caches, key, "%s-%lluk", kinds[kind],
-				       bytes / 1024);
-	return sized_cache_row(st, &st->kmalloc_caches, key, "%s-%llu", kinds[kind], bytes);
-}
-
 static uint32_t cache_row(struct slab_state *st, const struct kmt_event *ev)
 {
-	if (is_kmalloc(ev))
-		return kmalloc_cache_row(st, ev);
+	if (kmt_event_is_kmalloc(ev))
+		return sized_cache_row(st, &st->kmalloc_caches, ev->bytes_alloc << 2 |
+				       (uint64_t)kmt_kmalloc_kind(&st->namer, ev), ev);
 	if (ev->str_len)
 		return named_cache_row(st, ev->str, ev->str_len);
-	return sized_cache_row(st, &st->unnamed_caches, ev->bytes_alloc, "%s-%llu", "cache",
-			       ev->bytes_alloc);
+	return sized_cache_row(st, &st->unnamed_caches, ev->bytes_alloc, ev);
 }
 
 /* Does @ev pass the kind, time, pid and comm filters? */
 static bool selected(struct slab_state *st, const struct kmt_event *ev)
 {
-	if ((st->o.kmalloc_only && !is_kmalloc(ev)) || (st->o.cache_only && is_kmalloc(ev)))
+	if ((st->o.kmalloc_only && !kmt_event_is_kmalloc(ev)) ||
+	    (st->o.cache_only && kmt_event_is_kmalloc(ev)))
 		return false;
 	return kmt_filter_pass(&st->o.filter, ev);
 }

@@ -8,6 +8,7 @@
 
 #include <kmtrace/analysis.h>
 #include "filter.h"
+#include "cachename.h"
 #include "rollup.h"
 #include "stacks.h"
 #include "common/hashmap.h"
@@ -89,7 +90,7 @@ struct slab_state {
 	struct slab_group callers, caches, pids, ptrs, stack_rows;
 	struct kmt_stacks stacks;	/* --stack: key of stack_rows is a stack id */
 	struct kmt_hashmap kmalloc_caches;	/* bytes_alloc << 2 | kind -> cache row */
-	unsigned long long gfp_dma, gfp_reclaimable, gfp_account;	/* kmalloc kinds */
+	struct kmt_cache_namer namer;
 	struct kmt_hashmap unnamed_caches;	/* bytes_alloc -> cache row */
 
 	struct kmt_hashmap live;		/* pointer -> object */
