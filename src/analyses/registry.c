@@ -12,6 +12,7 @@ extern const struct kmt_analysis kmt_analysis_page;
 extern const struct kmt_analysis kmt_analysis_fault;
 extern const struct kmt_analysis kmt_analysis_vm;
 extern const struct kmt_analysis kmt_analysis_oom;
+extern const struct kmt_analysis kmt_analysis_leak;
 
 const struct kmt_analysis *const kmt_analyses[] = {
 	&kmt_analysis_stat,
@@ -20,6 +21,7 @@ const struct kmt_analysis *const kmt_analyses[] = {
 	&kmt_analysis_fault,
 	&kmt_analysis_vm,
 	&kmt_analysis_oom,
+	&kmt_analysis_leak,
 	NULL
 };
 

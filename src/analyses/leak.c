@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * leak: slab objects and pages still allocated at the end of the
+ * recording (or of --time), by call stack (or call site), cache and
+ * process, with their age; --older leaves out the young ones, as bcc
+ * memleak's -o does, and --interval gives the top outstanding stacks at
+ * every interval, as memleak prints them while it runs. An allocation at
+ * an address that is still outstanding means the earlier object was freed
+ * without an event (kmem_cache_free_bulk, kfree_rcu batches): it is no
+ * longer counted, and how many there were is said.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "leak.h"
+#include "common/util.h"
+
+enum { OPT_OLDER = 0x100, OPT_INTERVAL };
+
+static const struct option leak_longopts[] = {
+	{ "older", required_argument, NULL, OPT_OLDER },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "lines", required_argument, NULL, 'l' },
+	{ "alloc-frames", required_argument, NULL, KMT_OPT_ALLOC_FRAMES },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* Milliseconds @arg of option @what into *@ns; 0 only when @zero_ok. */
+static int parse_ms(const char *arg, const char *what, bool zero_ok, uint64_t *ns, char *msg,
+		    int msglen)
+{
+	long long ms;
+
+	if (kmt_parse_count(arg, what, &ms, msg, msglen))
+		return -1;
+	if (!ms && !zero_ok) {
+		snprintf(msg, msglen, "bad %s '%s': want milliseconds > 0", what, arg);
+		return -1;
+	}
+	*ns = (uint64_t)ms * 1000000;
+	return 0;
+}
+
+static int leak_option(void *priv, int key, const char *arg, char *msg, int msglen)
+{
+	struct leak_state *st = priv;
+
+	switch (key) {
+	case OPT_OLDER:
+		return parse_ms(arg, "--older", true, &st->older_ns, msg, msglen);
+	case OPT_INTERVAL:
+		return parse_ms(arg, "--interval", false, &st->interval_ns, msg, msglen);
+	case 'l':
+		return kmt_parse_count(arg, "--lines", &st->lines, msg, msglen);
+	case KMT_OPT_ALLOC_FRAMES:
+		return kmt_stacks_option(&st->stacks, arg, msg, msglen);
+	}
+	snprintf(msg, msglen, "unhandled option");
+	return -1;
+}
+
+static struct kmt_filter *leak_filter(void *priv)
+{
+	return &((struct leak_state *)priv)->filter;
+}
+
+static void leak_free(void *priv)
+{
+	struct leak_state *st = priv;
+	uint32_t i;
+
+	for (i = 0; i < st->ncaches; i++)
+		free(st->caches[i]);
+	free(st->caches);
+	for (i = 0; i < LEAK_KINDS; i++)
+		kmt_hashmap_free(&st->live[i]);
+	kmt_hashmap_free(&st->cache_index);
+	kmt_stacks_free(&st->stacks);
+	kmt_filter_free(&st->filter);
+	free(st->objs);
+	free(st->points);
+	free(st);
+}
+
+static void *leak_init(void)
+{
+	struct leak_state *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	st->lines = -1;
+	st->free_obj = LEAK_NONE;
+	if (kmt_filter_init(&st->filter) || kmt_hashmap_init(&st->live[LEAK_SLAB]) ||
+	    kmt_hashmap_init(&st->live[LEAK_PAGES]) || kmt_hashmap_init(&st->cache_index) ||
+	    kmt_stacks_init(&st->stacks)) {
+		leak_free(st);
+		return NULL;
+	}
+	return st;
+}
+
+static int leak_start(void *priv, const struct kmt_session *s)
+{
+	struct leak_state *st = priv;
+
+	st->reader = s->reader;
+	st->tep = s->tep;
+	st->stacks.reader = s->reader;
+	st->filter.tep = s->tep;
+	kmt_cache_namer_init(&st->namer, s->tep);
+	st->page_size = s->tep && tep_get_page_size(s->tep) > 0 ? tep_get_page_size(s->tep) : 4096;
+	return 0;
+}
+
+/* The caches[] index of the cache named @name, made if new; LEAK_NONE when out of memory. */
+static uint32_t cache_index(struct leak_state *st, const char *name)
+{
+	uint64_t h = kmt_hash_bytes(name, strlen(name)), idx;
+
+	for (;; h++) {
+		if (!kmt_hashmap_get(&st->cache_index, h, &idx))
+			break;
+		if (!strcmp(st->caches[idx], name))
+			return idx;
+	}
+	if (kmt_grow(&st->caches, &st->cap_caches, st->ncaches, sizeof(*st->caches)) ||
+	    !(st->caches[st->ncaches] = strdup(name)) ||
+	    kmt_hashmap_put(&st->cache_index, h, st->ncaches))
+		return LEAK_NONE;
+	return st->ncaches++;
+}
+
+static int put_obj(struct leak_state *st, int kind, uint64_t addr, const struct leak_obj *o)
+{
+	uint32_t idx = st->free_obj;
+
+	if (idx != LEAK_NONE) {
+		st->free_obj = st->objs[idx].next_free;
+	} else {
+		if (kmt_grow(&st->objs, &st->cap_objs, st->nobjs, sizeof(*st->objs)))
+			return -1;
+		idx = st->nobjs++;
+	}
+	st->objs[idx] = *o;
+	st->objs[idx].live = true;
+	return kmt_hashmap_put(&st->live[kind], addr, idx);
+}
+
+/* Take the object at @addr out of the live set of @kind; false if there is none. */
+static bool take_obj(struct leak_state *st, int kind, uint64_t addr, struct leak_obj *out)
+{
+	uint64_t idx;
+
+	if (!kmt_hashmap_del(&st->live[kind], addr, &idx))
+		return false;
+	*out = st->objs[idx];
+	st->objs[idx].live = false;
+	st->objs[idx].next_free = st->free_obj;
+	st->free_obj = idx;
+	return true;
+}
+
+/* Outstanding objects of the top stacks at --interval boundary @ts. */
+static void take_point(struct leak_state *st, uint64_t ts)
+{
+	long top = st->lines >= 0 ? st->lines : LEAK_INTERVAL_TOP, n, i;
+	struct leak_group *g;
+
+	n = kmt_leak_groups(st, st->have_stacks ? LEAK_BY_STACK : LEAK_BY_CALLSITE, ts, &g);
+	if (n < 0) {
+		st->failed = true;
+		return;
+	}
+	for (i = 0; i < n && i < top; i++) {
+		if (kmt_grow(&st->points, &st->cap_points, st->npoints, sizeof(*st->points))) {
+			st->failed = true;
+			break;
+		}
+		st->points[st->npoints++] = (struct leak_point){ .ts = ts, .g = g[i] };
+	}
+	free(g);
+}
+
+/* Boundaries passed before @ts: one point at the first (quiet intervals are not repeated). */
+static void pass_boundaries(struct leak_state *st, uint64_t ts)
+{
+	if (!st->next_boundary)
+		st->next_boundary = ts + st->interval_ns;
+	if (ts < st->next_boundary)
+		return;
+	take_point(st, st->next_boundary);
+	st->next_boundary += (ts - st->next_boundary) / st->interval_ns * st->interval_ns +
+			     st->interval_ns;
+}
+
+/* The pfn of a failed allocation: -1 (pfn field) or a NULL struct page. */
+static bool page_failed(const struct kmt_event *ev)
+{
+	return (ev->flags & KMT_EVF_PFN_IS_PAGE) ? ev->pfn == 0 : ev->pfn == ~0ull;
+}
+
+static void on_alloc(struct leak_state *st, const struct kmt_event *ev, int kind)
+{
+	struct leak_obj o = { .ts = ev->ts, .pid = ev->pid, .stack = KMT_STACK_NONE, .kind = kind,
+			      .cache = LEAK_NONE, .selected = kmt_filter_pass(&st->filter, ev) };
+	uint64_t addr = kind == LEAK_SLAB ? ev->ptr : ev->pfn;
+	struct leak_obj old;
+	char name[128];
+
+	if (kind == LEAK_SLAB ? !ev->ptr : page_failed(ev)) {
+		st->failed_allocs[kind] += o.selected;
+		return;
+	}
+	if (take_obj(st, kind, addr, &old) && old.selected) {
+		st->reused[kind]++;
+		st->reused_bytes[kind] += old.bytes;
+	}
+	if (o.selected) {
+		if (kind == LEAK_SLAB) {
+			o.bytes = ev->bytes_alloc;
+			o.call_site = ev->call_site;
+			kmt_cache_name(&st->namer, ev, name, sizeof(name));
+		} else {
+			o.bytes = st->page_size << (ev->order < 32 ? ev->order : 0);
+			snprintf(name, sizeof(name), "(pages, order %llu)", ev->order);
+		}
+		o.cache = cache_index(st, name);
+		if (ev->callchain_nr) {
+			st->have_stacks = true;
+			o.stack = kmt_stacks_intern(&st->stacks, ev->callchain, ev->callchain_nr);
+		}
+		if (o.cache == LEAK_NONE || st->stacks.failed)
+			st->failed = true;
+	}
+	if (put_obj(st, kind, addr, &o))
+		st->failed = true;
+}
+
+/* kfree(NULL) and kfree(ZERO_SIZE_PTR) are traced too. */
+#define ZERO_OR_NULL(p)	((p) <= 16)
+
+static void on_free(struct leak_state *st, const struct kmt_event *ev, int kind)
+{
+	uint64_t addr = kind == LEAK_SLAB ? ev->ptr : ev->pfn;
+	struct leak_obj o;
+
+	if (kind == LEAK_SLAB && ZERO_OR_NULL(addr))
+		return;
+	/* A batched free may repeat a page mm_page_free gave already: not unseen. */
+	if (!take_obj(st, kind, addr, &o) && ev->type != KMT_EV_PAGE_FREE_BATCHED)
+		st->unseen_frees[kind] += kmt_filter_pass(&st->filter, ev);
+}
+
+static void leak_event(void *priv, const struct kmt_event *ev)
+{
+	struct leak_state *st = priv;
+
+	if (kmt_filter_done(&st->filter, ev) || st->failed)
+		return;
+	if (st->interval_ns)
+		pass_boundaries(st, ev->ts);
+	st->last_ts = ev->ts;
+	switch (ev->type) {
+	case KMT_EV_KMALLOC:
+	case KMT_EV_KMALLOC_NODE:
+	case KMT_EV_CACHE_ALLOC:
+	case KMT_EV_CACHE_ALLOC_NODE:
+		on_alloc(st, ev, LEAK_SLAB);
+		break;
+	case KMT_EV_KFREE:
+	case KMT_EV_CACHE_FREE:
+		on_free(st, ev, LEAK_SLAB);
+		break;
+	case KMT_EV_PAGE_ALLOC:
+		on_alloc(st, ev, LEAK_PAGES);
+		break;
+	default:
+		on_free(st, ev, LEAK_PAGES);
+		break;
+	}
+}
+
+/* Said once: what the grouping could not do. */
+static const char *leak_remark(void *priv)
+{
+	struct leak_state *st = priv;
+
+	if (st->have_stacks || !st->nobjs)
+		return NULL;
+	snprintf(st->remark, sizeof(st->remark), "leak: the recording carries no call stacks "
+		 "(kmtrace record -g, perf record -g): outstanding objects are grouped by call "
+		 "site, pages by cache only");
+	return st->remark;
+}
+
+static const struct kmt_need leak_needs[] = {
+	{ KMT_EVMASK(KMT_EV_KMALLOC) | KMT_EVMASK(KMT_EV_KMALLOC_NODE) |
+	  KMT_EVMASK(KMT_EV_CACHE_ALLOC) | KMT_EVMASK(KMT_EV_CACHE_ALLOC_NODE) |
+	  KMT_EVMASK(KMT_EV_PAGE_ALLOC), "allocations" },
+	{ KMT_EVMASK(KMT_EV_KFREE) | KMT_EVMASK(KMT_EV_CACHE_FREE) |
+	  KMT_EVMASK(KMT_EV_PAGE_FREE) | KMT_EVMASK(KMT_EV_PAGE_FREE_BATCHED),
+	  "frees: every allocation would look outstanding" },
+	{ 0 }
+};
+
+const struct kmt_analysis kmt_analysis_leak = {
+	.name = "leak",
+	.help = "slab objects and pages still allocated at the end, by stack, cache, process",
+	.usage =
+	"  --older MS          only what has been outstanding at least MS milliseconds\n"
+	"  --interval MS       also the top outstanding stacks at every MS milliseconds\n"
+	"                      (intervals without events are not repeated)\n"
+	"  -l, --lines N       at most N rows per table (--interval: per interval, 10)\n"
+	"  --alloc-frames LIST function-name prefixes of allocator frames cut off the\n"
+	"                      top of stacks (+LIST: add to the default list)\n",
+	.shortopts = "l:",
+	.longopts = leak_longopts,
+	.needs = leak_needs,
+	.events = KMT_EVMASK(KMT_EV_KMALLOC) | KMT_EVMASK(KMT_EV_KMALLOC_NODE) |
+		  KMT_EVMASK(KMT_EV_KFREE) | KMT_EVMASK(KMT_EV_CACHE_ALLOC) |
+		  KMT_EVMASK(KMT_EV_CACHE_ALLOC_NODE) | KMT_EVMASK(KMT_EV_CACHE_FREE) |
+		  KMT_EVMASK(KMT_EV_PAGE_ALLOC) | KMT_EVMASK(KMT_EV_PAGE_FREE) |
+		  KMT_EVMASK(KMT_EV_PAGE_FREE_BATCHED),
+	.init = leak_init,
+	.filter = leak_filter,
+	.option = leak_option,
+	.start = leak_start,
+	.event = leak_event,
+	.remark = leak_remark,
+	.report = kmt_leak_report,
+	.free = leak_free,
+};

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/* The leak analysis: state shared by its event side and its report side. */
+#ifndef KMT_LEAK_H
+#define KMT_LEAK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <kmtrace/analysis.h>
+#include "cachename.h"
+#include "filter.h"
+#include "stacks.h"
+#include "common/hashmap.h"
+
+#define LEAK_NONE		UINT32_MAX
+#define LEAK_INTERVAL_TOP	10	/* stacks per --interval without -l */
+
+/* A slab object or page block allocated and not freed (yet). */
+struct leak_obj {
+	uint64_t ts;		/* allocated at */
+	uint64_t bytes;
+	uint64_t call_site;	/* slab: the event's; pages: 0 */
+	uint32_t stack;		/* stack id, KMT_STACK_NONE without one */
+	uint32_t cache;		/* leak_state.caches[] */
+	int pid;
+	bool selected;		/* passed the filters: reported */
+	bool live;		/* in a live map, not on the pool's free list */
+	uint8_t kind;		/* LEAK_SLAB or LEAK_PAGES */
+	uint32_t next_free;	/* pool free list */
+};
+
+/* What is outstanding in one group at one time. */
+struct leak_group {
+	uint64_t key;		/* stack id, call site, cache index or pid */
+	uint64_t objects, bytes;
+	uint64_t oldest_ts, median_ts;
+};
+
+/* One group's figures at an --interval boundary. */
+struct leak_point {
+	uint64_t ts;
+	struct leak_group g;
+};
+
+/* Kinds of what is outstanding. */
+enum { LEAK_SLAB, LEAK_PAGES, LEAK_KINDS };
+
+struct leak_state {
+	struct kmt_filter filter;
+	uint64_t older_ns;		/* --older */
+	uint64_t interval_ns;		/* --interval; 0: none */
+	long long lines;		/* rows per table, -1: all */
+
+	struct kmt_reader *reader;
+	struct tep_handle *tep;
+	struct kmt_cache_namer namer;
+	struct kmt_stacks stacks;
+	uint64_t page_size;
+	uint64_t last_ts;
+	bool failed;
+	bool have_stacks;		/* an allocation came with a call stack */
+
+	struct kmt_hashmap live[LEAK_KINDS];	/* pointer or pfn -> objs[] */
+	struct leak_obj *objs;
+	uint32_t nobjs, cap_objs, free_obj;
+
+	char **caches;			/* names; the page allocator's by order too */
+	uint32_t ncaches, cap_caches;
+	struct kmt_hashmap cache_index;	/* hash of name -> caches[] */
+
+	uint64_t failed_allocs[LEAK_KINDS];
+	uint64_t unseen_frees[LEAK_KINDS];
+	uint64_t reused[LEAK_KINDS], reused_bytes[LEAK_KINDS];	/* freed without an event */
+
+	uint64_t next_boundary;
+	struct leak_point *points;	/* --interval: the top groups at each boundary */
+	uint32_t npoints, cap_points;
+	char remark[256];
+};
+
+/* How outstanding objects are grouped. */
+enum leak_by { LEAK_BY_STACK, LEAK_BY_CALLSITE, LEAK_BY_CACHE, LEAK_BY_PID };
+
+/*
+ * The selected objects outstanding at @now for at least --older, summed
+ * per group of @by, most bytes first, into *@groups (free() it). Returns
+ * how many groups, or -1 when out of memory.
+ */
+long kmt_leak_groups(const struct leak_state *st, enum leak_by by, uint64_t now,
+		     struct leak_group **groups);
+
+/* Describe the summary and tables to @out. */
+int kmt_leak_report(void *priv, const struct kmt_session *s, struct kmt_output *out);
+
+#endif /* KMT_LEAK_H */

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: LGPL-2.1
+/* leak: what is outstanding, summed per group with its ages, and the report. */
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "leak.h"
+#include "common/util.h"
+
+/* One outstanding object as a group member: its group key and when it came. */
+struct member {
+	uint64_t key, ts, bytes;
+};
+
+static uint64_t group_key(const struct leak_obj *o, enum leak_by by)
+{
+	switch (by) {
+	case LEAK_BY_STACK: return o->stack;
+	case LEAK_BY_CALLSITE: return o->call_site;
+	case LEAK_BY_CACHE: return o->cache;
+	default: return (uint32_t)o->pid;
+	}
+}
+
+static int by_key_then_ts(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+	const struct leak_group *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	if (x->objects != y->objects)
+		return x->objects > y->objects ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* The selected objects outstanding at @now for --older or longer. */
+static struct member *members(const struct leak_state *st, enum leak_by by, uint64_t now,
+			      size_t *n)
+{
+	size_t cap = kmt_hashmap_count(&st->live[LEAK_SLAB]) +
+		     kmt_hashmap_count(&st->live[LEAK_PAGES]);
+	struct member *m = malloc((cap ? cap : 1) * sizeof(*m));
+	uint32_t i;
+
+	*n = 0;
+	for (i = 0; m && i < st->nobjs; i++) {
+		const struct leak_obj *o = &st->objs[i];
+
+		if (o->live && o->selected && o->ts <= now && now - o->ts >= st->older_ns &&
+		    *n < cap)
+			m[(*n)++] = (struct member){ group_key(o, by), o->ts, o->bytes };
+	}
+	return m;
+}
+
+long kmt_leak_groups(const struct leak_state *st, enum leak_by by, uint64_t now,
+		     struct leak_group **groups)
+{
+	size_t n, i, start;
+	struct member *m = members(st, by, now, &n);
+	struct leak_group *g;
+	long ng = 0;
+
+	*groups = NULL;
+	if (!m || !(g = malloc((n ? n : 1) * sizeof(*g)))) {
+		free(m);
+		return -1;
+	}
+	qsort(m, n, sizeof(*m), by_key_then_ts);
+	for (start = 0; start < n; start = i) {
+		struct leak_group *x = &g[ng++];
+
+		*x = (struct leak_group){ .key = m[start].key, .oldest_ts = m[start].ts };
+		for (i = start; i < n && m[i].key == m[start].key; i++) {
+			x->objects++;
+			x->bytes += m[i].bytes;
+		}
+		x->median_ts = m[start + (i - start) / 2].ts;
+	}
+	free(m);
+	qsort(g, ng, sizeof(*g), by_bytes);
+	*groups = g;
+	return ng;
+}
+
+#define STACK_TEXT	16384
+#define AGE_COLUMNS \
+	{ "objects", "OBJECTS", KMT_KIND_COUNT }, { "bytes", "BYTES", KMT_KIND_BYTES }, \
+	{ "oldest_age_ns", "OLDEST_AGE", KMT_KIND_NS }, \
+	{ "median_age_ns", "MEDIAN_AGE", KMT_KIND_NS }
+#define NAGE	4
+
+/* When "outstanding" is taken: the end of --time, else the last event. */
+static uint64_t report_time(const struct leak_state *st)
+{
+	return st->filter.end_ns < st->last_ts ? st->filter.end_ns : st->last_ts;
+}
+
+static void age_cells(const struct leak_group *g, uint64_t now, union kmt_cell *c)
+{
+	c[0].u = g->objects;
+	c[1].u = g->bytes;
+	c[2].u = now - g->oldest_ts;
+	c[3].u = now - g->median_ts;
+}
+
+/* The text of group @g's key: a stack, a call site, a cache or a command. */
+static const char *key_text(const struct leak_state *st, enum leak_by by,
+			    const struct leak_group *g, char *buf, size_t len)
+{
+	const char *comm;
+
+	switch (by) {
+	case LEAK_BY_STACK:
+		if (g->key == KMT_STACK_NONE)
+			return "(no stack recorded)";
+		return kmt_stacks_text(&st->stacks, g->key, buf, len);
+	case LEAK_BY_CALLSITE:
+		if (!g->key)
+			return "(pages: no call site without a stack)";
+		kmt_reader_symbol(st->reader, g->key, buf, len);
+		return buf;
+	case LEAK_BY_CACHE:
+		return g->key < st->ncaches ? st->caches[g->key] : "";
+	default:
+		comm = tep_data_comm_from_pid(st->tep, (int)g->key);
+		return comm ? comm : "<...>";
+	}
+}
+
+/* How one table of groups is laid out. */
+struct group_table {
+	enum leak_by by;
+	const char *name, *title;
+	int ncols;
+	struct kmt_column cols[NAGE + 2];
+};
+
+static const struct group_table group_tables[] = {
+	{ LEAK_BY_STACK, "stacks", "Outstanding per call stack", NAGE + 1,
+	  { AGE_COLUMNS, { "stack", "STACK (allocator frames cut off)", KMT_KIND_STACK } } },
+	{ LEAK_BY_CALLSITE, "callsites", "Outstanding per call site", NAGE + 1,
+	  { { "callsite", "CALLSITE", KMT_KIND_SYMBOL }, AGE_COLUMNS } },
+	{ LEAK_BY_CACHE, "caches", "Outstanding per cache", NAGE + 1,
+	  { { "cache", "CACHE", KMT_KIND_STRING }, AGE_COLUMNS } },
+	{ LEAK_BY_PID, "processes", "Outstanding per process", NAGE + 2,
+	  { { "pid", "PID", KMT_KIND_COUNT }, { "comm", "COMM", KMT_KIND_STRING }, AGE_COLUMNS } },
+};
+
+/* One row of @gt for @g into @c (the key where the table has it). */
+static void group_cells(const struct leak_state *st, const struct group_table *gt,
+			const struct leak_group *g, uint64_t now, union kmt_cell *c, char *buf,
+			size_t len)
+{
+	const char *key = key_text(st, gt->by, g, buf, len);
+
+	switch (gt->by) {
+	case LEAK_BY_STACK:
+		age_cells(g, now, c);
+		c[NAGE].s = key;
+		break;
+	case LEAK_BY_PID:
+		c[0].u = g->key;
+		c[1].s = key;
+		age_cells(g, now, c + 2);
+		break;
+	default:
+		c[0].s = key;
+		age_cells(g, now, c + 1);
+		break;
+	}
+}
+
+static int report_groups(const struct leak_state *st, const struct group_table *gt,
+			 uint64_t now, char *buf, size_t len, struct kmt_output *out)
+{
+	union kmt_cell c[NAGE + 2];
+	struct leak_group *g;
+	struct kmt_table *t;
+	long n = kmt_leak_groups(st, gt->by, now, &g), i;
+	int ret = 0;
+
+	if (n < 0 || !(t = kmt_output_table(out, gt->name, gt->title, gt->ncols, gt->cols))) {
+		free(g);
+		return -1;
+	}
+	kmt_table_weight(t, gt->by == LEAK_BY_STACK ? 1 : -1);
+	for (i = 0; !ret && i < n && (st->lines < 0 || i < st->lines); i++) {
+		group_cells(st, gt, &g[i], now, c, buf, len);
+		ret = kmt_table_row(t, c);
+	}
+	free(g);
+	return ret;
+}
+
+/* --interval: the top groups at each boundary, the time first. */
+static int report_points(const struct leak_state *st, enum leak_by by, char *buf, size_t len,
+			 struct kmt_output *out)
+{
+	const struct group_table *gt = &group_tables[by];
+	struct kmt_column cols[NAGE + 3] = { { "time", "TIME", KMT_KIND_NS } };
+	union kmt_cell c[NAGE + 3];
+	struct kmt_table *t;
+	uint32_t i;
+	int ret = 0;
+
+	memcpy(cols + 1, gt->cols, gt->ncols * sizeof(*cols));
+	t = kmt_output_table(out, "intervals", by == LEAK_BY_STACK ?
+			     "Top outstanding stacks per interval" :
+			     "Top outstanding call sites per interval", gt->ncols + 1, cols);
+	if (!t)
+		return -1;
+	kmt_table_weight(t, by == LEAK_BY_STACK ? 2 : -1);
+	for (i = 0; !ret && i < st->npoints; i++) {
+		c[0].u = st->points[i].ts;
+		group_cells(st, gt, &st->points[i].g, st->points[i].ts, c + 1, buf, len);
+		ret = kmt_table_row(t, c);
+	}
+	return ret;
+}
+
+static int put_u(struct kmt_output *out, const char *key, const char *label,
+		 enum kmt_kind kind, uint64_t v)
+{
+	return kmt_output_value(out, key, label, kind, (union kmt_cell){ .u = v });
+}
+
+static int report_summary(const struct leak_state *st, uint64_t now, struct kmt_output *out)
+{
+	uint64_t objs[LEAK_KINDS] = { 0 }, bytes[LEAK_KINDS] = { 0 }, no_stack = 0;
+	uint32_t i;
+
+	for (i = 0; i < st->nobjs; i++) {
+		const struct leak_obj *o = &st->objs[i];
+
+		if (!o->live || !o->selected || o->ts > now || now - o->ts < st->older_ns)
+			continue;
+		objs[o->kind]++;
+		bytes[o->kind] += o->bytes;
+		no_stack += o->stack == KMT_STACK_NONE;
+	}
+	return put_u(out, "outstanding_at", "Outstanding at (s)", KMT_KIND_NS, now) ||
+	       put_u(out, "older_than_ns", "Outstanding for at least (s)", KMT_KIND_NS,
+		     st->older_ns) ||
+	       put_u(out, "slab_objects", "Slab objects outstanding", KMT_KIND_COUNT,
+		     objs[LEAK_SLAB]) ||
+	       put_u(out, "slab_bytes", "Slab bytes outstanding", KMT_KIND_BYTES,
+		     bytes[LEAK_SLAB]) ||
+	       put_u(out, "page_blocks", "Page blocks outstanding", KMT_KIND_COUNT,
+		     objs[LEAK_PAGES]) ||
+	       put_u(out, "page_bytes", "Page bytes outstanding", KMT_KIND_BYTES,
+		     bytes[LEAK_PAGES]) ||
+	       (st->have_stacks &&
+		put_u(out, "outstanding_without_stack", "Outstanding without a call stack",
+		      KMT_KIND_COUNT, no_stack)) ||
+	       put_u(out, "failed_slab_allocations", "Failed slab allocations (apart)",
+		     KMT_KIND_COUNT, st->failed_allocs[LEAK_SLAB]) ||
+	       put_u(out, "failed_page_allocations", "Failed page allocations (apart)",
+		     KMT_KIND_COUNT, st->failed_allocs[LEAK_PAGES]) ||
+	       put_u(out, "unseen_slab_frees", "Slab frees of unseen allocations (apart)",
+		     KMT_KIND_COUNT, st->unseen_frees[LEAK_SLAB]) ||
+	       put_u(out, "unseen_page_frees", "Page frees of unseen allocations (apart)",
+		     KMT_KIND_COUNT, st->unseen_frees[LEAK_PAGES]) ||
+	       put_u(out, "freed_without_event", "Freed without a free event (caveat)",
+		     KMT_KIND_COUNT, st->reused[LEAK_SLAB] + st->reused[LEAK_PAGES]) ||
+	       put_u(out, "freed_without_event_bytes", "Bytes of those (not outstanding)", KMT_KIND_BYTES,
+		     st->reused_bytes[LEAK_SLAB] + st->reused_bytes[LEAK_PAGES]);
+}
+
+int kmt_leak_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
+{
+	const struct leak_state *st = priv;
+	enum leak_by by = st->have_stacks ? LEAK_BY_STACK : LEAK_BY_CALLSITE;
+	uint64_t now = report_time(st);
+	char *buf = malloc(STACK_TEXT);
+	int ret;
+
+	(void)s;
+	if (st->failed || !buf) {
+		free(buf);
+		return -1;
+	}
+	ret = report_summary(st, now, out) ||
+	      report_groups(st, &group_tables[by], now, buf, STACK_TEXT, out) ||
+	      report_groups(st, &group_tables[LEAK_BY_CACHE], now, buf, STACK_TEXT, out) ||
+	      report_groups(st, &group_tables[LEAK_BY_PID], now, buf, STACK_TEXT, out) ||
+	      (st->interval_ns && report_points(st, by, buf, STACK_TEXT, out));
+	free(buf);
+	return ret ? -1 : 0;
+}
