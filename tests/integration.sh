@@ -113,6 +113,7 @@ core_parsing_tests() {
 . "$TOP/tests/record.sh"
 . "$TOP/tests/hostile.sh"
 . "$TOP/tests/symbols.sh"
+. "$TOP/tests/stacks.sh"
 
 parsing_tests() {
 	foreign_machine_check
@@ -125,6 +126,7 @@ parsing_tests() {
 	plugins_parsing_tests
 	hostile_parsing_tests
 	symbols_parsing_tests
+	stacks_parsing_tests
 }
 
 if [ "${KMT_IT_PHASE:-}" = parsing ]; then
@@ -288,6 +290,7 @@ perfdata_live_tests
 textlog_live_tests
 plugins_live_tests
 symbols_live_tests
+stacks_live_tests
 
 # Only what this run started is ours: an instance named kmtrace-PID of a
 # process this run did not start is neither reported nor removed.

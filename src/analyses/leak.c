@@ -277,9 +277,12 @@ static void leak_event(void *priv, const struct kmt_event *ev)
 	case KMT_EV_PAGE_ALLOC:
 		on_alloc(st, ev, LEAK_PAGES);
 		break;
-	default:
+	case KMT_EV_PAGE_FREE:
+	case KMT_EV_PAGE_FREE_BATCHED:
 		on_free(st, ev, LEAK_PAGES);
 		break;
+	default:
+		break;	/* only its time: the end of the recording is the last event */
 	}
 }
 
@@ -319,11 +322,7 @@ const struct kmt_analysis kmt_analysis_leak = {
 	.shortopts = "l:",
 	.longopts = leak_longopts,
 	.needs = leak_needs,
-	.events = KMT_EVMASK(KMT_EV_KMALLOC) | KMT_EVMASK(KMT_EV_KMALLOC_NODE) |
-		  KMT_EVMASK(KMT_EV_KFREE) | KMT_EVMASK(KMT_EV_CACHE_ALLOC) |
-		  KMT_EVMASK(KMT_EV_CACHE_ALLOC_NODE) | KMT_EVMASK(KMT_EV_CACHE_FREE) |
-		  KMT_EVMASK(KMT_EV_PAGE_ALLOC) | KMT_EVMASK(KMT_EV_PAGE_FREE) |
-		  KMT_EVMASK(KMT_EV_PAGE_FREE_BATCHED),
+	.events = KMT_EVMASK_ALL,
 	.init = leak_init,
 	.filter = leak_filter,
 	.option = leak_option,

@@ -15,7 +15,7 @@ struct member {
 static uint64_t group_key(const struct leak_obj *o, enum leak_by by)
 {
 	switch (by) {
-	case LEAK_BY_STACK: return o->stack;
+	case LEAK_BY_STACK: return (uint64_t)o->stack << 1 | o->kind;	/* objects, pages apart */
 	case LEAK_BY_CALLSITE: return o->call_site;
 	case LEAK_BY_CACHE: return o->cache;
 	default: return (uint32_t)o->pid;
@@ -121,9 +121,9 @@ static const char *key_text(const struct leak_state *st, enum leak_by by,
 
 	switch (by) {
 	case LEAK_BY_STACK:
-		if (g->key == KMT_STACK_NONE)
+		if (g->key >> 1 == KMT_STACK_NONE)
 			return "(no stack recorded)";
-		return kmt_stacks_text(&st->stacks, g->key, buf, len);
+		return kmt_stacks_text(&st->stacks, g->key >> 1, buf, len);
 	case LEAK_BY_CALLSITE:
 		if (!g->key)
 			return "(pages: no call site without a stack)";
@@ -146,8 +146,9 @@ struct group_table {
 };
 
 static const struct group_table group_tables[] = {
-	{ LEAK_BY_STACK, "stacks", "Outstanding per call stack", NAGE + 1,
-	  { AGE_COLUMNS, { "stack", "STACK (allocator frames cut off)", KMT_KIND_STACK } } },
+	{ LEAK_BY_STACK, "stacks", "Outstanding per call stack", NAGE + 2,
+	  { AGE_COLUMNS, { "kind", "KIND", KMT_KIND_STRING },
+	    { "stack", "STACK (allocator frames cut off)", KMT_KIND_STACK } } },
 	{ LEAK_BY_CALLSITE, "callsites", "Outstanding per call site", NAGE + 1,
 	  { { "callsite", "CALLSITE", KMT_KIND_SYMBOL }, AGE_COLUMNS } },
 	{ LEAK_BY_CACHE, "caches", "Outstanding per cache", NAGE + 1,
@@ -166,7 +167,8 @@ static void group_cells(const struct leak_state *st, const struct group_table *g
 	switch (gt->by) {
 	case LEAK_BY_STACK:
 		age_cells(g, now, c);
-		c[NAGE].s = key;
+		c[NAGE].s = (g->key & 1) == LEAK_PAGES ? "pages" : "slab";
+		c[NAGE + 1].s = key;
 		break;
 	case LEAK_BY_PID:
 		c[0].u = g->key;

@@ -20,6 +20,8 @@
 
 /* perf's context markers (PERF_CONTEXT_KERNEL, ...) sit at the top of the u64 range. */
 #define CONTEXT_MARKERS	((uint64_t)-4095)
+/* perf record -g: the user-space part of the stack starts here; kmtrace keeps the kernel's. */
+#define CONTEXT_USER	((uint64_t)-512)
 
 enum frame_verdict { FRAME_ALLOCATOR = 1, FRAME_CALLER, FRAME_UNNAMED };
 
@@ -31,7 +33,7 @@ const char *const kmt_alloc_frames_default[] = {
 	"kmalloc", "kmem_cache_alloc", "kmem_cache_free", "kfree", "kvfree", "kvmalloc",
 	"kvrealloc", "krealloc", "kmemdup", "kstrdup", "kstrndup", "kvmemdup", "memdup_user",
 	"vmemdup_user", "strndup_user", "slab_", "do_slab_free", "kmem_cache_alloc_bulk",
-	"kmem_cache_free_bulk",
+	"kmem_cache_free_bulk", "allocate_slab", "new_slab",
 	/* page allocator */
 	"alloc_pages", "alloc_frozen_pages", "alloc_page", "folio_alloc", "vma_alloc_folio",
 	"get_free_page", "get_zeroed_page", "get_page_from_freelist", "rmqueue",
@@ -147,7 +149,7 @@ int kmt_stacks_first_caller(struct kmt_stacks *s, const unsigned long long *chai
 	int i;
 
 	*unnamed = false;
-	for (i = 0; i < nr; i++) {
+	for (i = 0; i < nr && chain[i] != CONTEXT_USER; i++) {
 		enum frame_verdict v;
 
 		if (chain[i] >= CONTEXT_MARKERS)
@@ -158,7 +160,7 @@ int kmt_stacks_first_caller(struct kmt_stacks *s, const unsigned long long *chai
 		*unnamed = v == FRAME_UNNAMED;
 		return i;
 	}
-	return nr;
+	return nr;	/* also when only user frames are left */
 }
 
 /* Is stack @id made of the @nr frames @f? */
@@ -190,7 +192,8 @@ uint32_t kmt_stacks_intern(struct kmt_stacks *s, const unsigned long long *chain
 	bool unnamed;
 	int at = kmt_stacks_first_caller(s, chain, nr, &unnamed), n = 0;
 
-	for (; at < nr && n < (int)(sizeof(kept) / sizeof(*kept)); at++)
+	for (; at < nr && chain[at] != CONTEXT_USER && n < (int)(sizeof(kept) / sizeof(*kept));
+	     at++)
 		if (chain[at] < CONTEXT_MARKERS)
 			kept[n++] = chain[at];
 	if (!n)

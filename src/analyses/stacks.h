@@ -66,7 +66,8 @@ int kmt_stacks_option(struct kmt_stacks *s, const char *arg, char *msg, int msgl
 
 /*
  * Index of the first frame of @chain (@nr ips, innermost first) that is
- * not the allocator's or a tracing frame, @nr when none; *@unnamed is set
+ * not the allocator's or a tracing frame, @nr when none (perf's user-space
+ * frames, after PERF_CONTEXT_USER, are not looked at); *@unnamed is set
  * when that frame has no symbol (no telling it from an allocator frame).
  */
 int kmt_stacks_first_caller(struct kmt_stacks *s, const unsigned long long *chain, int nr,

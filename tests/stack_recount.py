@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Recount kmtrace's stack views from another tool's text.
+
+  stack_recount.py tracecmd FUNC < trace-cmd-report.txt
+      Allocations (kmalloc, kmem_cache_alloc, mm_page_alloc) of a
+      `kmtrace record -g` recording whose kernel stack, as trace-cmd report
+      prints it after the event on the same CPU, passes through FUNC:
+      "allocs N".
+
+  stack_recount.py perf < perf-script.txt
+      From `perf script` of a perf record -g of kmem:kmalloc, kmem:kfree,
+      kmem:mm_page_alloc and kmem:mm_page_free: the pages allocated per
+      stack, with the allocator frames cut off the top by the prefix list
+      kmtrace-report(1) documents ("stack PAGES f1;f2;..." lines, innermost
+      first, function names only), and what is outstanding at the end as
+      the leak analysis counts it ("slab_objects N", "slab_bytes N",
+      "page_blocks N").
+"""
+import re
+import sys
+
+# The allocator frames kmtrace-report(1) documents (names without leading underscores).
+ALLOC_PREFIXES = (
+    "trace_event_raw_event_", "perf_trace_", "trace_event_buffer_", "event_triggers_call",
+    "trace_call_bpf", "perf_tp_event",
+    "kmalloc", "kmem_cache_alloc", "kmem_cache_free", "kfree", "kvfree", "kvmalloc",
+    "kvrealloc", "krealloc", "kmemdup", "kstrdup", "kstrndup", "kvmemdup", "memdup_user",
+    "vmemdup_user", "strndup_user", "slab_", "do_slab_free", "kmem_cache_alloc_bulk",
+    "kmem_cache_free_bulk", "allocate_slab", "new_slab",
+    "alloc_pages", "alloc_frozen_pages", "alloc_page", "folio_alloc", "vma_alloc_folio",
+    "get_free_page", "get_zeroed_page", "get_page_from_freelist", "rmqueue",
+    "alloc_slab_page", "alloc_contig", "alloc_pages_bulk", "free_pages", "free_page",
+    "free_unref_page", "free_unref_folios", "free_frozen_pages", "free_pcppages_bulk",
+    "free_one_page", "free_pages_ok",
+)
+EVENT = re.compile(r'^\s*\S.*?\[(\d+)\]\s+[\d.]+:\s+(?:kmem:)?(\w+):\s*(.*)$')
+ALLOCS = ("kmalloc", "kmem_cache_alloc", "mm_page_alloc")
+# The events kmtrace record -g takes stacks of.
+STACK_EVENTS = ALLOCS + ("kfree", "kmem_cache_free", "mm_page_free", "mm_page_free_batched")
+
+
+def tracecmd(func):
+    # Per CPU, the events that wait for their stack, latest last: an interrupt
+    # may come between an event and its stack with an event and stack of its own.
+    waiting = {}
+    reading = None      # [cpu, frames] of the stack being read
+    allocs = 0
+
+    def done(cpu, frames):
+        if waiting.get(cpu):
+            return waiting[cpu].pop() in ALLOCS and func in frames
+        return False
+
+    for line in sys.stdin:
+        if line.startswith("=>"):
+            if reading:
+                reading[1].append(line[2:].split()[0])
+            continue
+        m = EVENT.match(line)
+        if not m:
+            continue
+        if reading:
+            allocs += done(*reading)
+            reading = None
+        cpu, name = int(m.group(1)), m.group(2)
+        if name == "kernel_stack":
+            reading = [cpu, []]
+        elif name in STACK_EVENTS:
+            waiting.setdefault(cpu, []).append(name)
+    if reading:
+        allocs += done(*reading)
+    print("allocs", allocs)
+
+
+def cut(frames):
+    i = 0
+    while i < len(frames) and frames[i].lstrip("_").startswith(ALLOC_PREFIXES):
+        i += 1
+    return frames[i:]
+
+
+def field(text, name):
+    m = re.search(r'\b' + name + r'=(\S+)', text)
+    if not m:
+        return None
+    return 0 if m.group(1) == "(nil)" else int(m.group(1), 0)
+
+
+def perf():
+    samples = []
+    cur = None
+    for line in sys.stdin:
+        if line.startswith("\t") or line.startswith(" " * 8) and cur and not EVENT.match(line):
+            parts = line.split()
+            if cur is not None and len(parts) >= 2 and not cur[3]:
+                if int(parts[0], 16) >= 0xffff800000000000:
+                    cur[2].append(re.sub(r'\+0x[0-9a-f]+$', '', parts[1]))
+                else:
+                    cur[3] = True       # user frames: the kernel stack ended
+            continue
+        m = EVENT.match(line)
+        if m:
+            cur = [m.group(2), m.group(3), [], False]
+            samples.append(cur)
+    pages = {}
+    live_slab, live_page = {}, {}
+    for name, text, frames, _ in samples:
+        if name == "kmalloc":
+            ptr = field(text, "ptr")
+            if ptr:
+                live_slab[ptr] = field(text, "bytes_alloc")
+        elif name == "kfree":
+            live_slab.pop(field(text, "ptr"), None)
+        elif name == "mm_page_alloc":
+            pfn, order = field(text, "pfn"), field(text, "order")
+            if pfn is None or pfn == (1 << 64) - 1 or pfn == -1:
+                continue
+            live_page[pfn] = order
+            key = ";".join(cut(frames)) or "(no stack recorded)"
+            pages[key] = pages.get(key, 0) + (1 << order)
+        elif name == "mm_page_free":
+            live_page.pop(field(text, "pfn"), None)
+    for key in sorted(pages):
+        print("stack", pages[key], key)
+    print("slab_objects", len(live_slab))
+    print("slab_bytes", sum(live_slab.values()))
+    print("page_blocks", len(live_page))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "tracecmd":
+        tracecmd(sys.argv[2])
+    else:
+        perf()
