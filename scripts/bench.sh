@@ -2,8 +2,9 @@
 # make bench: events/s of `kmtrace report` (stat, and slab --caller) and of
 # `trace-cmd report` on the same recording of >= 1M events, best of 3 runs
 # each, and their ratios, with the peak RSS of each; then kmtrace report
-# slab/page against perf kmem on a >= 2M-event perf.data. The recordings are
-# made once (need root, tracefs and perf) and reused from bench-out/.
+# slab/page against perf kmem on a >= 2M-event perf.data; then the slowdown
+# of a workload under record -g beside perf record -g. The big recordings
+# are made once (need root, tracefs and perf) and reused from bench-out/.
 set -u
 KMTRACE=$(realpath "${1:-./kmtrace}")
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -75,4 +76,35 @@ for name, sec, rss in (("kmtrace report slab", ks, km), ("perf kmem --slab stat"
     print(f"{name:<32}{sec:>9.2f}{n/sec:>14,.0f}{rss/1024:>9.1f} MiB")
 print(f"slab: kmtrace {ps/ks:.1f}x the events/s of perf kmem, at {km/pm:.2f} of its peak RSS")
 print(f"page: kmtrace {pps/kps:.1f}x the events/s of perf kmem, at {kpm/ppm:.2f} of its peak RSS")
+PY
+
+# record -g overhead: the same workload alone, under kmtrace record -g and
+# under perf record -g on the same kmem events, best of 3 each; the
+# workload times itself, so the recorders' setup and final write stay out.
+timed=$out/workload-seconds
+cat >"$out/timed.sh" <<EOT
+s=\$(date +%s.%N); sh '$dir/workload.sh' 300 3000 >/dev/null 2>&1; e=\$(date +%s.%N)
+echo "\$s \$e" | awk '{ print \$2 - \$1 }' >'$timed'
+EOT
+# best_of3 CMD...: the shortest workload time of 3 runs of CMD
+best_of3() { for i in 1 2 3; do "$@" >/dev/null 2>&1; cat "$timed"; done | sort -n | head -n 1; }
+plain=$(best_of3 sh "$out/timed.sh")
+kg=$(best_of3 "$KMTRACE" record -g -f -o "$out/g.dat" -e kmem:kmalloc -e kmem:kfree \
+	-e kmem:kmem_cache_alloc -e kmem:kmem_cache_free -e kmem:mm_page_alloc -e kmem:mm_page_free \
+	-- sh "$out/timed.sh")
+pg=$(best_of3 perf record -q -g -m 8M -o "$out/g.perf.data" \
+	-e kmem:kmalloc,kmem:kfree,kmem:kmem_cache_alloc,kmem:kmem_cache_free \
+	-e kmem:mm_page_alloc,kmem:mm_page_free -- sh "$out/timed.sh")
+gev=$("$KMTRACE" report -i "$out/g.dat" --format json |
+	python3 -c 'import json,sys; s=json.load(sys.stdin)["analyses"]["stat"]["summary"]; print(s["total_events"], s.get("events_with_stack", 0))')
+python3 - $plain $kg $pg $gev <<'PY'
+import sys
+plain, kg, pg = (max(float(v), 0.001) for v in sys.argv[1:4])
+n, ws = int(sys.argv[4]), int(sys.argv[5])
+print(f"\nrecord -g overhead: workload of 300 spawns and 3000 file reads ({n} events, {ws} with a stack)")
+print(f"{'run':<40}{'seconds':>9}{'slowdown':>10}")
+for name, sec in (("workload alone", plain), ("under kmtrace record -g", kg),
+                  ("under perf record -g -e kmem:...", pg)):
+    print(f"{name:<40}{sec:>9.2f}{sec/plain:>9.2f}x")
+print(f"record -g: the workload runs {pg/kg:.2f}x as fast under kmtrace as under perf record -g")
 PY
