@@ -110,10 +110,17 @@ int kmt_stacks_option(struct kmt_stacks *s, const char *arg, char *msg, int msgl
 		}
 		p += len + (p[len] == ',');
 	}
-	if (s->nprefixes)
-		return 0;
-	snprintf(msg, msglen, "--alloc-frames wants function-name prefixes, comma separated");
-	return -1;
+	if (!s->nprefixes) {
+		snprintf(msg, msglen, "--alloc-frames wants function-name prefixes, comma separated");
+		return -1;
+	}
+	/* frames already judged are judged again by the new list */
+	kmt_hashmap_free(&s->verdicts);
+	if (kmt_hashmap_init(&s->verdicts)) {
+		snprintf(msg, msglen, "out of memory");
+		return -1;
+	}
+	return 0;
 }
 
 static bool is_allocator(const struct kmt_stacks *s, const char *name)

@@ -14,5 +14,6 @@ Suite *perfdata_suite(void);
 Suite *plugins_suite(void);
 Suite *record_suite(void);
 Suite *formats_suite(void);
+Suite *stacks_suite(void);
 
 #endif
