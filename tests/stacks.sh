@@ -60,7 +60,21 @@ test_leak_fixture() {
 	  "$(stk_get "d['analyses']['leak']['summary']['slab_bytes'] + d['analyses']['leak']['summary']['page_bytes']")" ]
 }
 
+# --print shows each event's stack below it, the frames trace-cmd report shows.
+test_print_stacks() {
+	command -v trace-cmd >/dev/null || return 1
+	trace-cmd report -i "$STK" 2>/dev/null |
+		awk '/^=>/ { s = s " " $2; next } s { print s; s = "" } END { if (s) print s }' |
+		sort >"$WORK/tc-stacks.txt"
+	"$KMTRACE" report -i "$STK" --print |
+		awk '/^ => / { sub("^0x", "", $2); s = s " " $2; next } s { print s; s = "" } END { if (s) print s }' |
+		sort >"$WORK/kmt-stacks.txt"
+	[ "$(wc -l <"$WORK/tc-stacks.txt")" -gt 2000 ] && cmp -s "$WORK/tc-stacks.txt" "$WORK/kmt-stacks.txt"
+}
+
 stacks_parsing_tests() {
+	check "--print: each event's stack below it, the same frames as trace-cmd report's" \
+		test_print_stacks
 	check "slab/page --stack totals equal --caller and the summaries; folded values sum to them" \
 		test_stack_totals
 	check "--format folded: outermost first, names only; without a stack table exit 2" \

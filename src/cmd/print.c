@@ -25,8 +25,12 @@ struct print_state {
 	struct tep_handle *tep;
 	struct kmt_plugin_host host;
 	struct trace_seq seq;
+	struct kmt_reader *reader;
 	bool failed;
 };
+
+/* perf's context markers (PERF_CONTEXT_KERNEL, ...) sit at the top of the u64 range. */
+#define CONTEXT_MARKERS	((unsigned long long)-4095)
 
 static const struct option print_longopts[] = {
 	{ "plugin-option", required_argument, NULL, 'O' },
@@ -86,6 +90,7 @@ static int print_start(void *priv, const struct kmt_session *s)
 	struct print_state *st = priv;
 
 	st->tep = s->tep;
+	st->reader = s->reader;
 	st->filter.tep = s->tep;
 	st->host.module = module_of;
 	st->host.priv = s->reader;
@@ -94,6 +99,22 @@ static int print_start(void *priv, const struct kmt_session *s)
 	kmt_reader_text(s->reader, KMT_TEXT_SYMBOLS);
 	kmt_plugins_register_all(s->tep, &st->host);
 	return 0;
+}
+
+/* The event's call stack below it, a frame per line as trace-cmd report shows them. */
+static void print_stack(struct print_state *st, const struct kmt_event *ev)
+{
+	char frame[512];
+	int i;
+
+	for (i = 0; i < ev->callchain_nr && !st->failed; i++) {
+		if (ev->callchain[i] >= CONTEXT_MARKERS)
+			continue;	/* perf's PERF_CONTEXT_KERNEL and the like */
+		kmt_reader_symbol(st->reader, ev->callchain[i], frame, sizeof(frame));
+		if (fputs(" => ", stdout) == EOF || kmt_fputs_escaped(frame, stdout) ||
+		    putchar('\n') == EOF)
+			st->failed = true;
+	}
 }
 
 static void print_event(void *priv, const struct kmt_event *ev)
@@ -124,6 +145,7 @@ static void print_event(void *priv, const struct kmt_event *ev)
 	if (st->seq.state != TRACE_SEQ__GOOD || kmt_fputs_escaped(st->seq.buffer, stdout) ||
 	    putchar('\n') == EOF)
 		st->failed = true;
+	print_stack(st, ev);
 }
 
 static int print_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
