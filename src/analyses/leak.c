@@ -76,11 +76,10 @@ static void leak_free(void *priv)
 		free(st->caches[i]);
 	free(st->caches);
 	for (i = 0; i < LEAK_KINDS; i++)
-		kmt_hashmap_free(&st->live[i]);
+		kmt_objmap_free(&st->live[i]);
 	kmt_hashmap_free(&st->cache_index);
 	kmt_stacks_free(&st->stacks);
 	kmt_filter_free(&st->filter);
-	free(st->objs);
 	free(st->points);
 	free(st);
 }
@@ -92,9 +91,10 @@ static void *leak_init(void)
 	if (!st)
 		return NULL;
 	st->lines = -1;
-	st->free_obj = LEAK_NONE;
-	if (kmt_filter_init(&st->filter) || kmt_hashmap_init(&st->live[LEAK_SLAB]) ||
-	    kmt_hashmap_init(&st->live[LEAK_PAGES]) || kmt_hashmap_init(&st->cache_index) ||
+	if (kmt_filter_init(&st->filter) ||
+	    kmt_objmap_init(&st->live[LEAK_SLAB], sizeof(struct leak_obj)) ||
+	    kmt_objmap_init(&st->live[LEAK_PAGES], sizeof(struct leak_obj)) ||
+	    kmt_hashmap_init(&st->cache_index) ||
 	    kmt_stacks_init(&st->stacks)) {
 		leak_free(st);
 		return NULL;
@@ -131,36 +131,6 @@ static uint32_t cache_index(struct leak_state *st, const char *name)
 	    kmt_hashmap_put(&st->cache_index, h, st->ncaches))
 		return LEAK_NONE;
 	return st->ncaches++;
-}
-
-static int put_obj(struct leak_state *st, int kind, uint64_t addr, const struct leak_obj *o)
-{
-	uint32_t idx = st->free_obj;
-
-	if (idx != LEAK_NONE) {
-		st->free_obj = st->objs[idx].next_free;
-	} else {
-		if (kmt_grow(&st->objs, &st->cap_objs, st->nobjs, sizeof(*st->objs)))
-			return -1;
-		idx = st->nobjs++;
-	}
-	st->objs[idx] = *o;
-	st->objs[idx].live = true;
-	return kmt_hashmap_put(&st->live[kind], addr, idx);
-}
-
-/* Take the object at @addr out of the live set of @kind; false if there is none. */
-static bool take_obj(struct leak_state *st, int kind, uint64_t addr, struct leak_obj *out)
-{
-	uint64_t idx;
-
-	if (!kmt_hashmap_del(&st->live[kind], addr, &idx))
-		return false;
-	*out = st->objs[idx];
-	st->objs[idx].live = false;
-	st->objs[idx].next_free = st->free_obj;
-	st->free_obj = idx;
-	return true;
 }
 
 /* Outstanding objects of the top stacks at --interval boundary @ts. */
@@ -214,7 +184,7 @@ static void on_alloc(struct leak_state *st, const struct kmt_event *ev, int kind
 		st->failed_allocs[kind] += o.selected;
 		return;
 	}
-	if (take_obj(st, kind, addr, &old) && old.selected) {
+	if (kmt_objmap_take(&st->live[kind], addr, &old) && old.selected) {
 		st->reused[kind]++;
 		st->reused_bytes[kind] += old.bytes;
 	}
@@ -235,7 +205,7 @@ static void on_alloc(struct leak_state *st, const struct kmt_event *ev, int kind
 		if (o.cache == LEAK_NONE || st->stacks.failed)
 			st->failed = true;
 	}
-	if (put_obj(st, kind, addr, &o))
+	if (kmt_objmap_put(&st->live[kind], addr, &o))
 		st->failed = true;
 }
 
@@ -250,7 +220,7 @@ static void on_free(struct leak_state *st, const struct kmt_event *ev, int kind)
 	if (kind == LEAK_SLAB && ZERO_OR_NULL(addr))
 		return;
 	/* A batched free may repeat a page mm_page_free gave already: not unseen. */
-	if (!take_obj(st, kind, addr, &o) && ev->type != KMT_EV_PAGE_FREE_BATCHED)
+	if (!kmt_objmap_take(&st->live[kind], addr, &o) && ev->type != KMT_EV_PAGE_FREE_BATCHED)
 		st->unseen_frees[kind] += kmt_filter_pass(&st->filter, ev);
 }
 
@@ -291,11 +261,11 @@ static const char *leak_remark(void *priv)
 {
 	struct leak_state *st = priv;
 
-	if (st->have_stacks || !st->nobjs)
+	if (st->have_stacks || !(st->live[LEAK_SLAB].n || st->live[LEAK_PAGES].n))
 		return NULL;
-	snprintf(st->remark, sizeof(st->remark), "leak: the recording carries no call stacks "
+	snprintf(st->remark, sizeof(st->remark), "the recording carries no call stacks "
 		 "(kmtrace record -g, perf record -g): outstanding objects are grouped by call "
-		 "site, pages by cache only");
+		 "site (pages have none)");
 	return st->remark;
 }
 

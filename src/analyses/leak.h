@@ -11,6 +11,7 @@
 #include "filter.h"
 #include "stacks.h"
 #include "common/hashmap.h"
+#include "common/objmap.h"
 
 #define LEAK_NONE		UINT32_MAX
 #define LEAK_INTERVAL_TOP	10	/* stacks per --interval without -l */
@@ -24,9 +25,7 @@ struct leak_obj {
 	uint32_t cache;		/* leak_state.caches[] */
 	int pid;
 	bool selected;		/* passed the filters: reported */
-	bool live;		/* in a live map, not on the pool's free list */
 	uint8_t kind;		/* LEAK_SLAB or LEAK_PAGES */
-	uint32_t next_free;	/* pool free list */
 };
 
 /* What is outstanding in one group at one time. */
@@ -60,9 +59,7 @@ struct leak_state {
 	bool failed;
 	bool have_stacks;		/* an allocation came with a call stack */
 
-	struct kmt_hashmap live[LEAK_KINDS];	/* pointer or pfn -> objs[] */
-	struct leak_obj *objs;
-	uint32_t nobjs, cap_objs, free_obj;
+	struct kmt_objmap live[LEAK_KINDS];	/* pointer or pfn -> struct leak_obj */
 
 	char **caches;			/* names; the page allocator's by order too */
 	uint32_t ncaches, cap_caches;

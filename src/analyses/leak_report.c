@@ -42,23 +42,35 @@ static int by_bytes(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
+/* The next selected object of kind @k outstanding at @now for --older or longer. */
+static bool next_outstanding(const struct leak_state *st, int k, uint64_t now, size_t *pos,
+			     const struct leak_obj **o)
+{
+	const void *item;
+	uint64_t addr;
+
+	while (kmt_objmap_next(&st->live[k], pos, &addr, &item)) {
+		*o = item;
+		if ((*o)->selected && (*o)->ts <= now && now - (*o)->ts >= st->older_ns)
+			return true;
+	}
+	return false;
+}
+
 /* The selected objects outstanding at @now for --older or longer. */
 static struct member *members(const struct leak_state *st, enum leak_by by, uint64_t now,
 			      size_t *n)
 {
-	size_t cap = kmt_hashmap_count(&st->live[LEAK_SLAB]) +
-		     kmt_hashmap_count(&st->live[LEAK_PAGES]);
+	size_t cap = kmt_objmap_count(&st->live[LEAK_SLAB]) +
+		     kmt_objmap_count(&st->live[LEAK_PAGES]);
 	struct member *m = malloc((cap ? cap : 1) * sizeof(*m));
-	uint32_t i;
+	const struct leak_obj *o;
+	int k;
 
 	*n = 0;
-	for (i = 0; m && i < st->nobjs; i++) {
-		const struct leak_obj *o = &st->objs[i];
-
-		if (o->live && o->selected && o->ts <= now && now - o->ts >= st->older_ns &&
-		    *n < cap)
+	for (k = 0; m && k < LEAK_KINDS; k++)
+		for (size_t pos = 0; next_outstanding(st, k, now, &pos, &o) && *n < cap;)
 			m[(*n)++] = (struct member){ group_key(o, by), o->ts, o->bytes };
-	}
 	return m;
 }
 
@@ -239,17 +251,15 @@ static int put_u(struct kmt_output *out, const char *key, const char *label,
 static int report_summary(const struct leak_state *st, uint64_t now, struct kmt_output *out)
 {
 	uint64_t objs[LEAK_KINDS] = { 0 }, bytes[LEAK_KINDS] = { 0 }, no_stack = 0;
-	uint32_t i;
+	const struct leak_obj *o;
+	int k;
 
-	for (i = 0; i < st->nobjs; i++) {
-		const struct leak_obj *o = &st->objs[i];
-
-		if (!o->live || !o->selected || o->ts > now || now - o->ts < st->older_ns)
-			continue;
-		objs[o->kind]++;
-		bytes[o->kind] += o->bytes;
-		no_stack += o->stack == KMT_STACK_NONE;
-	}
+	for (k = 0; k < LEAK_KINDS; k++)
+		for (size_t pos = 0; next_outstanding(st, k, now, &pos, &o);) {
+			objs[k]++;
+			bytes[k] += o->bytes;
+			no_stack += o->stack == KMT_STACK_NONE;
+		}
 	return put_u(out, "outstanding_at", "Outstanding at (s)", KMT_KIND_NS, now) ||
 	       put_u(out, "older_than_ns", "Outstanding for at least (s)", KMT_KIND_NS,
 		     st->older_ns) ||

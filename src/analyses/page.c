@@ -79,7 +79,6 @@ static void page_free_state(void *priv)
 	kmt_page_series_free(&st->total);
 	free(st->procs);
 	free(st->gfps);
-	free(st->blocks);
 	free(st->recent);
 	free(st->callers);
 	free(st->stack_rows);
@@ -89,7 +88,7 @@ static void page_free_state(void *priv)
 	kmt_hashmap_free(&st->frame_cache);
 	kmt_hashmap_free(&st->gfp_index);
 	kmt_hashmap_free(&st->proc_index);
-	kmt_hashmap_free(&st->live);
+	kmt_objmap_free(&st->live);
 	kmt_hashmap_free(&st->recent_index);
 	kmt_filter_free(&st->filter);
 	free(st);
@@ -102,9 +101,8 @@ static void *page_init(void)
 	if (!st)
 		return NULL;
 	st->lines = -1;
-	st->free_block = UINT32_MAX;
 	if (kmt_filter_init(&st->filter) || kmt_hashmap_init(&st->gfp_index) ||
-	    kmt_hashmap_init(&st->proc_index) || kmt_hashmap_init(&st->live) ||
+	    kmt_hashmap_init(&st->proc_index) || kmt_objmap_init(&st->live, sizeof(struct page_block)) ||
 	    kmt_hashmap_init(&st->recent_index) || kmt_hashmap_init(&st->caller_index) ||
 	    kmt_hashmap_init(&st->frame_cache) || kmt_hashmap_init(&st->stack_index) ||
 	    kmt_stacks_init(&st->stacks)) {
@@ -168,32 +166,6 @@ static int mt_slot(long long mt)
 	return mt >= 0 && mt < KMT_MIGRATETYPES ? (int)mt : KMT_MIGRATETYPES;
 }
 
-static bool take_block(struct page_state *st, uint64_t pfn, struct page_block *out)
-{
-	uint64_t idx;
-
-	if (!kmt_hashmap_del(&st->live, pfn, &idx))
-		return false;
-	*out = st->blocks[idx];
-	st->blocks[idx].ts = st->free_block;	/* free list link */
-	st->free_block = idx;
-	return true;
-}
-
-static int put_block(struct page_state *st, uint64_t pfn, const struct page_block *b)
-{
-	uint32_t idx = st->free_block;
-
-	if (idx != UINT32_MAX) {
-		st->free_block = st->blocks[idx].ts;
-	} else {
-		if (kmt_grow(&st->blocks, &st->cap_blocks, st->nblocks, sizeof(*st->blocks)))
-			return -1;
-		idx = st->nblocks++;
-	}
-	st->blocks[idx] = *b;
-	return kmt_hashmap_put(&st->live, pfn, idx);
-}
 
 /* Move the totals and @pid's figures by @pages at @ts. */
 static void account(struct page_state *st, struct page_proc *p, int64_t pages, uint64_t ts)
@@ -284,9 +256,9 @@ static void on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel
 		}
 		return;
 	}
-	if (take_block(st, ev->pfn, &old))
+	if (kmt_objmap_take(&st->live, ev->pfn, &old))
 		drop_replaced(st, &old);
-	if (put_block(st, ev->pfn, &b))
+	if (kmt_objmap_put(&st->live, ev->pfn, &b))
 		st->failed = true;
 	if (!sel)
 		return;
@@ -365,7 +337,7 @@ static void on_free(struct page_state *st, const struct kmt_event *ev, uint64_t 
 	uint64_t pages = 1ull << (order < 63 ? order : 0), bytes = st->page_size * pages;
 	struct page_proc *p = sel ? proc_of(st, ev->pid) : NULL;
 	struct page_block b = { 0 };
-	bool found = take_block(st, ev->pfn, &b);
+	bool found = kmt_objmap_take(&st->live, ev->pfn, &b);
 
 	if (!sel)
 		return;

@@ -11,6 +11,7 @@
 #include "rollup.h"
 #include "stacks.h"
 #include "common/hashmap.h"
+#include "common/objmap.h"
 #include "common/mmnames.h"
 
 #define PAGE_ORDERS		16	/* orders kept apart; higher ones share the last */
@@ -53,7 +54,7 @@ struct page_proc {
 
 /* A page block allocated in the trace and not freed yet. */
 struct page_block {
-	uint64_t ts;		/* allocated at; on the free list: next free index */
+	uint64_t ts;		/* allocated at */
 	uint64_t gfp;
 	int pid;
 	uint32_t caller;	/* callers[] row, PAGE_NO_CALLER without a call stack */
@@ -112,9 +113,7 @@ struct page_state {
 	struct page_proc *procs;
 	uint32_t nprocs, cap_procs;
 
-	struct kmt_hashmap live;	/* pfn -> blocks[] */
-	struct page_block *blocks;
-	uint32_t nblocks, cap_blocks, free_block;
+	struct kmt_objmap live;		/* pfn -> struct page_block */
 
 	/* --caller: rows per calling function; per ip, its row (0: allocator) */
 	struct kmt_hashmap caller_index;	/* function start -> callers[] */

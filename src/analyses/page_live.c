@@ -23,21 +23,19 @@ static int oldest_first(const void *a, const void *b)
 /* The selected live blocks with their pfns; *@n of them. */
 static struct live_row *live_rows(const struct page_state *st, size_t *n)
 {
-	const struct kmt_hashmap *m = &st->live;
-	struct live_row *rows = malloc((kmt_hashmap_count(m) + 1) * sizeof(*rows));
-	size_t i;
+	struct live_row *rows = malloc((kmt_objmap_count(&st->live) + 1) * sizeof(*rows));
+	const void *item;
+	size_t pos = 0;
+	uint64_t pfn;
 
 	*n = 0;
 	if (!rows)
 		return NULL;
-	for (i = 0; i <= m->mask; i++) {
-		const struct page_block *b;
+	while (kmt_objmap_next(&st->live, &pos, &pfn, &item)) {
+		const struct page_block *b = item;
 
-		if (!m->used[i])
-			continue;
-		b = &st->blocks[m->slots[i].val];
 		if (b->selected)
-			rows[(*n)++] = (struct live_row){ m->slots[i].key, b };
+			rows[(*n)++] = (struct live_row){ pfn, b };
 	}
 	qsort(rows, *n, sizeof(*rows), oldest_first);
 	return rows;

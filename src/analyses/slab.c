@@ -112,9 +112,8 @@ static void slab_free(void *priv)
 	kmt_stacks_free(&st->stacks);
 	kmt_hashmap_free(&st->kmalloc_caches);
 	kmt_hashmap_free(&st->unnamed_caches);
-	kmt_hashmap_free(&st->live);
+	kmt_objmap_free(&st->live);
 	kmt_filter_free(&st->o.filter);
-	free(st->objs);
 	free(st);
 }
 
@@ -125,12 +124,11 @@ static void *slab_init(void)
 	if (!st)
 		return NULL;
 	st->o.lines = -1;
-	st->free_obj = SLAB_NO_ROW;
 	if (kmt_filter_init(&st->o.filter) || kmt_hashmap_init(&st->callers.index) || kmt_hashmap_init(&st->caches.index) ||
 	    kmt_hashmap_init(&st->pids.index) || kmt_hashmap_init(&st->ptrs.index) ||
 	    kmt_hashmap_init(&st->stack_rows.index) || kmt_stacks_init(&st->stacks) ||
 	    kmt_hashmap_init(&st->kmalloc_caches) || kmt_hashmap_init(&st->unnamed_caches) ||
-	    kmt_hashmap_init(&st->live)) {
+	    kmt_objmap_init(&st->live, sizeof(struct slab_obj))) {
 		slab_free(st);
 		return NULL;
 	}
@@ -283,34 +281,6 @@ static void release_fn(struct slab_stat *s, const struct slab_obj *o, bool unuse
 	stat_release(s, o);
 }
 
-/* Take the object at @ptr out of the live set; false if there is none. */
-static bool take_live(struct slab_state *st, uint64_t ptr, struct slab_obj *out)
-{
-	uint64_t idx;
-
-	if (!kmt_hashmap_del(&st->live, ptr, &idx))
-		return false;
-	*out = st->objs[idx];
-	st->objs[idx].next_free = st->free_obj;
-	st->free_obj = idx;
-	return true;
-}
-
-static int put_live(struct slab_state *st, uint64_t ptr, const struct slab_obj *o)
-{
-	uint32_t idx = st->free_obj;
-
-	if (idx != SLAB_NO_ROW) {
-		st->free_obj = st->objs[idx].next_free;
-	} else {
-		if (kmt_grow(&st->objs, &st->cap_objs, st->nobjs, sizeof(*st->objs)))
-			return -1;
-		idx = st->nobjs++;
-	}
-	st->objs[idx] = *o;
-	return kmt_hashmap_put(&st->live, ptr, idx);
-}
-
 static void note_node(struct slab_state *st, const struct kmt_event *ev)
 {
 	int cpu_node;
@@ -366,7 +336,7 @@ static void on_alloc(struct slab_state *st, const struct kmt_event *ev)
 		st->allocs_failed += o.selected;
 		return;
 	}
-	if (take_live(st, ev->ptr, &old) && old.selected) {
+	if (kmt_objmap_take(&st->live, ev->ptr, &old) && old.selected) {
 		/* Its free was not seen (lost, or a bulk free that is not traced). */
 		for_obj_stats(st, &old, release_fn, false);
 		st->replaced++;
@@ -384,7 +354,7 @@ static void on_alloc(struct slab_state *st, const struct kmt_event *ev)
 			st->peak_ts = ev->ts;
 		}
 	}
-	if (put_live(st, ev->ptr, &o))
+	if (kmt_objmap_put(&st->live, ev->ptr, &o))
 		st->failed = true;
 }
 
@@ -399,7 +369,7 @@ static void on_free(struct slab_state *st, const struct kmt_event *ev)
 		st->frees_null += selected(st, ev);
 		return;
 	}
-	if (!take_live(st, ev->ptr, &o)) {
+	if (!kmt_objmap_take(&st->live, ev->ptr, &o)) {
 		st->frees_unmatched += selected(st, ev);
 		return;
 	}

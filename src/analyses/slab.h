@@ -12,6 +12,7 @@
 #include "rollup.h"
 #include "stacks.h"
 #include "common/hashmap.h"
+#include "common/objmap.h"
 
 #define SLAB_NO_ROW	UINT32_MAX
 #define SLAB_MAX_SORT	8
@@ -49,7 +50,6 @@ struct slab_obj {
 	uint32_t caller, cache, pid, ptr, stack;	/* rows, SLAB_NO_ROW when not kept */
 	int cpu;
 	bool selected;		/* passed the filters: counted */
-	uint32_t next_free;	/* pool free list */
 };
 
 enum slab_sort_key {
@@ -93,9 +93,7 @@ struct slab_state {
 	struct kmt_cache_namer namer;
 	struct kmt_hashmap unnamed_caches;	/* bytes_alloc -> cache row */
 
-	struct kmt_hashmap live;		/* pointer -> object */
-	struct slab_obj *objs;
-	uint32_t nobjs, cap_objs, free_obj;
+	struct kmt_objmap live;			/* pointer -> struct slab_obj */
 };
 
 /* Describe the summary and the chosen tables of @st to @out. */
