@@ -10,6 +10,7 @@
 
 #include "common/hashmap.h"
 #include "common/mmnames.h"
+#include "common/objmap.h"
 #include "input/symbols.h"
 #include "fixtures.h"
 #include "suites.h"
@@ -299,12 +300,43 @@ START_TEST(test_gfp_names)
 }
 END_TEST
 
+/* Freed slots are reused: the array grows with what is live, not with what came. */
+START_TEST(test_objmap_reuses_slots)
+{
+	struct item { uint64_t a, b; } it, got;
+	struct kmt_objmap m;
+	uint64_t key, sum = 0;
+	const void *p;
+	size_t pos = 0;
+	int i;
+
+	ck_assert_int_eq(kmt_objmap_init(&m, sizeof(struct item)), 0);
+	for (i = 0; i < 1000; i++) {
+		it = (struct item){ i, 2 * i };
+		ck_assert_int_eq(kmt_objmap_put(&m, 0x1000 + i, &it), 0);
+		if (i >= 2) {	/* two live at most */
+			ck_assert(kmt_objmap_take(&m, 0x1000 + i - 2, &got));
+			ck_assert_uint_eq(got.a, i - 2);
+			ck_assert_uint_eq(got.b, 2 * (i - 2));
+		}
+	}
+	ck_assert(!kmt_objmap_take(&m, 0x1000, &got));
+	ck_assert_uint_eq(kmt_objmap_count(&m), 2);
+	ck_assert_uint_le(m.n, 3);
+	while (kmt_objmap_next(&m, &pos, &key, &p))
+		sum += key + ((const struct item *)p)->a;
+	ck_assert_uint_eq(sum, 0x1000 + 998 + 998 + 0x1000 + 999 + 999);
+	kmt_objmap_free(&m);
+}
+END_TEST
+
 Suite *support_suite(void)
 {
 	Suite *s = suite_create("support");
 	TCase *tc = tcase_create("support");
 
 	tcase_add_test(tc, test_hashmap_against_array);
+	tcase_add_test(tc, test_objmap_reuses_slots);
 	tcase_add_test(tc, test_symbols);
 	tcase_add_test(tc, test_symbols_relocate);
 	tcase_add_test(tc, test_reader_relocates_kallsyms);
