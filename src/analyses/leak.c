@@ -184,7 +184,7 @@ static void on_alloc(struct leak_state *st, const struct kmt_event *ev, int kind
 		st->failed_allocs[kind] += o.selected;
 		return;
 	}
-	if (kmt_objmap_take(&st->live[kind], addr, &old) && old.selected) {
+	if (leak_live_take(&st->live[kind], addr, &old) && old.selected) {
 		st->reused[kind]++;
 		st->reused_bytes[kind] += old.bytes;
 	}
@@ -205,7 +205,7 @@ static void on_alloc(struct leak_state *st, const struct kmt_event *ev, int kind
 		if (o.cache == LEAK_NONE || st->stacks.failed)
 			st->failed = true;
 	}
-	if (kmt_objmap_put(&st->live[kind], addr, &o))
+	if (leak_live_put(&st->live[kind], addr, &o))
 		st->failed = true;
 }
 
@@ -220,7 +220,7 @@ static void on_free(struct leak_state *st, const struct kmt_event *ev, int kind)
 	if (kind == LEAK_SLAB && ZERO_OR_NULL(addr))
 		return;
 	/* A batched free may repeat a page mm_page_free gave already: not unseen. */
-	if (!kmt_objmap_take(&st->live[kind], addr, &o) && ev->type != KMT_EV_PAGE_FREE_BATCHED)
+	if (!leak_live_take(&st->live[kind], addr, &o) && ev->type != KMT_EV_PAGE_FREE_BATCHED)
 		st->unseen_frees[kind] += kmt_filter_pass(&st->filter, ev);
 }
 

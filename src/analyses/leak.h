@@ -75,6 +75,8 @@ struct leak_state {
 	char remark[256];
 };
 
+KMT_OBJMAP_TYPED(leak_live, struct leak_obj)
+
 /* How outstanding objects are grouped. */
 enum leak_by { LEAK_BY_STACK, LEAK_BY_CALLSITE, LEAK_BY_CACHE, LEAK_BY_PID };
 

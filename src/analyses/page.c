@@ -256,9 +256,9 @@ static void on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel
 		}
 		return;
 	}
-	if (kmt_objmap_take(&st->live, ev->pfn, &old))
+	if (page_live_take(&st->live, ev->pfn, &old))
 		drop_replaced(st, &old);
-	if (kmt_objmap_put(&st->live, ev->pfn, &b))
+	if (page_live_put(&st->live, ev->pfn, &b))
 		st->failed = true;
 	if (!sel)
 		return;
@@ -337,7 +337,7 @@ static void on_free(struct page_state *st, const struct kmt_event *ev, uint64_t 
 	uint64_t pages = 1ull << (order < 63 ? order : 0), bytes = st->page_size * pages;
 	struct page_proc *p = sel ? proc_of(st, ev->pid) : NULL;
 	struct page_block b = { 0 };
-	bool found = kmt_objmap_take(&st->live, ev->pfn, &b);
+	bool found = page_live_take(&st->live, ev->pfn, &b);
 
 	if (!sel)
 		return;

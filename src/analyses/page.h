@@ -136,6 +136,8 @@ struct page_state {
 	uint32_t nrecent, cap_recent;
 };
 
+KMT_OBJMAP_TYPED(page_live, struct page_block)
+
 /* Move @s to @value at @ts, keeping peaks, minimum and the interval points. */
 int kmt_page_series_set(struct page_series *s, int64_t value, uint64_t ts,
 		    const struct page_state *st);

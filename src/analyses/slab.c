@@ -336,7 +336,7 @@ static void on_alloc(struct slab_state *st, const struct kmt_event *ev)
 		st->allocs_failed += o.selected;
 		return;
 	}
-	if (kmt_objmap_take(&st->live, ev->ptr, &old) && old.selected) {
+	if (slab_live_take(&st->live, ev->ptr, &old) && old.selected) {
 		/* Its free was not seen (lost, or a bulk free that is not traced). */
 		for_obj_stats(st, &old, release_fn, false);
 		st->replaced++;
@@ -354,7 +354,7 @@ static void on_alloc(struct slab_state *st, const struct kmt_event *ev)
 			st->peak_ts = ev->ts;
 		}
 	}
-	if (kmt_objmap_put(&st->live, ev->ptr, &o))
+	if (slab_live_put(&st->live, ev->ptr, &o))
 		st->failed = true;
 }
 
@@ -369,7 +369,7 @@ static void on_free(struct slab_state *st, const struct kmt_event *ev)
 		st->frees_null += selected(st, ev);
 		return;
 	}
-	if (!kmt_objmap_take(&st->live, ev->ptr, &o)) {
+	if (!slab_live_take(&st->live, ev->ptr, &o)) {
 		st->frees_unmatched += selected(st, ev);
 		return;
 	}

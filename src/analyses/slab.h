@@ -96,6 +96,8 @@ struct slab_state {
 	struct kmt_objmap live;			/* pointer -> struct slab_obj */
 };
 
+KMT_OBJMAP_TYPED(slab_live, struct slab_obj)
+
 /* Describe the summary and the chosen tables of @st to @out. */
 int kmt_slab_report(void *priv, const struct kmt_session *s, struct kmt_output *out);
 

@@ -11,7 +11,7 @@
 int kmt_objmap_init(struct kmt_objmap *m, size_t size)
 {
 	memset(m, 0, sizeof(*m));
-	m->size = size < sizeof(uint32_t) ? sizeof(uint32_t) : size;
+	m->size = size;
 	m->free_head = NO_SLOT;
 	return kmt_hashmap_init(&m->index);
 }
@@ -20,36 +20,42 @@ void kmt_objmap_free(struct kmt_objmap *m)
 {
 	kmt_hashmap_free(&m->index);
 	free(m->items);
+	free(m->links);
 	m->items = NULL;
-	m->n = m->cap = 0;
+	m->links = NULL;
+	m->n = m->cap = m->cap_links = 0;
 	m->free_head = NO_SLOT;
 }
 
-int kmt_objmap_put(struct kmt_objmap *m, uint64_t key, const void *item)
+void *kmt_objmap_add(struct kmt_objmap *m, uint64_t key)
 {
 	uint32_t slot = m->free_head;
 
 	if (slot != NO_SLOT) {
-		memcpy(&m->free_head, m->items + slot * m->size, sizeof(m->free_head));
+		m->free_head = m->links[slot];
 	} else {
-		if (kmt_grow(&m->items, &m->cap, m->n, m->size))
-			return -1;
+		if (kmt_grow(&m->items, &m->cap, m->n, m->size) ||
+		    kmt_grow(&m->links, &m->cap_links, m->n, sizeof(*m->links)))
+			return NULL;
 		slot = m->n++;
 	}
-	memcpy(m->items + slot * m->size, item, m->size);
-	return kmt_hashmap_put(&m->index, key, slot);
+	if (kmt_hashmap_put(&m->index, key, slot)) {
+		m->links[slot] = m->free_head;
+		m->free_head = slot;
+		return NULL;
+	}
+	return m->items + slot * m->size;
 }
 
-bool kmt_objmap_take(struct kmt_objmap *m, uint64_t key, void *out)
+const void *kmt_objmap_take(struct kmt_objmap *m, uint64_t key)
 {
 	uint64_t slot;
 
 	if (!kmt_hashmap_del(&m->index, key, &slot))
-		return false;
-	memcpy(out, m->items + slot * m->size, m->size);
-	memcpy(m->items + slot * m->size, &m->free_head, sizeof(m->free_head));
+		return NULL;
+	m->links[slot] = m->free_head;
 	m->free_head = slot;
-	return true;
+	return m->items + slot * m->size;
 }
 
 bool kmt_objmap_next(const struct kmt_objmap *m, size_t *pos, uint64_t *key,

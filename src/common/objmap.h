@@ -17,9 +17,10 @@
 struct kmt_objmap {
 	struct kmt_hashmap index;	/* key -> slot of items */
 	unsigned char *items;
-	uint32_t n, cap;		/* slots used so far, allocated */
-	uint32_t free_head;		/* freed slots, linked through their first 4 bytes */
-	size_t size;			/* bytes per item, at least 4 */
+	uint32_t *links;		/* per slot: the next freed slot */
+	uint32_t n, cap, cap_links;	/* slots used so far, allocated */
+	uint32_t free_head;		/* the last slot freed */
+	size_t size;			/* bytes per item */
 };
 
 /* Make an empty map of @size-byte items. 0, or -1 when out of memory. */
@@ -28,11 +29,41 @@ int kmt_objmap_init(struct kmt_objmap *m, size_t size);
 /* Free what @m holds. */
 void kmt_objmap_free(struct kmt_objmap *m);
 
-/* Add a copy of @item under @key, which is not in @m. 0, or -1 when out of memory. */
-int kmt_objmap_put(struct kmt_objmap *m, uint64_t key, const void *item);
+/*
+ * A slot for a new item under @key, which is not in @m: the caller fills
+ * it. NULL when out of memory.
+ */
+void *kmt_objmap_add(struct kmt_objmap *m, uint64_t key);
 
-/* Take the item of @key out of @m into @out; false when there is none. */
-bool kmt_objmap_take(struct kmt_objmap *m, uint64_t key, void *out);
+/*
+ * Take the item of @key out of @m: it stays readable until the next
+ * kmt_objmap_add(). NULL when there is none.
+ */
+const void *kmt_objmap_take(struct kmt_objmap *m, uint64_t key);
+
+/*
+ * Typed copies in and out for items of type @type: NAME_take(m, key, out)
+ * (false when there is none) and NAME_put(m, key, item) (0, or -1 when out
+ * of memory). The copies are struct assignments the compiler sees whole.
+ */
+#define KMT_OBJMAP_TYPED(name, type)						\
+	static inline bool name##_take(struct kmt_objmap *m, uint64_t key, type *out)	\
+	{									\
+		const type *item = kmt_objmap_take(m, key);			\
+										\
+		if (item)							\
+			*out = *item;						\
+		return item != NULL;						\
+	}									\
+	static inline int name##_put(struct kmt_objmap *m, uint64_t key, const type *item) \
+	{									\
+		type *slot = kmt_objmap_add(m, key);				\
+										\
+		if (!slot)							\
+			return -1;						\
+		*slot = *item;							\
+		return 0;							\
+	}
 
 /* How many items @m holds. */
 static inline size_t kmt_objmap_count(const struct kmt_objmap *m)

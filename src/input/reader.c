@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +19,9 @@
 #include "container/tracedat.h"
 #include "common/util.h"
 
+/* CPUs a recording's node list may name: more is a damaged file. */
+#define MAX_CPU_NODES	65536
+
 struct kmt_reader *kmt_reader_alloc(const char *path, const struct kmt_reader_ops *ops)
 {
 	struct kmt_reader *r = calloc(1, sizeof(*r));
@@ -25,6 +29,7 @@ struct kmt_reader *kmt_reader_alloc(const char *path, const struct kmt_reader_op
 	if (!r)
 		return NULL;
 	r->ops = ops;
+	r->ncpu_nodes = -1;
 	r->path = strdup(path);
 	if (!r->path) {
 		free(r);
@@ -53,6 +58,7 @@ void kmt_reader_free_common(struct kmt_reader *r)
 	for (i = 0; i < KMT_TEXT_NR; i++)
 		free(r->texts[i]);
 	kmt_reader_free_symbols(r);
+	free(r->cpu_nodes);
 	free(r->fault_samples);
 	free(r->stats);
 	free(r->path);
@@ -297,17 +303,33 @@ void kmt_reader_format_counts(struct kmt_reader *r, unsigned int *skipped,
 	*print_left_out = r->formats.print_left_out;
 }
 
-int kmt_reader_cpu_node(struct kmt_reader *r, int cpu)
+/* Read the "CPU NODE" lines once into r->cpu_nodes (the first line of a CPU counts). */
+static void read_cpu_nodes(struct kmt_reader *r)
 {
 	const char *p = r->texts[KMT_TEXT_CPU_NODES];
-	int c, node, n;
+	int c, node, n, max = -1, i;
 
-	while (p && sscanf(p, "%d %d%n", &c, &node, &n) == 2) {
-		if (c == cpu)
-			return node;
-		p = strchr(p + n, '\n');
-		if (p)
-			p++;
-	}
-	return -1;
+	r->ncpu_nodes = 0;
+	for (const char *q = p; q && sscanf(q, "%d %d%n", &c, &node, &n) == 2;
+	     q = strchr(q + n, '\n') ? strchr(q + n, '\n') + 1 : NULL)
+		if (c >= 0 && c < MAX_CPU_NODES && c > max)
+			max = c;
+	if (max < 0 || !(r->cpu_nodes = malloc((max + 1) * sizeof(*r->cpu_nodes))))
+		return;
+	for (i = 0; i <= max; i++)
+		r->cpu_nodes[i] = INT_MIN;	/* not listed */
+	for (; p && sscanf(p, "%d %d%n", &c, &node, &n) == 2;
+	     p = strchr(p + n, '\n') ? strchr(p + n, '\n') + 1 : NULL)
+		if (c >= 0 && c <= max && r->cpu_nodes[c] == INT_MIN)
+			r->cpu_nodes[c] = node;
+	r->ncpu_nodes = max + 1;
+}
+
+int kmt_reader_cpu_node(struct kmt_reader *r, int cpu)
+{
+	if (r->ncpu_nodes < 0)
+		read_cpu_nodes(r);
+	if (cpu < 0 || cpu >= r->ncpu_nodes || r->cpu_nodes[cpu] == INT_MIN)
+		return -1;
+	return r->cpu_nodes[cpu];
 }

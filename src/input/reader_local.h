@@ -39,6 +39,8 @@ struct kmt_reader {
 	struct kmt_format_counts formats;	/* what became of the file's event formats */
 	bool formats_given;		/* by kmtrace or --formats, not by the recording */
 	struct kmt_stack_joiner *stacks;	/* kernel_stack records to join, or NULL */
+	int *cpu_nodes;			/* KMT_TEXT_CPU_NODES read once: node per CPU, -1 */
+	int ncpu_nodes;			/* entries of cpu_nodes; -1 until read */
 	void *priv;
 };
 

@@ -300,10 +300,13 @@ START_TEST(test_gfp_names)
 }
 END_TEST
 
+struct item { uint64_t a, b; };
+KMT_OBJMAP_TYPED(item_map, struct item)
+
 /* Freed slots are reused: the array grows with what is live, not with what came. */
 START_TEST(test_objmap_reuses_slots)
 {
-	struct item { uint64_t a, b; } it, got;
+	struct item it, got;
 	struct kmt_objmap m;
 	uint64_t key, sum = 0;
 	const void *p;
@@ -313,14 +316,14 @@ START_TEST(test_objmap_reuses_slots)
 	ck_assert_int_eq(kmt_objmap_init(&m, sizeof(struct item)), 0);
 	for (i = 0; i < 1000; i++) {
 		it = (struct item){ i, 2 * i };
-		ck_assert_int_eq(kmt_objmap_put(&m, 0x1000 + i, &it), 0);
+		ck_assert_int_eq(item_map_put(&m, 0x1000 + i, &it), 0);
 		if (i >= 2) {	/* two live at most */
-			ck_assert(kmt_objmap_take(&m, 0x1000 + i - 2, &got));
+			ck_assert(item_map_take(&m, 0x1000 + i - 2, &got));
 			ck_assert_uint_eq(got.a, i - 2);
 			ck_assert_uint_eq(got.b, 2 * (i - 2));
 		}
 	}
-	ck_assert(!kmt_objmap_take(&m, 0x1000, &got));
+	ck_assert(!item_map_take(&m, 0x1000, &got));
 	ck_assert_uint_eq(kmt_objmap_count(&m), 2);
 	ck_assert_uint_le(m.n, 3);
 	while (kmt_objmap_next(&m, &pos, &key, &p))
