@@ -78,6 +78,7 @@ static void leak_free(void *priv)
 	for (i = 0; i < LEAK_KINDS; i++)
 		kmt_objmap_free(&st->live[i]);
 	kmt_hashmap_free(&st->cache_index);
+	kmt_hashmap_free(&st->sized_caches);
 	kmt_stacks_free(&st->stacks);
 	kmt_filter_free(&st->filter);
 	free(st->points);
@@ -94,7 +95,7 @@ static void *leak_init(void)
 	if (kmt_filter_init(&st->filter) ||
 	    kmt_objmap_init(&st->live[LEAK_SLAB], sizeof(struct leak_obj)) ||
 	    kmt_objmap_init(&st->live[LEAK_PAGES], sizeof(struct leak_obj)) ||
-	    kmt_hashmap_init(&st->cache_index) ||
+	    kmt_hashmap_init(&st->cache_index) || kmt_hashmap_init(&st->sized_caches) ||
 	    kmt_stacks_init(&st->stacks)) {
 		leak_free(st);
 		return NULL;
@@ -115,22 +116,47 @@ static int leak_start(void *priv, const struct kmt_session *s)
 	return 0;
 }
 
-/* The caches[] index of the cache named @name, made if new; LEAK_NONE when out of memory. */
-static uint32_t cache_index(struct leak_state *st, const char *name)
+/* The caches[] index of the cache named @name (@len bytes), made if new; LEAK_NONE when out of memory. */
+static uint32_t cache_index(struct leak_state *st, const char *name, size_t len)
 {
-	uint64_t h = kmt_hash_bytes(name, strlen(name)), idx;
+	uint64_t h = kmt_hash_bytes(name, len), idx;
 
 	for (;; h++) {
 		if (!kmt_hashmap_get(&st->cache_index, h, &idx))
 			break;
-		if (!strcmp(st->caches[idx], name))
+		if (strlen(st->caches[idx]) == len && !memcmp(st->caches[idx], name, len))
 			return idx;
 	}
 	if (kmt_grow(&st->caches, &st->cap_caches, st->ncaches, sizeof(*st->caches)) ||
-	    !(st->caches[st->ncaches] = strdup(name)) ||
+	    !(st->caches[st->ncaches] = strndup(name, len)) ||
 	    kmt_hashmap_put(&st->cache_index, h, st->ncaches))
 		return LEAK_NONE;
 	return st->ncaches++;
+}
+
+/* Sized caches (kmalloc kinds, unnamed caches, page orders) by key: named once. */
+enum { SIZED_PAGES = 4, SIZED_UNNAMED = 5 };
+
+/* The cache of allocation @ev of @kind, named only the first time its key comes. */
+static uint32_t cache_of(struct leak_state *st, const struct kmt_event *ev, int kind)
+{
+	char name[128];
+	uint64_t key, idx;
+	int len;
+
+	if (kind == LEAK_SLAB && !kmt_event_is_kmalloc(ev) && ev->str_len)
+		return cache_index(st, ev->str, ev->str_len);
+	key = kind == LEAK_PAGES ? ev->order << 3 | SIZED_PAGES :
+	      kmt_event_is_kmalloc(ev) ? ev->bytes_alloc << 3 | kmt_kmalloc_kind(&st->namer, ev) :
+	      ev->bytes_alloc << 3 | SIZED_UNNAMED;
+	if (kmt_hashmap_get(&st->sized_caches, key, &idx))
+		return idx;
+	len = kind == LEAK_PAGES ? snprintf(name, sizeof(name), "(pages, order %llu)", ev->order) :
+	      kmt_cache_name(&st->namer, ev, name, sizeof(name));
+	idx = cache_index(st, name, len < (int)sizeof(name) ? (size_t)len : sizeof(name) - 1);
+	if (idx != LEAK_NONE && kmt_hashmap_put(&st->sized_caches, key, idx))
+		return LEAK_NONE;
+	return idx;
 }
 
 /* Outstanding objects of the top stacks at --interval boundary @ts. */
@@ -178,7 +204,6 @@ static void on_alloc(struct leak_state *st, const struct kmt_event *ev, int kind
 			      .cache = LEAK_NONE, .selected = kmt_filter_pass(&st->filter, ev) };
 	uint64_t addr = kind == LEAK_SLAB ? ev->ptr : ev->pfn;
 	struct leak_obj old;
-	char name[128];
 
 	if (kind == LEAK_SLAB ? !ev->ptr : page_failed(ev)) {
 		st->failed_allocs[kind] += o.selected;
@@ -192,12 +217,10 @@ static void on_alloc(struct leak_state *st, const struct kmt_event *ev, int kind
 		if (kind == LEAK_SLAB) {
 			o.bytes = ev->bytes_alloc;
 			o.call_site = ev->call_site;
-			kmt_cache_name(&st->namer, ev, name, sizeof(name));
 		} else {
 			o.bytes = st->page_size << (ev->order < 32 ? ev->order : 0);
-			snprintf(name, sizeof(name), "(pages, order %llu)", ev->order);
 		}
-		o.cache = cache_index(st, name);
+		o.cache = cache_of(st, ev, kind);
 		if (ev->callchain_nr) {
 			st->have_stacks = true;
 			o.stack = kmt_stacks_intern(&st->stacks, ev->callchain, ev->callchain_nr);
