@@ -27,8 +27,12 @@ struct cpu_stream {
 	size_t next_page;		/* offset of the next page to load */
 	const unsigned char *page;	/* loaded page, or NULL */
 	unsigned int page_end;		/* offset of the end of its data */
+	size_t released;		/* pages before this offset were given back */
 	struct kbuffer *kbuf;
 };
+
+/* Mapped pages of a CPU's data read past are given back in steps of this. */
+#define RELEASE_STEP	(4u << 20)
 
 struct tracedat {
 	const unsigned char *map;
@@ -216,6 +220,24 @@ static bool parse_file(struct kmt_cursor *c, struct kmt_reader *r, struct traced
 	return parse_cpu_data(c, r, td);
 }
 
+/*
+ * Give back the mapped pages of @s before @upto (its sub-buffers read), so
+ * that memory follows a window of the file, not all of it. Records handed
+ * out earlier are no longer in use: a reader's record lasts until the next
+ * call for its CPU.
+ */
+static void release_read(struct cpu_stream *s, const unsigned char *upto)
+{
+	uintptr_t page = (uintptr_t)getpagesize();
+	uintptr_t from = ((uintptr_t)(s->data + s->released) + page - 1) & ~(page - 1);
+	uintptr_t to = (uintptr_t)upto & ~(page - 1);
+
+	if (to <= from || to - from < RELEASE_STEP)
+		return;
+	madvise((void *)from, to - from, MADV_DONTNEED);
+	s->released = (const unsigned char *)to - s->data;
+}
+
 /* Load the next sub-buffer of @s after checking its header; 0 at end, -1 if corrupt. */
 static int load_page(struct kmt_reader *r, struct tracedat *td, int cpu,
 		     struct kmt_error *err)
@@ -229,6 +251,7 @@ static int load_page(struct kmt_reader *r, struct tracedat *td, int cpu,
 	if (s->next_page >= s->size)
 		return 0;
 	page = s->data + s->next_page;
+	release_read(s, page);
 	if (s->size - s->next_page < td->page_header_size) {
 		kmt_error_set(err, r->path, s->file_offset + s->next_page,
 			      "truncated: CPU %d sub-buffer header", cpu);
