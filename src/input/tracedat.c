@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * Read trace.dat version 6 directly: mmap the file, parse the header into
- * a tep_handle, and walk each CPU's raw sub-buffers with kbuffer.
+ * a tep_handle, and walk each CPU's raw sub-buffers (their event headers are
+ * read here: libtraceevent's kbuffer reads each word through a function
+ * pointer, and was a third of a replay).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -11,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <traceevent/event-parse.h>
-#include <traceevent/kbuffer.h>
 
 #include "reader_local.h"
 #include "cursor.h"
@@ -28,8 +29,18 @@ struct cpu_stream {
 	const unsigned char *page;	/* loaded page, or NULL */
 	unsigned int page_end;		/* offset of the end of its data */
 	size_t released;		/* pages before this offset were given back */
-	struct kbuffer *kbuf;
+	unsigned int pos;		/* offset in the page of the next event header */
+	unsigned long long ts;		/* time of the event before it */
 };
+
+/* The ring buffer's event header: 5 bits of type or length, 27 of time delta. */
+#define RB_PADDING	29
+#define RB_TIME_EXTEND	30
+#define RB_TIME_STAMP	31
+#define RB_TS_SHIFT	27
+#define RB_DELTA_MASK	((1u << RB_TS_SHIFT) - 1)
+#define RB_TS_MSB	(0xf8ull << 56)	/* absolute time stamps lack these bits */
+#define MISSED_EVENTS	(1ull << 31)
 
 /* Mapped pages of a CPU's data read past are given back in steps of this. */
 #define RELEASE_STEP	(4u << 20)
@@ -40,6 +51,8 @@ struct tracedat {
 	unsigned int subbuf_size;
 	unsigned int page_header_size;
 	int kernel_long_size;
+	bool swap;			/* the file's byte order is not ours */
+	bool big_endian;		/* the file's: its header bits are the other way round */
 	struct cpu_stream *cpus;
 };
 
@@ -169,11 +182,6 @@ static bool parse_cpu_data(struct kmt_cursor *c, struct kmt_reader *r, struct tr
 		s->data = c->base + off;
 		s->file_offset = off;
 		s->size = size;
-		s->kbuf = tep_kbuffer(r->tep);
-		if (!s->kbuf) {
-			kmt_error_set(c->err, c->path, at, "out of memory");
-			return false;
-		}
 	}
 	return true;
 }
@@ -190,6 +198,8 @@ static bool parse_file(struct kmt_cursor *c, struct kmt_reader *r, struct traced
 	td->kernel_long_size = tep_get_header_page_size(r->tep);
 	td->page_header_size = 8 + td->kernel_long_size;
 	td->subbuf_size = tep_get_sub_buffer_size(r->tep);
+	td->big_endian = tep_is_file_bigendian(r->tep);
+	td->swap = td->big_endian != tep_is_local_bigendian(r->tep);
 	if (ncpus > 8192) {
 		kmt_error_set(c->err, c->path, c->pos - 4, "corrupt: %llu CPUs", ncpus);
 		return false;
@@ -246,7 +256,7 @@ static int load_page(struct kmt_reader *r, struct tracedat *td, int cpu,
 	const unsigned char *page;
 	unsigned long long commit, flags;
 	unsigned int data_room = td->subbuf_size - td->page_header_size;
-	int missed;
+	long long missed;
 
 	if (s->next_page >= s->size)
 		return 0;
@@ -270,9 +280,11 @@ static int load_page(struct kmt_reader *r, struct tracedat *td, int cpu,
 	}
 	s->page = page;
 	s->page_end = td->page_header_size + commit;
+	s->pos = td->page_header_size;
+	s->ts = tep_read_number(r->tep, page, 8);
 	s->next_page += td->subbuf_size;
-	kbuffer_load_subbuffer(s->kbuf, (void *)page);
-	missed = kbuffer_missed_events(s->kbuf);
+	missed = !(flags & MISSED_EVENTS) ? 0 : !(flags & MISSED_STORED) ? -1 :
+		 (long long)tep_read_number(r->tep, page + s->page_end, td->kernel_long_size);
 	if (missed > 0)
 		kmt_cpu_stats_add(&r->stats[cpu], &r->stats[cpu].missed_marked, missed);
 	else if (missed < 0)
@@ -280,37 +292,70 @@ static int load_page(struct kmt_reader *r, struct tracedat *td, int cpu,
 	return 1;
 }
 
+static unsigned int read32(const struct tracedat *td, const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return td->swap ? __builtin_bswap32(v) : v;
+}
+
+/*
+ * The next data event of @s's loaded page into @rec, its time from the
+ * page's and the deltas, time extends and time stamps before it; 0 at the
+ * page's end, -1 for an event that runs past it.
+ */
+static int next_in_page(struct kmt_reader *r, struct tracedat *td, int cpu,
+			struct kmt_record *rec, struct kmt_error *err)
+{
+	struct cpu_stream *s = &td->cpus[cpu];
+
+	while (s->pos + 4 <= s->page_end) {
+		unsigned int word = read32(td, s->page + s->pos), at = s->pos + 4, len;
+		unsigned int type = td->big_endian ? word >> RB_TS_SHIFT : word & 31;
+		unsigned long long delta = td->big_endian ? word & RB_DELTA_MASK : word >> 5;
+		unsigned long long more = at + 4 <= s->page_end ? read32(td, s->page + at) : 0;
+
+		if (type == RB_TIME_EXTEND || type == RB_TIME_STAMP) {
+			delta += more << RB_TS_SHIFT;
+			s->ts = type == RB_TIME_STAMP ? delta | (s->ts & RB_TS_MSB) : s->ts + delta;
+			s->pos = at + 4;
+			continue;
+		}
+		s->ts += delta;
+		if (type == RB_PADDING) {
+			s->pos = at + (unsigned int)more;
+			continue;
+		}
+		if (!type) {		/* length in the next word, counting itself */
+			len = ((unsigned int)more - 4 + 3) & ~3u;
+			at += 4;
+		} else {
+			len = type * 4;
+		}
+		if (at > s->page_end || len > s->page_end - at || (!type && more < 4)) {
+			kmt_error_set(err, r->path, s->file_offset + (s->page - s->data) + at,
+				      "corrupt: CPU %d event runs past its sub-buffer", cpu);
+			return -1;
+		}
+		*rec = (struct kmt_record){ .ts = s->ts, .data = s->page + at, .size = (int)len,
+					    .cpu = cpu };
+		s->pos = at + len;
+		return 1;
+	}
+	return 0;
+}
+
 static int tracedat_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 			 struct kmt_error *err)
 {
 	struct tracedat *td = r->priv;
 	struct cpu_stream *s = &td->cpus[cpu];
+	int ret;
 
 	for (;;) {
-		unsigned long long ts;
-		const unsigned char *data = NULL;
-		int ret;
-
-		if (s->page)
-			data = kbuffer_read_event(s->kbuf, &ts);
-		if (data) {
-			int size = kbuffer_event_size(s->kbuf);
-
-			if (data < s->page || size < 0 ||
-			    (size_t)(data - s->page) + size > s->page_end) {
-				kmt_error_set(err, r->path,
-					      s->file_offset + (s->page - s->data) +
-					      (data >= s->page ? data - s->page : 0),
-					      "corrupt: CPU %d event runs past its sub-buffer", cpu);
-				return -1;
-			}
-			rec->ts = ts;
-			rec->data = data;
-			rec->size = size;
-			rec->cpu = cpu;
-			kbuffer_next_event(s->kbuf, NULL);
-			return 1;
-		}
+		if (s->page && (ret = next_in_page(r, td, cpu, rec, err)) != 0)
+			return ret;
 		s->page = NULL;
 		ret = load_page(r, td, cpu, err);
 		if (ret <= 0)
@@ -321,12 +366,8 @@ static int tracedat_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 static void tracedat_close(struct kmt_reader *r)
 {
 	struct tracedat *td = r->priv;
-	int cpu;
 
 	if (td) {
-		for (cpu = 0; td->cpus && cpu < r->ncpus; cpu++)
-			if (td->cpus[cpu].kbuf)
-				kbuffer_free(td->cpus[cpu].kbuf);
 		free(td->cpus);
 		if (td->map)
 			munmap((void *)td->map, td->map_size);
