@@ -27,6 +27,7 @@ struct kmt_session {
 	struct tep_handle *tep;
 	const char *input;
 	struct kmt_replay_stats replay;		/* filled by kmt_replay() */
+	int threads;		/* 2: records read and decoded in a thread of their own */
 };
 
 /* Bit of @type in kmt_analysis.events. */
@@ -96,6 +97,9 @@ int kmt_analysis_option(const struct kmt_analysis *an, void *priv, int key, cons
  * declared its type. Analyses see time never go back: an event earlier
  * than the one before it gets that one's time, and an event with values no
  * kernel writes goes out as unknown; both are counted in @s->replay.
+ * With @s->threads 2 (and a reader whose streams are read apart, see
+ * kmt_reader_reads_apart()) the records are read and decoded in a second
+ * thread while the analyses take the events in this one, in the same order.
  * Returns 0, or -1 with @err filled on corrupt input.
  */
 int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,

@@ -90,6 +90,13 @@ bool kmt_reader_formats_recorded(struct kmt_reader *r);
 const char *kmt_reader_format(struct kmt_reader *r);
 
 /*
+ * True when reading the streams changes nothing analyses look at (the
+ * tep's comms, the symbols): the records may then be read in one thread
+ * while analyses take the events in another.
+ */
+bool kmt_reader_reads_apart(struct kmt_reader *r);
+
+/*
  * True when the reader hands out one stream already in time order over all
  * CPUs (perf.data, text): read it with kmt_reader_next(r, -1, ...).
  */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <kmtrace/analysis.h>
 #include <kmtrace/output.h>
@@ -33,7 +34,7 @@ struct report_args {
 };
 
 /* Keys of the common options without a short form (analyses use 0x100..0x3ff). */
-enum { OPT_KALLSYMS = 0x400, OPT_VMLINUX };
+enum { OPT_KALLSYMS = 0x400, OPT_VMLINUX, OPT_THREADS };
 
 static const struct option common_longopts[] = {
 	{ "input", required_argument, NULL, 'i' },
@@ -43,6 +44,7 @@ static const struct option common_longopts[] = {
 	{ "print", no_argument, NULL, 'P' },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
+	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -69,6 +71,8 @@ static void usage(FILE *fp)
 		"                    DWARF also file:line and inlined functions (modules still\n"
 		"                    from the kallsyms); refused if its build-id is another's\n"
 		"  -H, --human       sizes as KiB/MiB in text\n"
+		"      --threads N   1: all in one thread; 2 (default with 2 or more CPUs):\n"
+		"                    records read and decoded in a second one\n"
 		"      --print       every event on one line instead of analyses, decoded by\n"
 		"                    kmtrace's plugins (as trace-cmd report prints them)\n\n"
 		"analyses (default stat):\n");
@@ -108,6 +112,14 @@ static int common_option(struct report_args *a, int c, int *status)
 	case OPT_VMLINUX:
 		a->vmlinux = optarg;
 		return 0;
+	case OPT_THREADS:
+		if (!strcmp(optarg, "1") || !strcmp(optarg, "2")) {
+			a->s.threads = *optarg - '0';
+			return 0;
+		}
+		fprintf(stderr, "kmtrace report: --threads takes 1 or 2, not '%s'\n", optarg);
+		*status = KMT_EXIT_INPUT;
+		return -1;
 	case 'h':
 		usage(stdout);
 		*status = 0;
@@ -121,7 +133,7 @@ static int common_option(struct report_args *a, int c, int *status)
 static bool is_common(int c)
 {
 	return c == 'i' || c == 'F' || c == 'H' || c == 'h' || c == 'M' || c == OPT_KALLSYMS ||
-	       c == OPT_VMLINUX;
+	       c == OPT_VMLINUX || c == OPT_THREADS;
 }
 
 /* The option getopt just refused, for the message. */
@@ -499,7 +511,8 @@ static int open_and_run(struct report_args *a)
 
 int kmt_cmd_report(int argc, char **argv)
 {
-	struct report_args a = { .s.input = "kmtrace.dat", .format = KMT_FORMAT_TEXT };
+	struct report_args a = { .s.input = "kmtrace.dat", .format = KMT_FORMAT_TEXT,
+				 .s.threads = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1 };
 	int ret, i;
 
 	if (parse_args(&a, argc, argv, &ret))

@@ -280,7 +280,7 @@ void kmt_decoder_free(struct kmt_decoder *dec)
 	free(dec);
 }
 
-static unsigned long long read_uint(const struct kmt_decoder *dec, const unsigned char *p,
+static inline __attribute__((always_inline)) unsigned long long read_uint(const struct kmt_decoder *dec, const unsigned char *p,
 				    int size)
 {
 	uint16_t v16;

@@ -10,17 +10,7 @@
 
 #include <kmtrace/analysis.h>
 #include <kmtrace/reader.h>
-
-/*
- * A min-heap of CPUs keyed by the timestamp of their pending record. A
- * reader whose records come merged already has one stream, read as CPU -1.
- */
-struct merge {
-	struct kmt_record *head;	/* pending record per stream */
-	int *heap;
-	int n;
-	bool merged;
-};
+#include "replay_local.h"
 
 static int stream_next(struct merge *m, struct kmt_reader *r, int stream,
 		       struct kmt_error *err)
@@ -59,8 +49,7 @@ static void sift_down(struct merge *m, int i)
 	}
 }
 
-/* Refill the root's CPU; drop it from the heap at the end of its stream. */
-static int advance_root(struct merge *m, struct kmt_reader *r, struct kmt_error *err)
+int kmt_merge_advance(struct merge *m, struct kmt_reader *r, struct kmt_error *err)
 {
 	int ret = stream_next(m, r, m->heap[0], err);
 
@@ -106,49 +95,73 @@ static void merge_free(struct merge *m)
 	free(m->heap);
 }
 
+void kmt_replay_take(struct kmt_session *s, const struct kmt_decoder *dec,
+		     const struct kmt_record *rec, unsigned long long *last_ts,
+		     struct kmt_event *ev)
+{
+	kmt_decode(dec, rec->data, rec->size, ev);
+	if (ev->type != KMT_EV_UNKNOWN && !kmt_event_possible(ev)) {
+		ev->type = KMT_EV_UNKNOWN;
+		s->replay.impossible++;
+	}
+	if (rec->ts < *last_ts)
+		s->replay.out_of_order++;
+	else
+		*last_ts = rec->ts;
+	ev->ts = *last_ts;
+	s->replay.types[ev->type]++;
+	ev->cpu = rec->cpu;
+	ev->callchain = rec->callchain;
+	ev->callchain_nr = rec->callchain_nr;
+	ev->raw = rec->data;
+	ev->raw_size = rec->size;
+}
+
+void kmt_replay_hand_out(const struct kmt_analysis *const *an, void *const *priv, int n,
+			 const struct kmt_event *ev)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (an[i]->events & KMT_EVMASK(ev->type))
+			an[i]->event(priv[i], ev);
+}
+
+int kmt_replay_one_thread(struct kmt_session *s, struct merge *m,
+			  const struct kmt_decoder *dec, const struct kmt_analysis *const *an,
+			  void *const *priv, int n, struct kmt_error *err)
+{
+	unsigned long long last_ts = 0;
+
+	while (m->n > 0) {
+		struct kmt_event ev;
+
+		kmt_replay_take(s, dec, &m->head[m->heap[0]], &last_ts, &ev);
+		kmt_replay_hand_out(an, priv, n, &ev);
+		if (kmt_merge_advance(m, s->reader, err))
+			return -1;
+	}
+	return 0;
+}
+
 int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 	       void *const *priv, int n, struct kmt_error *err)
 {
 	struct kmt_decoder *dec;
-	unsigned long long last_ts = 0;
-	struct merge m;
-	int ret = -1, i;
+	struct merge m = { 0 };
+	int ret = -1;
 
 	dec = kmt_decoder_new(s->tep);
 	if (!dec) {
 		kmt_error_set(err, s->input, -1, "out of memory");
 		return -1;
 	}
-	if (merge_init(&m, s, err))
-		goto out;
-	while (m.n > 0) {
-		const struct kmt_record *rec = &m.head[m.heap[0]];
-		struct kmt_event ev;
-
-		kmt_decode(dec, rec->data, rec->size, &ev);
-		if (ev.type != KMT_EV_UNKNOWN && !kmt_event_possible(&ev)) {
-			ev.type = KMT_EV_UNKNOWN;
-			s->replay.impossible++;
-		}
-		if (rec->ts < last_ts)
-			s->replay.out_of_order++;
+	if (!merge_init(&m, s, err)) {
+		if (s->threads > 1 && kmt_reader_reads_apart(s->reader))
+			ret = kmt_replay_two_threads(s, &m, dec, an, priv, n, err);
 		else
-			last_ts = rec->ts;
-		ev.ts = last_ts;
-		s->replay.types[ev.type]++;
-		ev.cpu = rec->cpu;
-		ev.callchain = rec->callchain;
-		ev.callchain_nr = rec->callchain_nr;
-		ev.raw = rec->data;
-		ev.raw_size = rec->size;
-		for (i = 0; i < n; i++)
-			if (an[i]->events & KMT_EVMASK(ev.type))
-				an[i]->event(priv[i], &ev);
-		if (advance_root(&m, s->reader, err))
-			goto out;
+			ret = kmt_replay_one_thread(s, &m, dec, an, priv, n, err);
 	}
-	ret = 0;
-out:
 	merge_free(&m);
 	kmt_decoder_free(dec);
 	return ret;

@@ -207,6 +207,11 @@ const char *kmt_reader_format(struct kmt_reader *r)
 	return r->format;
 }
 
+bool kmt_reader_reads_apart(struct kmt_reader *r)
+{
+	return !r->ops->changes_tep;
+}
+
 bool kmt_reader_merged(struct kmt_reader *r)
 {
 	return r->ops->next_any != NULL;

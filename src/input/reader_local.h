@@ -18,6 +18,8 @@ struct kmt_reader_ops {
 		    struct kmt_error *err);
 	int (*next_any)(struct kmt_reader *r, struct kmt_record *rec, struct kmt_error *err);
 	void (*close)(struct kmt_reader *r);
+	/* Reading the streams adds to the tep (comms): analyses may not run meanwhile. */
+	bool changes_tep;
 };
 
 struct kmt_reader {

@@ -845,6 +845,7 @@ static void textlog_close(struct kmt_reader *r)
 static const struct kmt_reader_ops textlog_ops = {
 	.next_any = textlog_next_any,
 	.close = textlog_close,
+	.changes_tep = true,	/* comms, as the lines name them */
 };
 
 /* The CPU count a header gives ("cpus=N", "#P:N"), known before replay starts. */

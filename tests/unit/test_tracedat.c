@@ -131,6 +131,12 @@ static void seen_event(void *priv, const struct kmt_event *ev)
 	struct seen *sn = priv;
 
 	ck_assert_int_lt(sn->n, 16);
+	if (ev->type == KMT_EV_KMALLOC) {	/* the record's bytes came along */
+		uint64_t ptr;
+
+		memcpy(&ptr, (const char *)ev->raw + 16, 8);
+		ck_assert_uint_eq(ptr, ev->ptr);
+	}
 	sn->ts[sn->n] = ev->ts;
 	sn->type[sn->n] = ev->type;
 	sn->ptr[sn->n++] = ev->ptr;
@@ -145,11 +151,12 @@ static const struct kmt_analysis kmalloc_only = {
 	.event = seen_event,
 };
 
+/* In one thread (_i 1) and with a reader thread (_i 2): the same events. */
 START_TEST(test_replay_merges_by_time)
 {
 	const struct kmt_analysis *an[2] = { &seen_analysis, &kmalloc_only };
 	struct kmt_error err;
-	struct kmt_session s = { .input = good_path };
+	struct kmt_session s = { .input = good_path, .threads = _i };
 	struct seen *all, *km;
 	void *priv[2];
 	int i;
@@ -360,7 +367,7 @@ Suite *tracedat_suite(void)
 	tcase_add_unchecked_fixture(rt, build_good, drop_good);
 	tcase_add_test(rt, test_round_trip_streams);
 	tcase_add_test(rt, test_round_trip_symbols);
-	tcase_add_test(rt, test_replay_merges_by_time);
+	tcase_add_loop_test(rt, test_replay_merges_by_time, 1, 3);
 	tcase_add_unchecked_fixture(bad, build_good, drop_good);
 	tcase_set_timeout(bad, 120);
 	tcase_add_test(bad, test_every_truncation_fails_cleanly);

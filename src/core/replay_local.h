@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/* What replay.c and replay_threads.c share: the merge and the steps of a replay. */
+#ifndef KMT_REPLAY_LOCAL_H
+#define KMT_REPLAY_LOCAL_H
+
+#include <stdbool.h>
+#include <kmtrace/analysis.h>
+#include <kmtrace/reader.h>
+
+/*
+ * A min-heap of CPUs keyed by the timestamp of their pending record. A
+ * reader whose records come merged already has one stream, read as CPU -1.
+ */
+struct merge {
+	struct kmt_record *head;	/* pending record per stream */
+	int *heap;
+	int n;
+	bool merged;
+};
+
+/* Refill the root's CPU; drop it from the heap at the end of its stream. 0 or -1. */
+int kmt_merge_advance(struct merge *m, struct kmt_reader *r, struct kmt_error *err);
+
+/* Decode @rec into @ev, with the replay's checks and counts in @s->replay. */
+void kmt_replay_take(struct kmt_session *s, const struct kmt_decoder *dec,
+		     const struct kmt_record *rec, unsigned long long *last_ts,
+		     struct kmt_event *ev);
+
+/* Give @ev to each of the @n analyses @an (states @priv) that wants its type. */
+void kmt_replay_hand_out(const struct kmt_analysis *const *an, void *const *priv, int n,
+			 const struct kmt_event *ev);
+
+/*
+ * The rest of the replay with @m's records read and decoded in a thread of
+ * their own and the events handed out in this one (replay_threads.c); one
+ * thread when a second cannot be started. 0, or -1 with @err filled.
+ */
+int kmt_replay_two_threads(struct kmt_session *s, struct merge *m,
+			   const struct kmt_decoder *dec, const struct kmt_analysis *const *an,
+			   void *const *priv, int n, struct kmt_error *err);
+
+/* The same in this thread only. */
+int kmt_replay_one_thread(struct kmt_session *s, struct merge *m,
+			  const struct kmt_decoder *dec, const struct kmt_analysis *const *an,
+			  void *const *priv, int n, struct kmt_error *err);
+
+#endif /* KMT_REPLAY_LOCAL_H */
