@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fault.h"
+#include "common/radix.h"
 #include "common/util.h"
 
 /* Nearest-rank percentile @pct of the @n sorted latencies at @lat. */
@@ -16,21 +17,18 @@ static uint64_t percentile(const struct fault_latency *lat, uint32_t n, unsigned
 	return n ? lat[rank ? rank - 1 : 0].ns : 0;
 }
 
-static int by_proc_then_ns(const void *a, const void *b)
+static inline uint64_t ns_of(const struct fault_latency *l)
 {
-	const struct fault_latency *x = a, *y = b;
-
-	if (x->proc != y->proc)
-		return x->proc < y->proc ? -1 : 1;
-	return x->ns < y->ns ? -1 : x->ns > y->ns;
+	return l->ns;
 }
 
-static int by_ns(const void *a, const void *b)
+static inline uint64_t proc_of(const struct fault_latency *l)
 {
-	const struct fault_latency *x = a, *y = b;
-
-	return x->ns < y->ns ? -1 : x->ns > y->ns;
+	return l->proc;
 }
+
+KMT_RADIX_SORT(sort_by_ns, struct fault_latency, ns_of)
+KMT_RADIX_SORT(sort_by_proc, struct fault_latency, proc_of)
 
 static uint64_t mean(const struct fault_counts *c)
 {
@@ -93,13 +91,11 @@ static int report_latency(struct fault_state *st, struct kmt_output *out)
 
 	if (st->source == FS_NONE)
 		return 0;
-	sorted = malloc((st->nlat ? st->nlat : 1) * sizeof(*sorted));
+	sorted = malloc((st->nlat ? st->nlat : 1) * 2 * sizeof(*sorted));
 	if (!sorted)
 		return -1;
-	if (st->nlat) {
-		memcpy(sorted, st->lat, st->nlat * sizeof(*sorted));
-		qsort(sorted, st->nlat, sizeof(*sorted), by_ns);
-	}
+	memcpy(sorted, st->lat, st->nlat * sizeof(*sorted));
+	sort_by_ns(sorted, sorted + st->nlat, st->nlat);
 	ret = kmt_output_count(out, "latency_count", "Service latency: faults timed",
 			       st->total.lat_n) ||
 	      kmt_output_ns(out, "latency_mean", "  mean", mean(&st->total)) ||
@@ -205,6 +201,19 @@ static void proc_percentiles(const struct fault_state *st, uint32_t proc, uint64
 	*p99 = percentile(st->lat + first, hi - first, 99);
 }
 
+/* The latencies by process, each process's by time: false when out of memory. */
+static bool sort_by_proc_then_ns(struct fault_state *st)
+{
+	struct fault_latency *tmp = malloc(st->nlat * sizeof(*tmp));
+
+	if (!tmp)
+		return false;
+	sort_by_ns(st->lat, tmp, st->nlat);
+	sort_by_proc(st->lat, tmp, st->nlat);
+	free(tmp);
+	return true;
+}
+
 static int report_procs(struct fault_state *st, struct kmt_output *out)
 {
 	uint32_t *idx = sort_by_faults(st->procs, offsetof(struct fault_proc, c),
@@ -214,8 +223,8 @@ static int report_procs(struct fault_state *st, struct kmt_output *out)
 
 	t = idx ? kmt_output_table(out, "processes", "Faults per process",
 				   sizeof(proc_cols) / sizeof(proc_cols[0]), proc_cols) : NULL;
-	if (st->nlat)
-		qsort(st->lat, st->nlat, sizeof(*st->lat), by_proc_then_ns);
+	if (st->nlat && !sort_by_proc_then_ns(st))
+		t = NULL;
 	for (i = 0; t && i < st->nprocs && i < (uint64_t)st->lines && !ret; i++) {
 		const struct fault_proc *p = &st->procs[idx[i]];
 		const struct fault_counts *c = &p->c;

@@ -5,6 +5,7 @@
 #include <traceevent/event-parse.h>
 
 #include "leak.h"
+#include "common/radix.h"
 #include "common/util.h"
 
 /* One outstanding object as a group member: its group key and when it came. */
@@ -22,14 +23,18 @@ static uint64_t group_key(const struct leak_obj *o, enum leak_by by)
 	}
 }
 
-static int by_key_then_ts(const void *a, const void *b)
+static inline uint64_t ts_of(const struct member *m)
 {
-	const struct member *x = a, *y = b;
-
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
+	return m->ts;
 }
+
+static inline uint64_t key_of(const struct member *m)
+{
+	return m->key;
+}
+
+KMT_RADIX_SORT(sort_by_ts, struct member, ts_of)
+KMT_RADIX_SORT(sort_by_key, struct member, key_of)
 
 static int by_bytes(const void *a, const void *b)
 {
@@ -63,7 +68,7 @@ static struct member *members(const struct leak_state *st, enum leak_by by, uint
 {
 	size_t cap = kmt_objmap_count(&st->live[LEAK_SLAB]) +
 		     kmt_objmap_count(&st->live[LEAK_PAGES]);
-	struct member *m = malloc((cap ? cap : 1) * sizeof(*m));
+	struct member *m = malloc((cap ? cap : 1) * 2 * sizeof(*m));	/* and sorting room */
 	const struct leak_obj *o;
 	int k;
 
@@ -87,7 +92,8 @@ long kmt_leak_groups(const struct leak_state *st, enum leak_by by, uint64_t now,
 		free(m);
 		return -1;
 	}
-	qsort(m, n, sizeof(*m), by_key_then_ts);
+	sort_by_ts(m, m + n, n);	/* by group, each group's by time */
+	sort_by_key(m, m + n, n);
 	for (start = 0; start < n; start = i) {
 		struct leak_group *x = &g[ng++];
 

@@ -9,12 +9,12 @@
 #include <string.h>
 
 #include "symbols.h"
+#include "common/radix.h"
 
 struct symbol {
 	unsigned long long addr;
 	const char *name;
 	const char *mod;
-	size_t line;		/* position in the text: the tie-breaker */
 };
 
 struct kmt_symbols {
@@ -51,25 +51,31 @@ static bool parse_line(char *line, struct symbol *s)
 	return true;
 }
 
-static int by_addr_then_line(const void *a, const void *b)
+static inline uint64_t addr_of(const struct symbol *s)
 {
-	const struct symbol *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->line < y->line ? -1 : x->line > y->line;
+	return s->addr;
 }
 
-/* Sort and keep the first listed symbol of each address. */
-static void sort_unique(struct kmt_symbols *t)
+KMT_RADIX_SORT(sort_by_addr, struct symbol, addr_of)
+
+/*
+ * Sort by address (stably: the symbols are in the text's order) and keep
+ * the first listed symbol of each address. false when out of memory.
+ */
+static bool sort_unique(struct kmt_symbols *t)
 {
+	struct symbol *tmp = malloc((t->n ? t->n : 1) * sizeof(*tmp));
 	size_t i, out = 0;
 
-	qsort(t->syms, t->n, sizeof(*t->syms), by_addr_then_line);
+	if (!tmp)
+		return false;
+	sort_by_addr(t->syms, tmp, t->n);
+	free(tmp);
 	for (i = 0; i < t->n; i++)
 		if (!out || t->syms[out - 1].addr != t->syms[i].addr)
 			t->syms[out++] = t->syms[i];
 	t->n = out;
+	return true;
 }
 
 static size_t count_lines(const char *text)
@@ -97,11 +103,11 @@ struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len)
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		t->syms[t->n].line = t->n;
 		if (parse_line(line, &t->syms[t->n]))
 			t->n++;
 	}
-	sort_unique(t);
+	if (!sort_unique(t))
+		goto fail;
 	return t;
 fail:
 	kmt_symbols_free(t);
