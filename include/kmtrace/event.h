@@ -127,7 +127,7 @@ void kmt_decoder_free(struct kmt_decoder *dec);
 /*
  * Decode the raw payload @data of @size bytes into @ev. Returns the
  * event type; KMT_EV_UNKNOWN for events kmtrace does not know or for
- * payloads too short for their format (then @ev is only partly set).
+ * payloads too short for their format (then only @ev->id and @ev->pid are set).
  */
 enum kmt_event_type kmt_decode(const struct kmt_decoder *dec, const void *data,
 			       int size, struct kmt_event *ev);

@@ -114,6 +114,7 @@ struct field_loc {
 
 struct event_loc {
 	int nfields;
+	int min_size;		/* the payload holds every field from this size on */
 	unsigned int flags;
 	struct field_loc fields[MAX_FIELDS];
 };
@@ -233,6 +234,8 @@ static void resolve_event(struct kmt_decoder *dec, enum kmt_event_type type,
 		fl->dynamic = f->flags & TEP_FIELD_IS_DYNAMIC;
 		fl->kind = spec->kind;
 		fl->member = spec->member;
+		if (fl->offset + (fl->dynamic ? 4 : fl->size) > loc->min_size)
+			loc->min_size = fl->offset + (fl->dynamic ? 4 : fl->size);
 		loc->flags |= spec->flag | (alt ? spec->alt_flag : 0);
 	}
 	if (event->id >= 0 && event->id < MAX_EVENT_ID)
@@ -353,12 +356,12 @@ enum kmt_event_type kmt_decode(const struct kmt_decoder *dec, const void *data, 
 		return KMT_EV_UNKNOWN;
 
 	loc = &dec->loc[dec->type_of_id[id]];
+	if (size < loc->min_size)
+		return KMT_EV_UNKNOWN;	/* too short for its format: no field taken */
 	for (i = 0; i < loc->nfields; i++) {
 		const struct field_loc *fl = &loc->fields[i];
 		unsigned long long v;
 
-		if (fl->offset + (fl->dynamic ? 4 : fl->size) > size)
-			return KMT_EV_UNKNOWN;
 		if (fl->kind == SLOT_STR) {
 			fill_string(dec, fl, p, size, ev);
 			continue;

@@ -167,18 +167,32 @@ static int survives(const char *path, const char *name, struct kmt_error *err)
 	return 0;
 }
 
+/* The most a record can hold: the file's sub-buffer (or page) size. */
+static int sub_buffer_size(struct kmt_reader *r)
+{
+	int size = tep_get_sub_buffer_size(r->tep);
+
+	return size > 0 ? size : tep_get_page_size(r->tep);
+}
+
 static int tracecmd_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 			 struct kmt_error *err)
 {
 	struct tracecmd_src *src = r->priv;
 	struct tep_record *record;
 
-	(void)err;
 	if (src->held[cpu])
 		tracecmd_free_record(src->held[cpu]);
 	record = src->held[cpu] = tracecmd_read_data(src->handle, cpu);
 	if (!record)
 		return 0;
+	/* a damaged length word: libtracecmd hands it on as the record's size */
+	if (record->size < 0 || record->size > sub_buffer_size(r)) {
+		kmt_error_set(err, r->path, record->offset,
+			      "corrupt: CPU %d record of %d bytes, more than a sub-buffer holds",
+			      cpu, record->size);
+		return -1;
+	}
 	if (record->missed_events > 0)
 		kmt_cpu_stats_add(&r->stats[cpu], &r->stats[cpu].missed_marked,
 				  record->missed_events);

@@ -100,7 +100,8 @@ void kmt_fuzz_report(const char *path, const char *formats_dir, unsigned int var
 {
 	const struct kmt_analysis *an[16];
 	void *priv[16];
-	struct kmt_session s = { .input = path };
+	/* one thread or two, as the variant says: both replays see every input */
+	struct kmt_session s = { .input = path, .threads = 1 + (variant / 3) % 2 };
 	struct kmt_error err;
 	int n = 0, i;
 
