@@ -1,84 +1,133 @@
 #!/bin/sh
-# make bench: events/s of `kmtrace report` (stat, and slab --caller) and of
-# `trace-cmd report` on the same recording of >= 1M events, best of 3 runs
-# each, and their ratios, with the peak RSS of each; then kmtrace report
-# slab/page against perf kmem on a >= 2M-event perf.data; then the slowdown
-# of a workload under record -g beside perf record -g. The big recordings
-# are made once (need root, tracefs and perf) and reused from bench-out/.
+# make bench: kmtrace's speed and memory beside the tools it replaces, as
+# ratios, on recordings made here once (need root, tracefs and perf) and
+# reused from bench-out/:
+#  1. a trace.dat of >= 10M events: each analysis and all of them, on one
+#     thread and on two, against trace-cmd report and against cat;
+#  2. ns/event of all analyses at three sizes (1.6M, 5M, 11M events);
+#  3. a perf.data of >= 2M events: slab, page and all against perf kmem;
+#  4. the slowdown of a workload under record -g and under perf record -g.
+# Times are the best of 3 runs (trace-cmd report: of 1), peak RSS of that run.
 set -u
 KMTRACE=$(realpath "${1:-./kmtrace}")
 dir=$(cd "$(dirname "$0")" && pwd)
 out=$dir/../bench-out
-dat=$out/bench.dat
 mkdir -p "$out"
-if [ ! -s "$dat" ]; then
-	sh "$dir/tracefs-writable.sh" || {
-		echo "bench: no $dat and tracefs is not writable here to record one" >&2; exit 1; }
-	echo "bench: recording $dat (workload: 1500 spawns, 15000 file reads)"
-	"$KMTRACE" record -o "$dat" -- sh "$dir/workload.sh" 1500 15000 || exit 1
-fi
-events=$("$KMTRACE" report -i "$dat" --format json |
-	python3 -c 'import json,sys; print(json.load(sys.stdin)["analyses"]["stat"]["summary"]["total_events"])')
-[ "$events" -ge 1000000 ] || echo "bench: warning: only $events events in $dat" >&2
+ANALYSES="stat slab page fault vm oom leak"
 
-# best TOOL ARGS...: prints "seconds max_rss_kib" of the fastest of 3 runs
+# record FILE SPAWNS READS: a trace.dat of the built-in workload, once
+record() {
+	[ -s "$1" ] && return 0
+	sh "$dir/tracefs-writable.sh" || {
+		echo "bench: no $1 and tracefs is not writable here to record one" >&2; exit 1; }
+	echo "bench: recording $1 (workload: $2 spawns, $3 file reads)" >&2
+	"$KMTRACE" record -o "$1" -- sh "$dir/workload.sh" "$2" "$3" >/dev/null 2>&1 || exit 1
+}
+
+events_of() {
+	"$KMTRACE" report -i "$1" --format json |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["analyses"]["stat"]["summary"]["total_events"])'
+}
+
+# best RUNS CMD...: "seconds max_rss_kib" of the fastest of RUNS runs
 best() {
-	for i in 1 2 3; do
+	runs=$1
+	shift
+	for i in $(seq "$runs"); do
 		/usr/bin/time -f '%e %M' -o "$out/time.$i" "$@" >/dev/null 2>&1 || return 1
 	done
-	sort -n "$out"/time.? | head -n 1
+	cat $(seq -f "$out/time.%g" "$runs") | sort -n | head -n 1
 }
-slab_events=$("$KMTRACE" report -i "$dat" slab --format json |
-	python3 -c 'import json,sys; s=json.load(sys.stdin)["analyses"]["slab"]["summary"]; print(s["allocations"] + s["frees"] + s["unmatched_frees"] + s["null_frees"] + s["failed_allocations"])')
-k=$(best "$KMTRACE" report -i "$dat" stat) || { echo "bench: kmtrace report failed" >&2; exit 1; }
-s=$(best "$KMTRACE" report -i "$dat" slab --caller) || { echo "bench: kmtrace report slab failed" >&2; exit 1; }
-t=$(best trace-cmd report -i "$dat") || { echo "bench: trace-cmd report failed" >&2; exit 1; }
-python3 - "$events" "$slab_events" $k $s $t <<'PY'
+
+big=$out/bench-11M.dat mid=$out/bench-5M.dat small=$out/bench.dat
+record "$small" 1500 15000
+record "$mid" 4500 45000
+record "$big" 10000 100000
+nbig=$(events_of "$big")
+[ "$nbig" -ge 10000000 ] || echo "bench: warning: only $nbig events in $big" >&2
+
+# 1. the big trace.dat
+: >"$out/rows"
+for a in $ANALYSES "$ANALYSES"; do
+	for t in 1 2; do
+		# shellcheck disable=SC2086
+		r=$(best 3 "$KMTRACE" report --threads $t -i "$big" $a) ||
+			{ echo "bench: kmtrace report $a failed" >&2; exit 1; }
+		echo "kmtrace|$a|$t|$r" >>"$out/rows"
+	done
+done
+tc=$(best 1 trace-cmd report -i "$big") || { echo "bench: trace-cmd report failed" >&2; exit 1; }
+ct=$(best 3 cat "$big") || exit 1
+python3 - "$nbig" "$(stat -c %s "$big")" "$tc" "$ct" "$out/rows" <<'PY'
 import sys
-n, slab = int(sys.argv[1]), int(sys.argv[2])
-ks, km, ss, sm, ts, tm = (max(float(v), 0.01) for v in sys.argv[3:9])
-print(f"recording: {n} events, {slab} of them slab allocations and frees")
-print(f"{'tool':<32}{'seconds':>9}{'events/s':>14}{'peak RSS':>12}")
-for name, sec, rss in (("kmtrace report (stat)", ks, km),
-                       ("kmtrace report slab --caller", ss, sm),
-                       ("trace-cmd report", ts, tm)):
-    print(f"{name:<32}{sec:>9.2f}{n/sec:>14,.0f}{rss/1024:>9.1f} MiB")
-print(f"speed ratio kmtrace stat/trace-cmd: {ts/ks:.1f}x   memory ratio: {km/tm:.2f}")
-print(f"speed ratio kmtrace slab/trace-cmd: {ts/ss:.1f}x   memory ratio: {sm/tm:.2f}")
+n, size = int(sys.argv[1]), int(sys.argv[2])
+tcs, tcm = (max(float(v), 0.01) for v in sys.argv[3].split())
+cats = max(float(sys.argv[4].split()[0]), 0.01)
+rows = [l.rstrip('\n').split('|') for l in open(sys.argv[5])]
+print(f"trace.dat: {n} events, {size / 2**20:.0f} MiB (kmtrace record of the built-in workload)")
+print(f"{'run':<44}{'seconds':>8}{'M events/s':>12}{'peak RSS':>12}{'vs trace-cmd':>14}")
+one = {}
+for _, a, t, r in rows:
+    sec, rss = (max(float(v), 0.01) for v in r.split())
+    name = f"kmtrace {'all seven' if ' ' in a else a}, {t} thread{'s' if t == '2' else ''}"
+    print(f"{name:<44}{sec:>8.2f}{n / sec / 1e6:>12.1f}{rss / 1024:>8.0f} MiB{tcs / sec:>13.1f}x")
+    one[(a, t)] = sec
+print(f"{'trace-cmd report':<44}{tcs:>8.2f}{n / tcs / 1e6:>12.1f}{tcm / 1024:>8.0f} MiB")
+print(f"{'cat (page cache)':<44}{cats:>8.2f}{n / cats / 1e6:>12.1f}")
+alls = [a for a, _ in one if ' ' in a][0]
+print(f"all seven analyses: two threads {one[(alls, '1')] / one[(alls, '2')]:.2f}x one; "
+      f"{cats / one[(alls, '2')] * 100:.0f}% of cat's speed; "
+      f"{tcs / one[(alls, '2')]:.0f}x trace-cmd report")
 PY
 
-# perf.data: kmtrace report slab/page against perf kmem --slab/--page stat on
-# the same >= 2M-event perf.data, recorded once with perf record -a.
+# 2. ns/event at three sizes, all analyses
+echo
+echo "all seven analyses, ns per event by size (linear costs keep it flat):"
+for f in "$small" "$mid" "$big"; do
+	n=$(events_of "$f")
+	for t in 1 2; do
+		# shellcheck disable=SC2086
+		r=$(best 3 "$KMTRACE" report --threads $t -i "$f" $ANALYSES) || exit 1
+		python3 -c "import sys; s, m = (float(v) for v in sys.argv[3].split()); print(f'  {int(sys.argv[1]):>10} events, {sys.argv[2]} thread(s): {s * 1e9 / int(sys.argv[1]):6.0f} ns/event, peak RSS {m / 1024:.0f} MiB')" "$n" "$t" "$r"
+	done
+done
+
+# 3. perf.data against perf kmem
 pdat=$out/big.perf.data
 if [ ! -s "$pdat" ]; then
 	command -v perf >/dev/null || { echo "bench: no perf to record $pdat" >&2; exit 1; }
-	echo "bench: recording $pdat with perf record -a (workload: 4000 spawns, 40000 file reads)"
+	echo "bench: recording $pdat with perf record -a (workload: 4000 spawns, 40000 file reads)" >&2
 	perf record -q -a -m 8M -o "$pdat" \
 		-e kmem:kmalloc,kmem:kfree,kmem:kmem_cache_alloc,kmem:kmem_cache_free \
 		-e kmem:mm_page_alloc,kmem:mm_page_free \
 		-- sh "$dir/workload.sh" 4000 40000 >/dev/null 2>&1 || exit 1
 fi
-pevents=$("$KMTRACE" report -i "$pdat" --format json |
-	python3 -c 'import json,sys; print(json.load(sys.stdin)["analyses"]["stat"]["summary"]["total_events"])')
+pevents=$(events_of "$pdat")
 [ "$pevents" -ge 2000000 ] || echo "bench: warning: only $pevents events in $pdat" >&2
-ks=$(best "$KMTRACE" report -i "$pdat" slab) || { echo "bench: kmtrace report slab failed" >&2; exit 1; }
-ps=$(best perf kmem -i "$pdat" --slab stat) || { echo "bench: perf kmem --slab failed" >&2; exit 1; }
-kp=$(best "$KMTRACE" report -i "$pdat" page) || { echo "bench: kmtrace report page failed" >&2; exit 1; }
-pp=$(best perf kmem -i "$pdat" --page stat) || { echo "bench: perf kmem --page failed" >&2; exit 1; }
-python3 - "$pevents" $ks $ps $kp $pp <<'PY'
+ks=$(best 3 "$KMTRACE" report -i "$pdat" slab) || { echo "bench: kmtrace report slab failed" >&2; exit 1; }
+ps=$(best 3 perf kmem -i "$pdat" --slab stat) || { echo "bench: perf kmem --slab failed" >&2; exit 1; }
+kp=$(best 3 "$KMTRACE" report -i "$pdat" page) || { echo "bench: kmtrace report page failed" >&2; exit 1; }
+pp=$(best 3 perf kmem -i "$pdat" --page stat) || { echo "bench: perf kmem --page failed" >&2; exit 1; }
+# shellcheck disable=SC2086
+ka=$(best 3 "$KMTRACE" report -i "$pdat" $ANALYSES) || exit 1
+k1=$(best 3 "$KMTRACE" report --threads 1 -i "$pdat" slab) || exit 1
+python3 - "$pevents" $ks $ps $kp $pp $ka $k1 <<'PY'
 import sys
 n = int(sys.argv[1])
-ks, km, ps, pm, kps, kpm, pps, ppm = (max(float(v), 0.01) for v in sys.argv[2:10])
+ks, km, ps, pm, kps, kpm, pps, ppm, kas, kam, k1s, k1m = (max(float(v), 0.01) for v in sys.argv[2:14])
 print(f"\nperf.data: {n} events (perf record -a -e kmem:...)")
-print(f"{'tool':<32}{'seconds':>9}{'events/s':>14}{'peak RSS':>12}")
-for name, sec, rss in (("kmtrace report slab", ks, km), ("perf kmem --slab stat", ps, pm),
-                       ("kmtrace report page", kps, kpm), ("perf kmem --page stat", pps, ppm)):
-    print(f"{name:<32}{sec:>9.2f}{n/sec:>14,.0f}{rss/1024:>9.1f} MiB")
-print(f"slab: kmtrace {ps/ks:.1f}x the events/s of perf kmem, at {km/pm:.2f} of its peak RSS")
-print(f"page: kmtrace {pps/kps:.1f}x the events/s of perf kmem, at {kpm/ppm:.2f} of its peak RSS")
+print(f"{'tool':<36}{'seconds':>9}{'M events/s':>12}{'peak RSS':>12}")
+for name, sec, rss in (("kmtrace report slab", ks, km), ("kmtrace report slab, 1 thread", k1s, k1m),
+                       ("perf kmem --slab stat", ps, pm),
+                       ("kmtrace report page", kps, kpm), ("perf kmem --page stat", pps, ppm),
+                       ("kmtrace report, all seven", kas, kam)):
+    print(f"{name:<36}{sec:>9.2f}{n / sec / 1e6:>12.1f}{rss / 1024:>8.1f} MiB")
+print(f"slab: kmtrace {ps / ks:.1f}x as fast as perf kmem, at {km / pm:.2f} of its peak RSS")
+print(f"page: kmtrace {pps / kps:.1f}x as fast as perf kmem, at {kpm / ppm:.2f} of its peak RSS")
+print(f"all seven analyses: {(ps + pps) / kas:.1f}x as fast as perf kmem's two reports")
 PY
 
-# record -g overhead: the same workload alone, under kmtrace record -g and
+# 4. record -g overhead: the same workload alone, under kmtrace record -g and
 # under perf record -g on the same kmem events, best of 3 each; the
 # workload times itself, so the recorders' setup and final write stay out.
 timed=$out/workload-seconds
