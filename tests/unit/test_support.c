@@ -11,6 +11,7 @@
 #include "common/hashmap.h"
 #include "common/mmnames.h"
 #include "common/objmap.h"
+#include "common/radix.h"
 #include "input/symbols.h"
 #include "fixtures.h"
 #include "suites.h"
@@ -333,6 +334,54 @@ START_TEST(test_objmap_reuses_slots)
 }
 END_TEST
 
+struct keyed { uint64_t key; uint32_t order; };
+
+static inline uint64_t key_of(const struct keyed *k)
+{
+	return k->key;
+}
+
+KMT_RADIX_SORT(radix_by_key, struct keyed, key_of)
+
+static int by_key_then_order(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The radix sort equals a stable comparison sort, keys of every width. */
+START_TEST(test_radix_sort_stable)
+{
+	enum { N = 5000 };
+	static struct keyed a[N], b[N], tmp[N];
+	uint64_t x = 88172645463325252ull;
+	int i, width;
+
+	for (width = 0; width < 4; width++) {
+		for (i = 0; i < N; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			/* few distinct keys (ties), small keys, kernel addresses, anything */
+			a[i].key = width == 0 ? x % 7 : width == 1 ? x % 100000 :
+				   width == 2 ? 0xffffffff81000000ull + x % 0x1000000 : x;
+			a[i].order = i;
+		}
+		memcpy(b, a, sizeof(a));
+		radix_by_key(a, tmp, N);
+		qsort(b, N, sizeof(*b), by_key_then_order);
+		for (i = 0; i < N; i++) {
+			ck_assert_uint_eq(a[i].key, b[i].key);
+			ck_assert_uint_eq(a[i].order, b[i].order);
+		}
+	}
+	radix_by_key(a, tmp, 0);
+}
+END_TEST
+
 Suite *support_suite(void)
 {
 	Suite *s = suite_create("support");
@@ -340,6 +389,7 @@ Suite *support_suite(void)
 
 	tcase_add_test(tc, test_hashmap_against_array);
 	tcase_add_test(tc, test_objmap_reuses_slots);
+	tcase_add_test(tc, test_radix_sort_stable);
 	tcase_add_test(tc, test_symbols);
 	tcase_add_test(tc, test_symbols_relocate);
 	tcase_add_test(tc, test_reader_relocates_kallsyms);
