@@ -94,8 +94,10 @@ static int report_latency(struct fault_state *st, struct kmt_output *out)
 	sorted = malloc((st->nlat ? st->nlat : 1) * 2 * sizeof(*sorted));
 	if (!sorted)
 		return -1;
-	memcpy(sorted, st->lat, st->nlat * sizeof(*sorted));
-	sort_by_ns(sorted, sorted + st->nlat, st->nlat);
+	if (st->nlat) {
+		memcpy(sorted, st->lat, st->nlat * sizeof(*sorted));
+		sort_by_ns(sorted, sorted + st->nlat, st->nlat);
+	}
 	ret = kmt_output_count(out, "latency_count", "Service latency: faults timed",
 			       st->total.lat_n) ||
 	      kmt_output_ns(out, "latency_mean", "  mean", mean(&st->total)) ||
