@@ -4,7 +4,7 @@
 # reused from bench-out/:
 #  1. a trace.dat of >= 10M events: each analysis and all of them, on one
 #     thread and on two, against trace-cmd report and against cat;
-#  2. ns/event of all analyses at three sizes (1.6M, 5M, 11M events);
+#  2. ns/event of all analyses at three sizes (about 1.6M, 4.4M and 10M events);
 #  3. a perf.data of >= 2M events: slab, page and all against perf kmem;
 #  4. the slowdown of a workload under record -g and under perf record -g.
 # Times are the best of 3 runs (trace-cmd report: of 1), peak RSS of that run.
@@ -39,10 +39,10 @@ best() {
 	cat $(seq -f "$out/time.%g" "$runs") | sort -n | head -n 1
 }
 
-big=$out/bench-11M.dat mid=$out/bench-5M.dat small=$out/bench.dat
+big=$out/bench-big.dat mid=$out/bench-mid.dat small=$out/bench.dat
 record "$small" 1500 15000
 record "$mid" 4500 45000
-record "$big" 10000 100000
+record "$big" 14000 140000
 nbig=$(events_of "$big")
 [ "$nbig" -ge 10000000 ] || echo "bench: warning: only $nbig events in $big" >&2
 
@@ -104,9 +104,9 @@ if [ ! -s "$pdat" ]; then
 fi
 pevents=$(events_of "$pdat")
 [ "$pevents" -ge 2000000 ] || echo "bench: warning: only $pevents events in $pdat" >&2
-ks=$(best 3 "$KMTRACE" report -i "$pdat" slab) || { echo "bench: kmtrace report slab failed" >&2; exit 1; }
+ks=$(best 3 "$KMTRACE" report --threads 2 -i "$pdat" slab) || { echo "bench: kmtrace report slab failed" >&2; exit 1; }
 ps=$(best 3 perf kmem -i "$pdat" --slab stat) || { echo "bench: perf kmem --slab failed" >&2; exit 1; }
-kp=$(best 3 "$KMTRACE" report -i "$pdat" page) || { echo "bench: kmtrace report page failed" >&2; exit 1; }
+kp=$(best 3 "$KMTRACE" report --threads 2 -i "$pdat" page) || { echo "bench: kmtrace report page failed" >&2; exit 1; }
 pp=$(best 3 perf kmem -i "$pdat" --page stat) || { echo "bench: perf kmem --page failed" >&2; exit 1; }
 # shellcheck disable=SC2086
 ka=$(best 3 "$KMTRACE" report -i "$pdat" $ANALYSES) || exit 1
@@ -117,9 +117,9 @@ n = int(sys.argv[1])
 ks, km, ps, pm, kps, kpm, pps, ppm, kas, kam, k1s, k1m = (max(float(v), 0.01) for v in sys.argv[2:14])
 print(f"\nperf.data: {n} events (perf record -a -e kmem:...)")
 print(f"{'tool':<36}{'seconds':>9}{'M events/s':>12}{'peak RSS':>12}")
-for name, sec, rss in (("kmtrace report slab", ks, km), ("kmtrace report slab, 1 thread", k1s, k1m),
+for name, sec, rss in (("kmtrace report slab, 2 threads", ks, km), ("kmtrace report slab, 1 thread", k1s, k1m),
                        ("perf kmem --slab stat", ps, pm),
-                       ("kmtrace report page", kps, kpm), ("perf kmem --page stat", pps, ppm),
+                       ("kmtrace report page, 2 threads", kps, kpm), ("perf kmem --page stat", pps, ppm),
                        ("kmtrace report, all seven", kas, kam)):
     print(f"{name:<36}{sec:>9.2f}{n / sec / 1e6:>12.1f}{rss / 1024:>8.1f} MiB")
 print(f"slab: kmtrace {ps / ks:.1f}x as fast as perf kmem, at {km / pm:.2f} of its peak RSS")

@@ -71,8 +71,8 @@ static void usage(FILE *fp)
 		"                    DWARF also file:line and inlined functions (modules still\n"
 		"                    from the kallsyms); refused if its build-id is another's\n"
 		"  -H, --human       sizes as KiB/MiB in text\n"
-		"      --threads N   1: all in one thread; 2 (default with 2 or more CPUs):\n"
-		"                    records read and decoded in a second one\n"
+		"      --threads N   1: all in one thread; 2 (default for two or more analyses\n"
+		"                    on 2 or more CPUs): records read and decoded in a second one\n"
 		"      --print       every event on one line instead of analyses, decoded by\n"
 		"                    kmtrace's plugins (as trace-cmd report prints them)\n\n"
 		"analyses (default stat):\n");
@@ -511,12 +511,17 @@ static int open_and_run(struct report_args *a)
 
 int kmt_cmd_report(int argc, char **argv)
 {
-	struct report_args a = { .s.input = "kmtrace.dat", .format = KMT_FORMAT_TEXT,
-				 .s.threads = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1 };
+	struct report_args a = { .s.input = "kmtrace.dat", .format = KMT_FORMAT_TEXT };
 	int ret, i;
 
 	if (parse_args(&a, argc, argv, &ret))
 		goto out;
+	/*
+	 * A second thread pays for copying each event to the other: worth it
+	 * when several analyses share the events, not for one light one.
+	 */
+	if (!a.s.threads)
+		a.s.threads = a.n > 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
 	ret = open_and_run(&a);
 out:
 	for (i = 0; i < a.n; i++)
