@@ -123,9 +123,24 @@ int kmt_reader_take_fault_sample_text(struct kmt_reader *r, const char *text, si
 	return keep(r, s, n);
 }
 
+int kmt_reader_take_pending_samples(struct kmt_reader *r)
+{
+	struct kmt_pending_samples p = r->samples;
+	int ret;
+
+	if (!p.data)
+		return 0;
+	r->samples.data = NULL;
+	ret = p.binary ? kmt_reader_take_fault_samples(r, p.data, p.size, p.swap) :
+			 kmt_reader_take_fault_sample_text(r, p.data, p.size);
+	r->fault_samples_damaged |= ret < 0;
+	return ret;
+}
+
 const struct kmt_fault_sample *kmt_reader_fault_samples(struct kmt_reader *r, size_t *n,
 							bool *damaged)
 {
+	kmt_reader_take_pending_samples(r);
 	*n = r->nfault_samples;
 	*damaged = r->fault_samples_damaged;
 	return r->fault_samples;

@@ -35,6 +35,11 @@ struct kmt_reader {
 	char *live_release;		/* load /proc/kallsyms at first use if it matches */
 	unsigned long long kernel_text;	/* the recording's _text, 0 if unknown */
 	char kernel_build_id[41];	/* the recording's kernel build-id in hex, or "" */
+	struct kmt_pending_samples {		/* a sample option not read yet */
+		const char *data;		/* in the file's mapping; NULL: none */
+		size_t size;
+		bool binary, swap;
+	} samples;
 	struct kmt_fault_sample *fault_samples;	/* kmtrace record's perf samples */
 	size_t nfault_samples;
 	bool fault_samples_damaged;
@@ -81,6 +86,13 @@ int kmt_reader_defer_live_kallsyms(struct kmt_reader *r, const char *release,
  * the file's byte order is not ours), or of the older text option. 0, -1
  * when damaged, -2 when out of memory.
  */
+/*
+ * Read the sample option r->samples points to (none: nothing to do), as
+ * kmt_reader_take_fault_samples() or ..._text() would: 0, -1 damaged, -2
+ * out of memory (damaged is set in r either way but for 0).
+ */
+int kmt_reader_take_pending_samples(struct kmt_reader *r);
+
 int kmt_reader_take_fault_samples(struct kmt_reader *r, const void *data, size_t size,
 				  bool swap);
 int kmt_reader_take_fault_sample_text(struct kmt_reader *r, const char *text, size_t len);

@@ -90,6 +90,28 @@ static bool take_samples(struct kmt_cursor *c, struct kmt_reader *r, int ret)
 	return true;
 }
 
+/*
+ * Fault samples are read when the fault analysis asks for them (a few
+ * hundred thousand of them are tens of MB no other report needs); the
+ * mapping stays until the reader closes. A second sample option is read
+ * at once, in the order of the file, as the first one then is.
+ */
+static bool defer_samples(struct kmt_cursor *c, struct kmt_reader *r, bool binary,
+			  const char *data, size_t size)
+{
+	int ret;
+
+	if (!r->samples.data) {
+		r->samples = (struct kmt_pending_samples){ data, size, binary, c->swap };
+		return true;
+	}
+	if (!take_samples(c, r, kmt_reader_take_pending_samples(r)))
+		return false;
+	ret = binary ? kmt_reader_take_fault_samples(r, data, size, c->swap) :
+		       kmt_reader_take_fault_sample_text(r, data, size);
+	return take_samples(c, r, ret);
+}
+
 static bool parse_options(struct kmt_cursor *c, struct kmt_reader *r)
 {
 	for (;;) {
@@ -139,12 +161,8 @@ static bool parse_options(struct kmt_cursor *c, struct kmt_reader *r)
 			set_text(r, KMT_TEXT_FAULT_SOURCE, data, size);
 			break;
 		case KMT_TD_OPT_KMT_FAULT_SAMPLES:
-			if (!take_samples(c, r, kmt_reader_take_fault_sample_text(r, data, size)))
-				return false;
-			break;
 		case KMT_TD_OPT_KMT_FAULT_SAMPLES_BIN:
-			if (!take_samples(c, r, kmt_reader_take_fault_samples(r, data, size,
-									       c->swap)))
+			if (!defer_samples(c, r, id == KMT_TD_OPT_KMT_FAULT_SAMPLES_BIN, data, size))
 				return false;
 			break;
 		case KMT_TD_OPT_KMT_RUSAGE:
