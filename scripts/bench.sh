@@ -42,7 +42,7 @@ best() {
 big=$out/bench-big.dat mid=$out/bench-mid.dat small=$out/bench.dat
 record "$small" 1500 15000
 record "$mid" 4500 45000
-record "$big" 14000 140000
+record "$big" 16000 160000
 nbig=$(events_of "$big")
 [ "$nbig" -ge 10000000 ] || echo "bench: warning: only $nbig events in $big" >&2
 
