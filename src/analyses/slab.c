@@ -255,9 +255,10 @@ static void stat_free_obj(struct slab_stat *s, const struct slab_obj *o, bool pi
 	s->pingpong += pingpong;
 }
 
-/* Apply @fn to the totals and every row @o belongs to. */
-static void for_obj_stats(struct slab_state *st, const struct slab_obj *o,
-			  void (*fn)(struct slab_stat *, const struct slab_obj *, bool), bool arg)
+/* Apply @fn to the totals and every row @o belongs to (inlined: @fn is known at each call). */
+static inline __attribute__((always_inline)) void
+for_obj_stats(struct slab_state *st, const struct slab_obj *o,
+	      void (*fn)(struct slab_stat *, const struct slab_obj *, bool), bool arg)
 {
 	fn(&st->total, o, arg);
 	fn(&st->callers.rows[o->caller].st, o, arg);

@@ -11,14 +11,12 @@
 
 #include "util.h"
 
-int kmt_grow(void *arr, uint32_t *cap, uint32_t n, size_t size)
+int kmt_grow_to(void *arr, uint32_t *cap, uint32_t n, size_t size)
 {
 	void **p = arr;
 	uint32_t ncap;
 	void *q;
 
-	if (n < *cap)
-		return 0;
 	if (n >= UINT32_MAX / 2)
 		return -1;
 	for (ncap = *cap ? *cap : 16; ncap <= n; ncap *= 2)

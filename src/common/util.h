@@ -7,11 +7,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* kmt_grow() once the array is full: the realloc. */
+int kmt_grow_to(void *arr, uint32_t *cap, uint32_t n, size_t size);
+
 /*
  * Grow the array *@arr of @size-byte items, *@cap of them allocated, so
  * that index @n fits (doubling, from 16). Returns 0, or -1 with *@arr kept.
  */
-int kmt_grow(void *arr, uint32_t *cap, uint32_t n, size_t size);
+static inline int kmt_grow(void *arr, uint32_t *cap, uint32_t n, size_t size)
+{
+	return n < *cap ? 0 : kmt_grow_to(arr, cap, n, size);
+}
 
 /* Compare items @a and @b (indexes) of what @ctx holds, as qsort() would. */
 typedef int (*kmt_index_cmp)(uint32_t a, uint32_t b, void *ctx);
