@@ -157,3 +157,31 @@ for name, sec in (("workload alone", plain), ("under kmtrace record -g", kg),
     print(f"{name:<40}{sec:>9.2f}{sec/plain:>9.2f}x")
 print(f"record -g: the workload runs {pg/kg:.2f}x as fast under kmtrace as under perf record -g")
 PY
+
+# 5. the recorders themselves: system-wide for 4 s while the workload runs
+# beside them, the same six events; CPU and peak RSS of the recorder alone.
+EV="-e kmem:kmalloc -e kmem:kfree -e kmem:kmem_cache_alloc -e kmem:kmem_cache_free -e kmem:mm_page_alloc -e kmem:mm_page_free"
+# recorder_cost CMD...: "user sys max_rss_kib events" with the workload beside it
+recorder_cost() {
+	sh "$dir/workload.sh" 3000 30000 >/dev/null 2>&1 &
+	w=$!
+	/usr/bin/time -f '%U %S %M' -o "$out/rec.time" "$@" >/dev/null 2>&1
+	wait $w
+	cat "$out/rec.time"
+}
+# shellcheck disable=SC2086
+kr=$(recorder_cost "$KMTRACE" record -f -d 4 $EV -o "$out/rec.dat")
+pr=$(recorder_cost perf record -q -a -m 8M -e "$(echo $EV | sed 's/-e //g; s/ /,/g')" \
+	-o "$out/rec.perf.data" -- sleep 4)
+python3 - $kr $pr "$(events_of "$out/rec.dat")" "$(events_of "$out/rec.perf.data")" <<'PY'
+import sys
+ku, ks, km, pu, ps, pm = (float(v) for v in sys.argv[1:7])
+kn, pn = int(sys.argv[7]), int(sys.argv[8])
+print(f"\nrecorders, system-wide for 4 s beside 3000 spawns and 30000 file reads (six kmem events)")
+print(f"{'recorder':<24}{'events':>10}{'CPU s':>8}{'ns/event':>10}{'peak RSS':>12}")
+for name, n, cpu, rss in (("kmtrace record", kn, ku + ks, km), ("perf record -a", pn, pu + ps, pm)):
+    print(f"{name:<24}{n:>10}{cpu:>8.2f}{cpu * 1e9 / max(n, 1):>10.0f}{rss / 1024:>8.1f} MiB")
+print(f"kmtrace record: {(ku + ks) / max(pu + ps, 0.01):.2f} of perf record's CPU per run, "
+      f"{((ku + ks) / max(kn, 1)) / max((pu + ps) / max(pn, 1), 1e-12):.2f} per event; "
+      f"{km / pm:.2f} of its peak RSS")
+PY

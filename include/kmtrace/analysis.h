@@ -56,6 +56,12 @@ struct kmt_analysis {
 	const char *shortopts;		/* NULL if none */
 	const struct option *longopts;	/* NULL-terminated; NULL if none */
 	uint64_t events;		/* KMT_EVMASK() of the events it wants */
+	/*
+	 * Its event handler touches only its own state, the event and the tep's
+	 * comms (no symbol lookup, nothing of the reader): it may take the
+	 * events in the thread that reads them (kmt_session.threads 2).
+	 */
+	bool reader_thread_ok;
 	const struct kmt_need *needs;	/* ended by { 0 }; NULL: none */
 	/* Allocate private state with default options; NULL with errno on failure. */
 	void *(*init)(void);

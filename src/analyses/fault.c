@@ -560,6 +560,7 @@ const struct kmt_analysis kmt_analysis_fault = {
 	.needs = fault_needs,
 	.events = KMT_EVMASK(KMT_EV_FAULT_USER) | KMT_EVMASK(KMT_EV_FAULT_KERNEL) |
 		  KMT_EVMASK(KMT_EV_FAULT_RETURN) | VMMAP_EVENTS,
+	.reader_thread_ok = true,
 	.init = fault_init,
 	.filter = fault_filter,
 	.option = fault_option,

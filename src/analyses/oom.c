@@ -136,6 +136,7 @@ const struct kmt_analysis kmt_analysis_oom = {
 	.help = "OOM kills: victim, its total_vm and RSS, oom_score_adj, who triggered it",
 	.needs = oom_needs,
 	.events = KMT_EVMASK(KMT_EV_OOM_VICTIM),
+	.reader_thread_ok = true,
 	.init = oom_init,
 	.filter = oom_filter,
 	.start = oom_start,

@@ -271,6 +271,7 @@ const struct kmt_analysis kmt_analysis_stat = {
 	.name = "stat",
 	.help = "events per type and per CPU, time span, lost events",
 	.events = KMT_EVMASK_ALL,
+	.reader_thread_ok = true,
 	.init = stat_init,
 	.start = stat_start,
 	.event = stat_event,

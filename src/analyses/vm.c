@@ -515,6 +515,7 @@ const struct kmt_analysis kmt_analysis_vm = {
 	.longopts = vm_longopts,
 	.needs = vm_needs,
 	.events = VMMAP_EVENTS | KMT_EVMASK(KMT_EV_RSS_STAT) | KMT_EVMASK(KMT_EV_EXIT),
+	.reader_thread_ok = true,
 	.init = vm_init,
 	.filter = vm_filter,
 	.option = vm_option,

@@ -2,15 +2,20 @@
 /*
  * Replay on two cores: a reader thread merges and decodes the records into
  * batches of events while the calling thread hands them to the analyses,
- * in the order one thread would. A batch carries copies of the records'
- * bytes and stacks (a reader's record lasts only until its next one), and
- * the events point into those copies. A few batches go round between the
- * two threads, so memory stays fixed however long the recording.
+ * in the order one thread would. Analyses that may (reader_thread_ok: they
+ * look at nothing the calling thread's analyses change) take their events
+ * in the reader thread instead, so that the work is shared; the batches
+ * then carry only the events the other analyses want. A batch carries
+ * copies of the records' bytes and stacks (a reader's record lasts only
+ * until its next one), and the events point into those copies. A few
+ * batches go round between the two threads, so memory stays fixed however
+ * long the recording.
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <traceevent/event-parse.h>
 
 #include "replay_local.h"
 #include "common/util.h"
@@ -40,6 +45,10 @@ struct pipe_state {
 	struct merge *m;
 	const struct kmt_decoder *dec;
 	unsigned long long last_ts;
+	const struct kmt_analysis *const *an;	/* those of the reader thread */
+	void *const *priv;
+	int n;
+	uint64_t batched;		/* KMT_EVMASK()s the calling thread's analyses want */
 };
 
 /* Room for @len more bytes in @b's copies; -1 when out of memory. */
@@ -93,17 +102,22 @@ static int fill(struct pipe_state *p, struct batch *b)
 	b->n = 0;
 	b->used = 0;
 	while (m->n > 0 && b->n < BATCH_EVENTS) {
-		kmt_replay_take(p->s, p->dec, &m->head[m->heap[0]], &p->last_ts, &b->ev[b->n]);
-		if (copy_event(b, b->n)) {
-			kmt_error_set(&p->err, p->s->input, -1, "out of memory");
-			return -1;
+		struct kmt_event *ev = &b->ev[b->n];
+
+		kmt_replay_take(p->s, p->dec, &m->head[m->heap[0]], &p->last_ts, ev);
+		kmt_replay_hand_out(p->an, p->priv, p->n, ev);
+		if (p->batched & KMT_EVMASK(ev->type)) {
+			if (copy_event(b, b->n)) {
+				kmt_error_set(&p->err, p->s->input, -1, "out of memory");
+				return -1;
+			}
+			b->n++;
 		}
-		b->n++;
 		if (kmt_merge_advance(m, p->s->reader, &p->err))
 			return -1;
 	}
 	repoint(b);
-	return b->n > 0;
+	return b->n > 0 || m->n > 0;
 }
 
 static void *reader_thread(void *arg)
@@ -171,17 +185,60 @@ static void free_batches(struct pipe_state *p)
 	}
 }
 
+/*
+ * Sort @n analyses @an (states @priv) into those of the reader thread (the
+ * first *@nr of @out_an) and the others (after them), in their order.
+ */
+static void split(const struct kmt_analysis *const *an, void *const *priv, int n,
+		  const struct kmt_analysis **out_an, void **out_priv, int *nr)
+{
+	int i, k = 0, pass;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < n; i++)
+			if (an[i]->reader_thread_ok == !pass) {
+				out_an[k] = an[i];
+				out_priv[k++] = priv[i];
+			}
+	for (*nr = 0; *nr < n && out_an[*nr]->reader_thread_ok; (*nr)++)
+		;
+}
+
 int kmt_replay_two_threads(struct kmt_session *s, struct merge *m,
 			   const struct kmt_decoder *dec, const struct kmt_analysis *const *an,
 			   void *const *priv, int n, struct kmt_error *err)
 {
 	struct pipe_state p = { .s = s, .m = m, .dec = dec };
+	const struct kmt_analysis **san = malloc((n ? n : 1) * sizeof(*san));
+	void **spriv = malloc((n ? n : 1) * sizeof(*spriv));
 	pthread_t reader;
-	int i, ret;
+	int i, ret, nr;
+
+	if (!san || !spriv) {
+		free(san);
+		free(spriv);
+		return kmt_replay_one_thread(s, m, dec, an, priv, n, err);
+	}
+	split(an, priv, n, san, spriv, &nr);
+	if (nr == n) {		/* nothing for this thread to do: one thread is faster */
+		ret = kmt_replay_one_thread(s, m, dec, an, priv, n, err);
+		free(san);
+		free(spriv);
+		return ret;
+	}
+	p.an = san;
+	p.priv = spriv;
+	p.n = nr;
+	for (i = nr; i < n; i++)
+		p.batched |= san[i]->events;
+	/* libtraceevent sorts its comms at the first lookup: before two threads may look */
+	tep_data_comm_from_pid(s->tep, 1);
 
 	for (i = 0; i < BATCHES; i++)
 		if (!(p.batches[i] = calloc(1, sizeof(*p.batches[i])))) {
 			free_batches(&p);
+			free(san);
+			free(spriv);
 			return kmt_replay_one_thread(s, m, dec, an, priv, n, err);
 		}
 	pthread_mutex_init(&p.lock, NULL);
@@ -189,7 +246,7 @@ int kmt_replay_two_threads(struct kmt_session *s, struct merge *m,
 	if (pthread_create(&reader, NULL, reader_thread, &p)) {
 		ret = kmt_replay_one_thread(s, m, dec, an, priv, n, err);
 	} else {
-		take_batches(&p, an, priv, n);
+		take_batches(&p, san + nr, spriv + nr, n - nr);
 		pthread_join(reader, NULL);
 		ret = p.ret;
 		if (ret)
@@ -198,5 +255,7 @@ int kmt_replay_two_threads(struct kmt_session *s, struct merge *m,
 	pthread_cond_destroy(&p.changed);
 	pthread_mutex_destroy(&p.lock);
 	free_batches(&p);
+	free(san);
+	free(spriv);
 	return ret;
 }
