@@ -146,9 +146,10 @@ static const struct kmt_analysis seen_analysis = {
 	.name = "seen", .events = KMT_EVMASK_ALL, .init = seen_init, .event = seen_event,
 };
 
+/* With two threads this one takes its events in the reader thread. */
 static const struct kmt_analysis kmalloc_only = {
 	.name = "kmalloc-only", .events = KMT_EVMASK(KMT_EV_KMALLOC), .init = seen_init,
-	.event = seen_event,
+	.event = seen_event, .reader_thread_ok = true,
 };
 
 /* In one thread (_i 1) and with a reader thread (_i 2): the same events. */
