@@ -84,28 +84,30 @@ static int report_outcomes(const struct fault_state *st, struct kmt_output *out)
 				"Accounted major faults with no fault event", st->without_event[1]);
 }
 
+/* The latencies by time, in place (report_procs() sorts them on by process). */
+static bool sort_latencies(struct fault_state *st)
+{
+	struct fault_latency *tmp = malloc((st->nlat ? st->nlat : 1) * sizeof(*tmp));
+
+	if (!tmp)
+		return false;
+	sort_by_ns(st->lat, tmp, st->nlat);
+	free(tmp);
+	return true;
+}
+
 static int report_latency(struct fault_state *st, struct kmt_output *out)
 {
-	struct fault_latency *sorted;
-	int ret;
-
 	if (st->source == FS_NONE)
 		return 0;
-	sorted = malloc((st->nlat ? st->nlat : 1) * 2 * sizeof(*sorted));
-	if (!sorted)
+	if (!sort_latencies(st))
 		return -1;
-	if (st->nlat) {
-		memcpy(sorted, st->lat, st->nlat * sizeof(*sorted));
-		sort_by_ns(sorted, sorted + st->nlat, st->nlat);
-	}
-	ret = kmt_output_count(out, "latency_count", "Service latency: faults timed",
-			       st->total.lat_n) ||
-	      kmt_output_ns(out, "latency_mean", "  mean", mean(&st->total)) ||
-	      kmt_output_ns(out, "latency_p50", "  p50", percentile(sorted, st->nlat, 50)) ||
-	      kmt_output_ns(out, "latency_p99", "  p99", percentile(sorted, st->nlat, 99)) ||
-	      kmt_output_ns(out, "latency_max", "  max", st->total.lat_max);
-	free(sorted);
-	return ret;
+	return kmt_output_count(out, "latency_count", "Service latency: faults timed",
+				st->total.lat_n) ||
+	       kmt_output_ns(out, "latency_mean", "  mean", mean(&st->total)) ||
+	       kmt_output_ns(out, "latency_p50", "  p50", percentile(st->lat, st->nlat, 50)) ||
+	       kmt_output_ns(out, "latency_p99", "  p99", percentile(st->lat, st->nlat, 99)) ||
+	       kmt_output_ns(out, "latency_max", "  max", st->total.lat_max);
 }
 
 /* The command's rusage against the accounted faults traced for its tasks. */
