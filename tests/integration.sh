@@ -81,6 +81,25 @@ test_options_documented() {
 	[ -z "$missing" ] || { echo "  undocumented or without example:$missing"; return 1; }
 }
 
+# One thread or two (a reading thread with stat, fault, vm and oom): the same reports.
+test_threads_identical() {
+	local f syms a
+	for f in small.dat small-v7.dat fault.dat plugins.dat stacks.dat:stacks.kallsyms \
+		 perf-zg.data:perf-zg.kallsyms; do
+		syms=
+		[ "${f#*:}" != "$f" ] && syms="--kallsyms $TRACES/${f#*:}"
+		for a in "stat slab page fault vm oom leak" "slab --stack --caller page --stack leak stat"; do
+			# shellcheck disable=SC2086
+			"$KMTRACE" report --threads 1 -i "$TRACES/${f%%:*}" $syms --format json $a \
+				>"$WORK/t1.json" 2>&1 &&
+			"$KMTRACE" report --threads 2 -i "$TRACES/${f%%:*}" $syms --format json $a \
+				>"$WORK/t2.json" 2>&1 &&
+			cmp -s "$WORK/t1.json" "$WORK/t2.json" ||
+				{ echo "  ${f%%:*}: $a differs"; return 1; }
+		done
+	done
+}
+
 test_tools_present() {
 	local t missing=
 	for t in perf trace-cmd python3; do command -v $t >/dev/null || missing="$missing $t"; done
@@ -89,6 +108,7 @@ test_tools_present() {
 
 core_parsing_tests() {
 	check "perf, trace-cmd and python3 are installed (make deps)" test_tools_present
+	check "--threads 1 and 2 give the same reports on six fixtures" test_threads_identical
 	check "report on traces/small.dat (text)" test_report_small
 	check "report --format json has events, total_events, lost_events, cpus, duration_ns" test_json_fields
 	check "trace-cmd v7 (compressed) copy reports the same counts as the v6 original" test_v7_same_counts
