@@ -43,7 +43,7 @@ page --timeline 1
 fault --regions --ip --timeline 1
 vm --timeline 1
 oom
-leak --interval 1
+leak --interval 100
 stat slab page fault vm oom leak
 EOT
 	runs=$((runs + 1))
