@@ -94,12 +94,20 @@ struct kmt_event {
 	const char *str;
 	int str_len;
 
-	const unsigned long long *callchain;	/* perf.data -g: ips, innermost first */
+	const unsigned long long *callchain;	/* ips, innermost first (KMT_CALLCHAIN_*) */
 	int callchain_nr;
 
 	const void *raw;	/* the record's payload, valid during the event call */
 	int raw_size;
 };
+
+/*
+ * perf's context markers in a callchain (PERF_CONTEXT_KERNEL, ...) sit at
+ * the top of the u64 range: at and above this; user-space frames follow
+ * KMT_CALLCHAIN_USER.
+ */
+#define KMT_CALLCHAIN_MARKERS	((unsigned long long)-4095)
+#define KMT_CALLCHAIN_USER	((unsigned long long)-512)
 
 /* Return "system:event" for @type, e.g. "kmem:kmalloc". */
 const char *kmt_event_type_name(enum kmt_event_type type);

@@ -110,7 +110,6 @@ long kmt_leak_groups(const struct leak_state *st, enum leak_by by, uint64_t now,
 	return ng;
 }
 
-#define STACK_TEXT	16384
 #define AGE_COLUMNS \
 	{ "objects", "OBJECTS", KMT_KIND_COUNT }, { "bytes", "BYTES", KMT_KIND_BYTES }, \
 	{ "oldest_age_ns", "OLDEST_AGE", KMT_KIND_NS }, \
@@ -139,8 +138,6 @@ static const char *key_text(const struct leak_state *st, enum leak_by by,
 
 	switch (by) {
 	case LEAK_BY_STACK:
-		if (g->key >> 1 == KMT_STACK_NONE)
-			return "(no stack recorded)";
 		return kmt_stacks_text(&st->stacks, g->key >> 1, buf, len);
 	case LEAK_BY_CALLSITE:
 		if (!g->key)
@@ -299,7 +296,7 @@ int kmt_leak_report(void *priv, const struct kmt_session *s, struct kmt_output *
 	const struct leak_state *st = priv;
 	enum leak_by by = st->have_stacks ? LEAK_BY_STACK : LEAK_BY_CALLSITE;
 	uint64_t now = report_time(st);
-	char *buf = malloc(STACK_TEXT);
+	char *buf = malloc(KMT_STACK_TEXT_MAX);
 	int ret;
 
 	(void)s;
@@ -308,10 +305,10 @@ int kmt_leak_report(void *priv, const struct kmt_session *s, struct kmt_output *
 		return -1;
 	}
 	ret = report_summary(st, now, out) ||
-	      report_groups(st, &group_tables[by], now, buf, STACK_TEXT, out) ||
-	      report_groups(st, &group_tables[LEAK_BY_CACHE], now, buf, STACK_TEXT, out) ||
-	      report_groups(st, &group_tables[LEAK_BY_PID], now, buf, STACK_TEXT, out) ||
-	      (st->interval_ns && report_points(st, by, buf, STACK_TEXT, out));
+	      report_groups(st, &group_tables[by], now, buf, KMT_STACK_TEXT_MAX, out) ||
+	      report_groups(st, &group_tables[LEAK_BY_CACHE], now, buf, KMT_STACK_TEXT_MAX, out) ||
+	      report_groups(st, &group_tables[LEAK_BY_PID], now, buf, KMT_STACK_TEXT_MAX, out) ||
+	      (st->interval_ns && report_points(st, by, buf, KMT_STACK_TEXT_MAX, out));
 	free(buf);
 	return ret ? -1 : 0;
 }

@@ -353,15 +353,13 @@ int kmt_page_report_callers(struct page_state *st, struct kmt_output *out)
 	return t ? ret : -1;
 }
 
-#define STACK_TEXT	16384
-
 int kmt_page_report_stacks(struct page_state *st, struct kmt_output *out)
 {
 	static const struct kmt_column cols[] = {
 		COUNT_COLUMNS, { "stack", "STACK (allocator frames cut off)", KMT_KIND_STACK }
 	};
 	uint32_t *idx = kmt_sorted_index(st->nstack_rows, by_row_pages, st->stack_rows), i;
-	char *text = malloc(STACK_TEXT);
+	char *text = malloc(KMT_STACK_TEXT_MAX);
 	union kmt_cell row[NCOUNT + 1];
 	struct kmt_table *t = NULL;
 	int ret = -1;
@@ -376,8 +374,7 @@ int kmt_page_report_stacks(struct page_state *st, struct kmt_output *out)
 		const struct page_caller *r = &st->stack_rows[idx[i]];
 
 		count_cells(&r->c, row);
-		row[NCOUNT].s = r->start == KMT_STACK_NONE ? "(no stack recorded)" :
-				kmt_stacks_text(&st->stacks, r->start, text, STACK_TEXT);
+		row[NCOUNT].s = kmt_stacks_text(&st->stacks, r->start, text, KMT_STACK_TEXT_MAX);
 		ret = kmt_table_row(t, row);
 	}
 	free(idx);

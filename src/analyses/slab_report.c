@@ -408,8 +408,6 @@ static int weight_of(enum slab_sort_key k)
 	}
 }
 
-#define STACK_TEXT	16384
-
 /* --stack: the figures of each distinct stack, the stack last. */
 static int report_stacks(const struct slab_state *st, struct kmt_output *out)
 {
@@ -419,7 +417,7 @@ static int report_stacks(const struct slab_state *st, struct kmt_output *out)
 	const struct slab_group *g = &st->stack_rows;
 	union kmt_cell cells[NSTAT_COLUMNS + 1];
 	struct kmt_table *t;
-	char *text = malloc(STACK_TEXT);
+	char *text = malloc(KMT_STACK_TEXT_MAX);
 	uint32_t *idx = NULL, r;
 	int ret = -1;
 
@@ -432,8 +430,8 @@ static int report_stacks(const struct slab_state *st, struct kmt_output *out)
 		const struct slab_row *row = &g->rows[idx[r]];
 
 		stat_cells(&row->st, cells);
-		cells[NSTAT_COLUMNS].s = row->key == KMT_STACK_NONE ? "(no stack recorded)" :
-					 kmt_stacks_text(&st->stacks, row->key, text, STACK_TEXT);
+		cells[NSTAT_COLUMNS].s = kmt_stacks_text(&st->stacks, row->key, text,
+							 KMT_STACK_TEXT_MAX);
 		ret = kmt_table_row(t, cells);
 	}
 out:

@@ -14,14 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <kmtrace/event.h>
 #include <kmtrace/reader.h>
 #include "stacks.h"
 #include "common/util.h"
 
-/* perf's context markers (PERF_CONTEXT_KERNEL, ...) sit at the top of the u64 range. */
-#define CONTEXT_MARKERS	((uint64_t)-4095)
-/* perf record -g: the user-space part of the stack starts here; kmtrace keeps the kernel's. */
-#define CONTEXT_USER	((uint64_t)-512)
 
 enum frame_verdict { FRAME_ALLOCATOR = 1, FRAME_CALLER, FRAME_UNNAMED };
 
@@ -156,10 +153,10 @@ int kmt_stacks_first_caller(struct kmt_stacks *s, const unsigned long long *chai
 	int i;
 
 	*unnamed = false;
-	for (i = 0; i < nr && chain[i] != CONTEXT_USER; i++) {
+	for (i = 0; i < nr && chain[i] != KMT_CALLCHAIN_USER; i++) {
 		enum frame_verdict v;
 
-		if (chain[i] >= CONTEXT_MARKERS)
+		if (chain[i] >= KMT_CALLCHAIN_MARKERS)
 			continue;
 		v = verdict(s, chain[i]);
 		if (v == FRAME_ALLOCATOR)
@@ -199,9 +196,9 @@ uint32_t kmt_stacks_intern(struct kmt_stacks *s, const unsigned long long *chain
 	bool unnamed;
 	int at = kmt_stacks_first_caller(s, chain, nr, &unnamed), n = 0;
 
-	for (; at < nr && chain[at] != CONTEXT_USER && n < (int)(sizeof(kept) / sizeof(*kept));
+	for (; at < nr && chain[at] != KMT_CALLCHAIN_USER && n < (int)(sizeof(kept) / sizeof(*kept));
 	     at++)
-		if (chain[at] < CONTEXT_MARKERS)
+		if (chain[at] < KMT_CALLCHAIN_MARKERS)
 			kept[n++] = chain[at];
 	if (!n)
 		return KMT_STACK_NONE;
@@ -209,7 +206,6 @@ uint32_t kmt_stacks_intern(struct kmt_stacks *s, const unsigned long long *chain
 	for (;; h++) {
 		if (!kmt_hashmap_get(&s->index, h, &id)) {
 			id = add_stack(s, h, kept, n);
-			s->unnamed += unnamed && id != KMT_STACK_NONE;
 			return id;
 		}
 		if (same_frames(s, id, kept, n))
@@ -219,11 +215,14 @@ uint32_t kmt_stacks_intern(struct kmt_stacks *s, const unsigned long long *chain
 
 const char *kmt_stacks_text(const struct kmt_stacks *s, uint32_t id, char *buf, size_t len)
 {
-	const struct kmt_stack *st = &s->stacks[id];
+	const struct kmt_stack *st;
 	char frame[512];
 	size_t at = 0;
 	uint32_t i;
 
+	if (id == KMT_STACK_NONE)
+		return "(no stack recorded)";
+	st = &s->stacks[id];
 	buf[0] = '\0';
 	for (i = 0; i < st->nr; i++) {
 		size_t fl;

@@ -44,7 +44,6 @@ struct kmt_stacks {
 	uint32_t nframes, cap_frames;
 	struct kmt_stack *stacks;
 	uint32_t n, cap;
-	uint64_t unnamed;		/* stacks whose first kept frame has no symbol */
 	bool failed;			/* out of memory */
 };
 
@@ -79,10 +78,14 @@ int kmt_stacks_first_caller(struct kmt_stacks *s, const unsigned long long *chai
  */
 uint32_t kmt_stacks_intern(struct kmt_stacks *s, const unsigned long long *chain, int nr);
 
+/* Room for a stack's text: frames that do not fit are left out. */
+#define KMT_STACK_TEXT_MAX	16384
+
 /*
  * Stack @id as a KMT_KIND_STACK cell into @buf: one "func+0xOFF [mod]"
  * per frame (the address where there is no symbol), innermost first,
- * separated by '\n'; frames that do not fit are left out. Returns @buf.
+ * separated by '\n'; frames that do not fit are left out. Returns @buf, or
+ * "(no stack recorded)" for KMT_STACK_NONE.
  */
 const char *kmt_stacks_text(const struct kmt_stacks *s, uint32_t id, char *buf, size_t len);
 

@@ -29,8 +29,6 @@ struct print_state {
 	bool failed;
 };
 
-/* perf's context markers (PERF_CONTEXT_KERNEL, ...) sit at the top of the u64 range. */
-#define CONTEXT_MARKERS	((unsigned long long)-4095)
 
 static const struct option print_longopts[] = {
 	{ "plugin-option", required_argument, NULL, 'O' },
@@ -108,7 +106,7 @@ static void print_stack(struct print_state *st, const struct kmt_event *ev)
 	int i;
 
 	for (i = 0; i < ev->callchain_nr && !st->failed; i++) {
-		if (ev->callchain[i] >= CONTEXT_MARKERS)
+		if (ev->callchain[i] >= KMT_CALLCHAIN_MARKERS)
 			continue;	/* perf's PERF_CONTEXT_KERNEL and the like */
 		kmt_reader_symbol(st->reader, ev->callchain[i], frame, sizeof(frame));
 		if (fputs(" => ", stdout) == EOF || kmt_fputs_escaped(frame, stdout) ||
