@@ -147,6 +147,15 @@ enum kmt_event_type kmt_decode(const struct kmt_decoder *dec, const void *data,
  */
 bool kmt_event_possible(const struct kmt_event *ev);
 
+/*
+ * Did allocation @ev fail: a slab allocation with a NULL pointer, a page
+ * allocation with pfn -1 (or, on old kernels, a NULL struct page)?
+ */
+bool kmt_event_alloc_failed(const struct kmt_event *ev);
+
+/* Does slab free @ev free nothing: kfree(NULL), kfree(ZERO_SIZE_PTR)? (both are traced) */
+bool kmt_event_frees_nothing(const struct kmt_event *ev);
+
 /* The tracefs event id of raw payload @data, or -1 if it is too short. */
 int kmt_decoder_event_id(const struct kmt_decoder *dec, const void *data, int size);
 

@@ -192,12 +192,6 @@ static void pass_boundaries(struct leak_state *st, uint64_t ts)
 			     st->interval_ns;
 }
 
-/* The pfn of a failed allocation: -1 (pfn field) or a NULL struct page. */
-static bool page_failed(const struct kmt_event *ev)
-{
-	return (ev->flags & KMT_EVF_PFN_IS_PAGE) ? ev->pfn == 0 : ev->pfn == ~0ull;
-}
-
 static void on_alloc(struct leak_state *st, const struct kmt_event *ev, int kind)
 {
 	struct leak_obj o = { .ts = ev->ts, .pid = ev->pid, .stack = KMT_STACK_NONE, .kind = kind,
@@ -205,7 +199,7 @@ static void on_alloc(struct leak_state *st, const struct kmt_event *ev, int kind
 	uint64_t addr = kind == LEAK_SLAB ? ev->ptr : ev->pfn;
 	struct leak_obj old;
 
-	if (kind == LEAK_SLAB ? !ev->ptr : page_failed(ev)) {
+	if (kmt_event_alloc_failed(ev)) {
 		st->failed_allocs[kind] += o.selected;
 		return;
 	}
@@ -232,15 +226,12 @@ static void on_alloc(struct leak_state *st, const struct kmt_event *ev, int kind
 		st->failed = true;
 }
 
-/* kfree(NULL) and kfree(ZERO_SIZE_PTR) are traced too. */
-#define ZERO_OR_NULL(p)	((p) <= 16)
-
 static void on_free(struct leak_state *st, const struct kmt_event *ev, int kind)
 {
 	uint64_t addr = kind == LEAK_SLAB ? ev->ptr : ev->pfn;
 	struct leak_obj o;
 
-	if (kind == LEAK_SLAB && ZERO_OR_NULL(addr))
+	if (kmt_event_frees_nothing(ev))
 		return;
 	/* A batched free may repeat a page mm_page_free gave already: not unseen. */
 	if (!leak_live_take(&st->live[kind], addr, &o) && ev->type != KMT_EV_PAGE_FREE_BATCHED)

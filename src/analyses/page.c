@@ -218,12 +218,6 @@ static void drop_replaced(struct page_state *st, const struct page_block *b)
 	rows_apply(st, b, counts_unlive, pages);
 }
 
-/* The pfn of a failed allocation: -1 (pfn field) or a NULL struct page. */
-static bool alloc_failed(const struct kmt_event *ev)
-{
-	return (ev->flags & KMT_EVF_PFN_IS_PAGE) ? ev->pfn == 0 : ev->pfn == ~0ull;
-}
-
 static void on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel)
 {
 	int o = order_slot(ev->order), m = mt_slot(ev->migratetype);
@@ -246,7 +240,7 @@ static void on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel
 		if (st->tables & PAGE_TABLE_STACK)
 			b.stack = kmt_page_stack_of(st, ev);
 	}
-	if (alloc_failed(ev)) {
+	if (kmt_event_alloc_failed(ev)) {
 		if (sel) {
 			st->fail_req++;
 			st->fail_bytes += st->page_size * pages;

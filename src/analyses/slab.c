@@ -333,7 +333,7 @@ static void on_alloc(struct slab_state *st, const struct kmt_event *ev)
 	struct slab_obj old;
 
 	o.selected = selected(st, ev);
-	if (!ev->ptr) {
+	if (kmt_event_alloc_failed(ev)) {
 		st->allocs_failed += o.selected;
 		return;
 	}
@@ -359,14 +359,11 @@ static void on_alloc(struct slab_state *st, const struct kmt_event *ev)
 		st->failed = true;
 }
 
-/* kfree(NULL) and kfree(ZERO_SIZE_PTR) are traced too. */
-#define ZERO_OR_NULL(p)	((p) <= 16)
-
 static void on_free(struct slab_state *st, const struct kmt_event *ev)
 {
 	struct slab_obj o;
 
-	if (ZERO_OR_NULL(ev->ptr)) {
+	if (kmt_event_frees_nothing(ev)) {
 		st->frees_null += selected(st, ev);
 		return;
 	}

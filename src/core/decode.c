@@ -398,6 +398,21 @@ static bool args_in_user_space(const struct kmt_event *ev, int n)
 	return true;
 }
 
+bool kmt_event_alloc_failed(const struct kmt_event *ev)
+{
+	if (ev->type != KMT_EV_PAGE_ALLOC)
+		return !ev->ptr;
+	return (ev->flags & KMT_EVF_PFN_IS_PAGE) ? ev->pfn == 0 : ev->pfn == ~0ull;
+}
+
+/* ZERO_SIZE_PTR is 16 */
+#define ZERO_OR_NULL(p)	((p) <= 16)
+
+bool kmt_event_frees_nothing(const struct kmt_event *ev)
+{
+	return (ev->type == KMT_EV_KFREE || ev->type == KMT_EV_CACHE_FREE) && ZERO_OR_NULL(ev->ptr);
+}
+
 bool kmt_event_possible(const struct kmt_event *ev)
 {
 	switch (ev->type) {
