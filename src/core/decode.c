@@ -283,8 +283,8 @@ void kmt_decoder_free(struct kmt_decoder *dec)
 	free(dec);
 }
 
-static inline __attribute__((always_inline)) unsigned long long read_uint(const struct kmt_decoder *dec, const unsigned char *p,
-				    int size)
+static inline __attribute__((always_inline)) unsigned long long
+read_uint(const struct kmt_decoder *dec, const unsigned char *p, int size)
 {
 	uint16_t v16;
 	uint32_t v32;

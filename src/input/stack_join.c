@@ -212,11 +212,9 @@ static void end_waiting(struct kmt_stack_joiner *j, struct stack_cpu *c, unsigne
 	}
 }
 
-static bool wants_stack(const struct kmt_stack_joiner *j, struct tep_handle *tep,
-			const struct kmt_record *rec)
+/* Do events of id @id carry a stack? */
+static bool wants_stack(const struct kmt_stack_joiner *j, unsigned long long id)
 {
-	unsigned long long id = field_value(tep, j->type, rec->data, rec->size);
-
 	return j->all_want || (id < EVENT_IDS && (j->wants[id / 8] & (1u << (id % 8))));
 }
 
@@ -267,6 +265,8 @@ int kmt_stack_join_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 {
 	struct kmt_stack_joiner *j = r->stacks;
 	struct stack_cpu *c = &j->cpus[cpu];
+	unsigned long long id, ctx;
+	bool wants;
 	int ret;
 
 	for (;;) {
@@ -278,15 +278,17 @@ int kmt_stack_join_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 				return ret;
 			return 1;
 		}
-		if (field_value(r->tep, j->type, rec->data, rec->size) ==
-		    (unsigned long long)j->stack_id) {
+		id = field_value(r->tep, j->type, rec->data, rec->size);
+		if (id == (unsigned long long)j->stack_id) {
 			join_stack(j, r->tep, c, rec);
 			continue;
 		}
-		if (!c->n && !wants_stack(j, r->tep, rec))
+		wants = wants_stack(j, id);
+		if (!c->n && !wants)
 			return 1;	/* nothing waits: straight through */
-		end_waiting(j, c, context_of(j, r->tep, rec));
-		if (hold(c, rec, context_of(j, r->tep, rec), wants_stack(j, r->tep, rec))) {
+		ctx = context_of(j, r->tep, rec);
+		end_waiting(j, c, ctx);
+		if (hold(c, rec, ctx, wants)) {
 			kmt_error_set(err, r->path, -1, "out of memory");
 			return -1;
 		}
