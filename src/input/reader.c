@@ -308,26 +308,33 @@ void kmt_reader_format_counts(struct kmt_reader *r, unsigned int *skipped,
 	*print_left_out = r->formats.print_left_out;
 }
 
-/* Read the "CPU NODE" lines once into r->cpu_nodes (the first line of a CPU counts). */
+/*
+ * Read the "CPU NODE" lines once into r->cpu_nodes, up to the first line
+ * that is not one (the first line of a CPU counts; CPUs not listed INT_MIN).
+ */
 static void read_cpu_nodes(struct kmt_reader *r)
 {
-	const char *p = r->texts[KMT_TEXT_CPU_NODES];
-	int c, node, n, max = -1, i;
+	const char *p = r->texts[KMT_TEXT_CPU_NODES], *line;
+	int c, node, i;
+	uint32_t cap = 0;
+	size_t len;
 
 	r->ncpu_nodes = 0;
-	for (const char *q = p; q && sscanf(q, "%d %d%n", &c, &node, &n) == 2;
-	     q = strchr(q + n, '\n') ? strchr(q + n, '\n') + 1 : NULL)
-		if (c >= 0 && c < MAX_CPU_NODES && c > max)
-			max = c;
-	if (max < 0 || !(r->cpu_nodes = malloc((max + 1) * sizeof(*r->cpu_nodes))))
-		return;
-	for (i = 0; i <= max; i++)
-		r->cpu_nodes[i] = INT_MIN;	/* not listed */
-	for (; p && sscanf(p, "%d %d%n", &c, &node, &n) == 2;
-	     p = strchr(p + n, '\n') ? strchr(p + n, '\n') + 1 : NULL)
-		if (c >= 0 && c <= max && r->cpu_nodes[c] == INT_MIN)
+	while ((line = next_text_line(&p, &len)) && sscanf(line, "%d %d", &c, &node) == 2) {
+		if (c < 0 || c >= MAX_CPU_NODES)
+			continue;
+		if (c >= r->ncpu_nodes) {
+			if (kmt_grow(&r->cpu_nodes, &cap, c, sizeof(*r->cpu_nodes))) {
+				r->ncpu_nodes = 0;	/* no memory: no node known */
+				return;
+			}
+			for (i = r->ncpu_nodes; i <= c; i++)
+				r->cpu_nodes[i] = INT_MIN;
+			r->ncpu_nodes = c + 1;
+		}
+		if (r->cpu_nodes[c] == INT_MIN)
 			r->cpu_nodes[c] = node;
-	r->ncpu_nodes = max + 1;
+	}
 }
 
 int kmt_reader_cpu_node(struct kmt_reader *r, int cpu)
