@@ -320,7 +320,7 @@ static void read_cpu_nodes(struct kmt_reader *r)
 	size_t len;
 
 	r->ncpu_nodes = 0;
-	while ((line = next_text_line(&p, &len)) && sscanf(line, "%d %d", &c, &node) == 2) {
+	while (p && (line = next_text_line(&p, &len)) && sscanf(line, "%d %d", &c, &node) == 2) {
 		if (c < 0 || c >= MAX_CPU_NODES)
 			continue;
 		if (c >= r->ncpu_nodes) {
