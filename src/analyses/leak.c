@@ -24,7 +24,7 @@ static const struct option leak_longopts[] = {
 	{ "older", required_argument, NULL, OPT_OLDER },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "lines", required_argument, NULL, 'l' },
-	{ "alloc-frames", required_argument, NULL, KMT_OPT_ALLOC_FRAMES },
+	KMT_ALLOC_FRAMES_LONGOPT,
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -301,8 +301,7 @@ const struct kmt_analysis kmt_analysis_leak = {
 	"  --interval MS       also the top outstanding stacks at every MS milliseconds\n"
 	"                      (intervals without events are not repeated)\n"
 	"  -l, --lines N       at most N rows per table (--interval: per interval, 10)\n"
-	"  --alloc-frames LIST function-name prefixes of allocator frames cut off the\n"
-	"                      top of stacks (+LIST: add to the default list)\n",
+	KMT_ALLOC_FRAMES_USAGE,
 	.shortopts = "l:",
 	.longopts = leak_longopts,
 	.needs = leak_needs,

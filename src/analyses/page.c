@@ -29,7 +29,7 @@ static const struct option page_longopts[] = {
 	{ "lines", required_argument, NULL, 'l' },
 	KMT_ROLLUP_LONGOPTS,
 	{ "stack", no_argument, NULL, OPT_STACK },
-	{ "alloc-frames", required_argument, NULL, KMT_OPT_ALLOC_FRAMES },
+	KMT_ALLOC_FRAMES_LONGOPT,
 	{ NULL, 0, NULL, 0 }
 };
 

@@ -20,15 +20,21 @@ struct kmt_reader;
 /* Option keys, within the analyses' range (0x100..0x3ff). */
 enum { KMT_OPT_STACK = 0x3d0, KMT_OPT_ALLOC_FRAMES };
 
-#define KMT_STACK_LONGOPTS \
-	{ "stack", no_argument, NULL, KMT_OPT_STACK }, \
+/* --alloc-frames, for every analysis that looks at stacks. */
+#define KMT_ALLOC_FRAMES_LONGOPT \
 	{ "alloc-frames", required_argument, NULL, KMT_OPT_ALLOC_FRAMES }
-
-#define KMT_STACK_USAGE \
-	"  --stack             table per distinct call stack (record -g, perf -g)\n" \
+#define KMT_ALLOC_FRAMES_USAGE \
 	"  --alloc-frames LIST function-name prefixes of allocator frames cut off the\n" \
 	"                      top of stacks, comma separated (+LIST: add to the\n" \
 	"                      default list, see kmtrace-report(1))\n"
+
+/* --stack and --alloc-frames, for the tables of a stack per row. */
+#define KMT_STACK_LONGOPTS \
+	{ "stack", no_argument, NULL, KMT_OPT_STACK }, \
+	KMT_ALLOC_FRAMES_LONGOPT
+#define KMT_STACK_USAGE \
+	"  --stack             table per distinct call stack (record -g, perf -g)\n" \
+	KMT_ALLOC_FRAMES_USAGE
 
 /* The function-name prefixes of allocator frames, NULL-terminated. */
 extern const char *const kmt_alloc_frames_default[];
