@@ -40,6 +40,13 @@
 #define MMAP_NAME_AT		40	/* PERF_RECORD_MMAP: filename */
 #define MMAP2_NAME_AT		72
 #define KERNEL_MAP		"[kernel.kallsyms]"
+#define ID_HINTS		16	/* the kernel numbers ids in sequence */
+
+struct pd_id_hint {
+	uint64_t id;
+	uint32_t attr;
+	bool set;
+};
 
 struct pd_attr {
 	uint32_t type;
@@ -53,7 +60,9 @@ struct perfdata {
 	struct pd_attr *attrs;
 	uint32_t nattrs, cap_attrs;
 	struct kmt_hashmap ids;		/* sample id -> attr index */
+	struct pd_id_hint id_hints[ID_HINTS];	/* recent lookups of ids, by low bits */
 	uint64_t kernel_text;		/* _text at the recording (kernel MMAP pgoff) */
+	uint64_t round_ends[2];		/* where the last two rounds ended */
 	bool tracing, done, sampled;
 	char *feat[FEAT_STRINGS];	/* HOSTNAME, OSRELEASE, ARCH strings */
 };
@@ -119,6 +128,7 @@ static int add_ids(struct perfdata *pd, const unsigned char *ids, uint64_t n, in
 {
 	uint64_t k;
 
+	memset(pd->id_hints, 0, sizeof(pd->id_hints));	/* an id may change its attr */
 	for (k = 0; k < n; k++)
 		if (kmt_hashmap_put(&pd->ids, u64_at(ids + k * 8), attr))
 			return -1;
@@ -275,11 +285,25 @@ static int read_features(struct kmt_reader *r, struct perfdata *pd, const unsign
 	return 0;
 }
 
+/* The attr of sample id @id: most samples hit the hint of their low bits. */
+static const struct pd_attr *attr_of_id(struct perfdata *pd, uint64_t id)
+{
+	struct pd_id_hint *h = &pd->id_hints[id % ID_HINTS];
+	uint64_t idx;
+
+	if (h->set && h->id == id)
+		return &pd->attrs[h->attr];
+	if (!kmt_hashmap_get(&pd->ids, id, &idx))
+		return NULL;
+	*h = (struct pd_id_hint){ id, (uint32_t)idx, true };
+	return &pd->attrs[idx];
+}
+
 /* The attr of a sample: by its id where the sample carries one. */
-static const struct pd_attr *sample_attr(const struct perfdata *pd, const unsigned char *p,
+static const struct pd_attr *sample_attr(struct perfdata *pd, const unsigned char *p,
 					 const unsigned char *end)
 {
-	uint64_t st, idx;
+	uint64_t st;
 	const unsigned char *q = p;
 
 	if (!pd->nattrs)
@@ -295,7 +319,7 @@ static const struct pd_attr *sample_attr(const struct perfdata *pd, const unsign
 	}
 	if (q + 8 > end)
 		return NULL;
-	return kmt_hashmap_get(&pd->ids, u64_at(q), &idx) ? &pd->attrs[idx] : NULL;
+	return attr_of_id(pd, u64_at(q));
 }
 
 /* Make the reader's per-CPU stats cover @cpu. */
@@ -312,6 +336,7 @@ static int take_sample(struct kmt_reader *r, struct perfdata *pd, const struct p
 	const struct pd_attr *a = sample_attr(pd, p, end);
 	uint64_t st, ts = 0, nr = 0, raw;
 	uint32_t cpu = 0;
+	bool kept;
 
 	if (!a || a->type != PERF_TYPE_TRACEPOINT)
 		return 0;	/* not a tracepoint, or an id no attr has: nothing to decode */
@@ -345,7 +370,8 @@ static int take_sample(struct kmt_reader *r, struct perfdata *pd, const struct p
 		kmt_error_set(err, pd->in.path, rec->offset, "corrupt: sample of CPU %u", cpu);
 		return -1;
 	}
-	if (cover_cpu(r, cpu) || kmt_pd_order_add(&pd->order, cpu, ts, p + 4, raw, chain, nr))
+	kept = rec->kept && !((uintptr_t)chain % sizeof(uint64_t));	/* u64s read in place */
+	if (cover_cpu(r, cpu) || kmt_pd_order_add(&pd->order, cpu, ts, p + 4, raw, chain, nr, kept))
 		return nomem(pd->in.path, err);
 	pd->sampled = true;
 	return 0;
@@ -425,6 +451,17 @@ static void take_mmap(struct perfdata *pd, const struct pd_record *rec, size_t n
 		pd->kernel_text = u64_at(rec->data + 32);
 }
 
+/*
+ * At the end of a round, the samples of the round before last have all been
+ * handed out (kmt_pd_order_round): their part of a mapped file can go.
+ */
+static void release_rounds(struct perfdata *pd, uint64_t round_end)
+{
+	kmt_pd_stream_release(&pd->in, pd->round_ends[0]);
+	pd->round_ends[0] = pd->round_ends[1];
+	pd->round_ends[1] = round_end;
+}
+
 /* Act on one record. Returns 1 at the end of a round, 0 otherwise, -1 on error. */
 static int take_record(struct kmt_reader *r, struct perfdata *pd, const struct pd_record *rec,
 		       struct kmt_error *err)
@@ -438,6 +475,7 @@ static int take_record(struct kmt_reader *r, struct perfdata *pd, const struct p
 		return rec->size < 16 ? 0 : add_lost(r, lost_cpu(pd, rec), u64_at(rec->data + 8));
 	case PERF_RECORD_FINISHED_ROUND:
 		kmt_pd_order_round(&pd->order);
+		release_rounds(pd, rec->offset);
 		return 1;
 	case PERF_RECORD_HEADER_ATTR:
 		return take_attr_record(pd, rec, err);

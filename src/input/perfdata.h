@@ -19,6 +19,7 @@ struct pd_stream {
 	const char *path;
 	int fd;
 	bool seekable;		/* pread at the offset; else read() in order */
+	bool mapped;		/* buf is the whole file, mapped: nothing is copied */
 	unsigned char *buf;	/* bytes [start, end) are those at offset pos */
 	size_t start, end, cap;
 	uint64_t pos;
@@ -27,15 +28,18 @@ struct pd_stream {
 	unsigned char *unz;	/* unpacked records [unz_start, unz_end) */
 	size_t unz_start, unz_end, unz_cap;
 	uint64_t unz_at;	/* offset of the compressed record they came from */
+	uint64_t released;	/* mapped pages before it were given back */
 };
 
 /* One record: its header as the file has it, and where it was found. */
 struct pd_record {
-	const unsigned char *data;	/* valid until the next kmt_pd_stream_next() */
+	const unsigned char *data;	/* valid until the next kmt_pd_stream_next(),
+					   or until closing when it is kept (mapped) */
 	uint32_t type;
 	uint16_t size;
 	uint64_t offset;	/* file offset (of the compressed record, if unpacked) */
 	bool unpacked;
+	bool kept;		/* data stays where it is until the stream is freed */
 };
 
 /*
@@ -51,6 +55,13 @@ int kmt_pd_stream_init(struct pd_stream *s, const char *path, int fd, const void
  * records, -1 on a read error or cut record (fills @err).
  */
 int kmt_pd_stream_next(struct pd_stream *s, struct pd_record *rec, struct kmt_error *err);
+
+/*
+ * The mapped records before file offset @upto are no longer in use: give
+ * their pages back (in large steps), so that memory follows a window of the
+ * file. Kept records there stay readable (the kernel reads them again).
+ */
+void kmt_pd_stream_release(struct pd_stream *s, uint64_t upto);
 
 /* Copy the next @n bytes of the stream (outside any record) to @dst. 0 or -1. */
 int kmt_pd_stream_read(struct pd_stream *s, void *dst, size_t n, struct kmt_error *err);
@@ -92,10 +103,11 @@ struct pd_order {
 
 /*
  * Queue a sample of @cpu: copies @size bytes of @data and @nchain callchain
- * entries. Returns 0 or -1 (out of memory).
+ * entries, unless @kept says they stay valid until kmt_pd_order_free().
+ * Returns 0 or -1 (out of memory).
  */
 int kmt_pd_order_add(struct pd_order *o, uint32_t cpu, uint64_t ts, const void *data,
-		 uint32_t size, const void *chain, uint32_t nchain);
+		     uint32_t size, const void *chain, uint32_t nchain, bool kept);
 
 /* PERF_RECORD_FINISHED_ROUND: samples up to the last round's end are final. */
 void kmt_pd_order_round(struct pd_order *o);

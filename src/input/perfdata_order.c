@@ -6,7 +6,8 @@
  * a round every sample up to the latest time of the round before is final
  * (the rule perf's ordered-events queue uses). Payloads are copied into
  * chunks that are freed once every sample in them was handed out, so the
- * memory held is about two rounds.
+ * memory held is about two rounds; samples of a mapped file stay where they
+ * are.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -179,24 +180,34 @@ static int queue_sample(struct pd_order *o, struct pd_queue *q, const struct pd_
 	return 0;
 }
 
+/* Copy @s's payload and callchain into a chunk. 0 or -1 (out of memory). */
+static int copy_sample(struct pd_order *o, struct pd_sample *s)
+{
+	size_t chain_bytes = (size_t)s->nchain * sizeof(uint64_t);
+	unsigned char *copy = chunk_alloc(o, chain_bytes + s->size);
+
+	if (!copy)
+		return -1;
+	s->chunk = o->chunk;
+	if (s->nchain) {
+		memcpy(copy, s->chain, chain_bytes);
+		s->chain = (const unsigned long long *)copy;
+	}
+	memcpy(copy + chain_bytes, s->data, s->size);
+	s->data = copy + chain_bytes;
+	return 0;
+}
+
 int kmt_pd_order_add(struct pd_order *o, uint32_t cpu, uint64_t ts, const void *data,
-		 uint32_t size, const void *chain, uint32_t nchain)
+		     uint32_t size, const void *chain, uint32_t nchain, bool kept)
 {
 	struct pd_queue *q = queue_of(o, cpu);
-	size_t chain_bytes = (size_t)nchain * sizeof(uint64_t);
-	struct pd_sample s = { .ts = ts, .seq = o->seq++, .size = size, .nchain = nchain,
-			       .cpu = cpu };
-	unsigned char *copy;
+	struct pd_sample s = { .ts = ts, .seq = o->seq++, .data = data,
+			       .chain = nchain ? chain : NULL, .size = size,
+			       .nchain = nchain, .cpu = cpu };
 
-	if (!q || !(copy = chunk_alloc(o, chain_bytes + size)))
+	if (!q || (!kept && copy_sample(o, &s)))
 		return -1;
-	s.chunk = o->chunk;
-	if (nchain) {
-		memcpy(copy, chain, chain_bytes);
-		s.chain = (const unsigned long long *)copy;
-	}
-	memcpy(copy + chain_bytes, data, size);
-	s.data = copy + chain_bytes;
 	if (queue_sample(o, q, &s)) {
 		chunk_release(s.chunk);
 		return -1;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <zstd.h>
 #include <perf/event.h>
 
@@ -17,6 +19,35 @@
 
 #define STREAM_BUF	(1u << 20)	/* > the largest record (64 KiB) */
 #define UNZ_MIN_ROOM	(1u << 16)
+#define RELEASE_STEP	(4u << 20)	/* give mapped pages back in steps this large */
+
+/*
+ * Map the file @s reads, up to its limit: the buffer then holds the whole
+ * stream and fill() has nothing to read. False: read it with pread().
+ */
+static bool map_file(struct pd_stream *s)
+{
+	struct stat st;
+	void *map;
+
+	if (fstat(s->fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size <= s->pos || (uint64_t)st.st_size > SIZE_MAX)
+		return false;
+	if (s->limit > (uint64_t)st.st_size)
+		s->limit = st.st_size;	/* the file ends here */
+	if (s->limit <= s->pos)
+		return false;
+	map = mmap(NULL, s->limit, PROT_READ, MAP_PRIVATE, s->fd, 0);
+	if (map == MAP_FAILED)
+		return false;
+	madvise(map, s->limit, MADV_SEQUENTIAL);
+	s->mapped = true;
+	s->buf = map;
+	s->cap = s->end = s->limit;
+	s->start = s->pos;
+	s->released = 0;
+	return true;
+}
 
 int kmt_pd_stream_init(struct pd_stream *s, const char *path, int fd, const void *head,
 		   size_t head_len, uint64_t offset, uint64_t limit, struct kmt_error *err)
@@ -26,13 +57,15 @@ int kmt_pd_stream_init(struct pd_stream *s, const char *path, int fd, const void
 	s->fd = fd;
 	s->seekable = lseek(fd, 0, SEEK_CUR) >= 0;
 	s->limit = limit;
+	s->pos = offset;
+	if (s->seekable && map_file(s))
+		return 0;
 	s->cap = STREAM_BUF;
 	s->buf = malloc(s->cap);
 	if (!s->buf) {
 		kmt_error_set(err, path, -1, "out of memory");
 		return -1;
 	}
-	s->pos = offset;
 	if (!s->seekable) {
 		if (offset > head_len) {
 			kmt_error_set(err, path, offset, "cannot skip to records on a pipe");
@@ -55,6 +88,8 @@ static uint64_t room_to_limit(const struct pd_stream *s)
 /* Have at least @n bytes buffered. 1: yes, 0: the stream ends first, -1: error. */
 static int fill(struct pd_stream *s, size_t n, struct kmt_error *err)
 {
+	if (s->mapped)
+		return s->end - s->start >= n;
 	while (s->end - s->start < n) {
 		uint64_t want = room_to_limit(s);
 		ssize_t got;
@@ -193,6 +228,7 @@ static int next_unpacked(struct pd_stream *s, struct pd_record *rec, struct kmt_
 	rec->data = p;
 	rec->offset = s->unz_at;
 	rec->unpacked = true;
+	rec->kept = false;
 	s->unz_start += rec->size;
 	return 1;
 }
@@ -224,6 +260,7 @@ static int next_raw(struct pd_stream *s, struct pd_record *rec, struct kmt_error
 	memcpy(&rec->type, rec->data, 4);
 	rec->offset = s->pos;
 	rec->unpacked = false;
+	rec->kept = s->mapped;
 	consume(s, rec->size);
 	return 1;
 }
@@ -251,11 +288,25 @@ int kmt_pd_stream_next(struct pd_stream *s, struct pd_record *rec, struct kmt_er
 	}
 }
 
+void kmt_pd_stream_release(struct pd_stream *s, uint64_t upto)
+{
+	uint64_t page = (uint64_t)getpagesize();
+	uint64_t to = upto & ~(page - 1);
+
+	if (!s->mapped || to > s->end || to <= s->released || to - s->released < RELEASE_STEP)
+		return;
+	madvise(s->buf + s->released, to - s->released, MADV_DONTNEED);
+	s->released = to;
+}
+
 void kmt_pd_stream_free(struct pd_stream *s)
 {
 	ZSTD_freeDStream(s->zstd);
 	free(s->unz);
-	free(s->buf);
+	if (s->mapped)
+		munmap(s->buf, s->cap);
+	else
+		free(s->buf);
 	if (s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;

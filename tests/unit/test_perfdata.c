@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1
-/* perf.data ordering: samples handed out in time order once a round makes them final. */
+/*
+ * perf.data ordering: samples handed out in time order once a round makes
+ * them final; records read from a mapped file in place.
+ */
 #include <check.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <perf/event.h>
 
+#include <kmtrace/error.h>
 #include "input/perfdata.h"
 #include "suites.h"
 
@@ -11,7 +18,7 @@ static void add(struct pd_order *o, uint32_t cpu, uint64_t ts)
 {
 	uint64_t chain[2] = { ts, ts + 1 };
 
-	ck_assert_int_eq(kmt_pd_order_add(o, cpu, ts, &ts, sizeof(ts), chain, 2), 0);
+	ck_assert_int_eq(kmt_pd_order_add(o, cpu, ts, &ts, sizeof(ts), chain, 2, false), 0);
 }
 
 static uint64_t take(struct pd_order *o, bool all, uint32_t *cpu)
@@ -94,7 +101,8 @@ static void add_numbered(struct pd_order *o, uint32_t i, uint32_t n)
 {
 	uint64_t ts = (n - i) / 3, id = i;
 
-	ck_assert_int_eq(kmt_pd_order_add(o, i % 5 == 0 ? 1 : 0, ts, &id, sizeof(id), NULL, 0), 0);
+	ck_assert_int_eq(kmt_pd_order_add(o, i % 5 == 0 ? 1 : 0, ts, &id, sizeof(id), NULL, 0, false),
+			 0);
 }
 
 /*
@@ -127,6 +135,79 @@ START_TEST(test_backwards_times_in_order_and_linear)
 }
 END_TEST
 
+/* A kept sample is handed out where it is: nothing copied, its chain too. */
+START_TEST(test_kept_samples_are_not_copied)
+{
+	static const unsigned long long chain[3] = { 7, 8, 9 };
+	static const char payload[] = "payload";
+	struct pd_order o = { 0 };
+	struct pd_sample s;
+	uint32_t cpu;
+
+	ck_assert_int_eq(kmt_pd_order_add(&o, 1, 5, payload, sizeof(payload), chain, 3, true), 0);
+	ck_assert_int_eq(kmt_pd_order_add(&o, 0, 6, payload, sizeof(payload), NULL, 0, false), 0);
+	ck_assert(kmt_pd_order_take(&o, true, &s, &cpu));
+	ck_assert(s.data == payload && s.chain == chain && s.nchain == 3 && cpu == 1);
+	ck_assert(kmt_pd_order_take(&o, true, &s, &cpu));
+	ck_assert(s.data != payload && !memcmp(s.data, payload, sizeof(payload)));
+	ck_assert(!s.chain && cpu == 0);
+	kmt_pd_order_free(&o);
+}
+END_TEST
+
+/* A file of @n FINISHED_ROUND records after @skip bytes; returns its descriptor. */
+static int round_records_file(int n, size_t skip)
+{
+	size_t size = skip + (size_t)n * sizeof(struct perf_event_header);
+	unsigned char *buf = calloc(1, size);
+	char path[] = "/tmp/kmt-unit-pd-XXXXXX";
+	int fd = mkstemp(path), i;
+
+	ck_assert(fd >= 0 && buf);
+	unlink(path);
+	for (i = 0; i < n; i++) {
+		struct perf_event_header h = { PERF_RECORD_FINISHED_ROUND, i, sizeof(h) };
+
+		memcpy(buf + skip + (size_t)i * sizeof(h), &h, sizeof(h));
+	}
+	ck_assert_int_eq(write(fd, buf, size), (ssize_t)size);
+	free(buf);
+	return fd;
+}
+
+/*
+ * Records of a file are read in place (kept) and stay readable after their
+ * pages were given back; the stream ends at the end of the file even when
+ * the header says it runs further.
+ */
+START_TEST(test_mapped_stream_reads_in_place)
+{
+	const int n = 2 << 20;	/* 16 MiB of records */
+	struct kmt_error err = { 0 };
+	struct pd_stream st;
+	struct pd_record rec, first = { 0 };
+	int fd = round_records_file(n, 24), got = 0, wrong = 0;
+
+	ck_assert_int_eq(kmt_pd_stream_init(&st, "unit", fd, NULL, 0, 24, UINT64_MAX, &err), 0);
+	ck_assert(st.mapped);
+	while (kmt_pd_stream_next(&st, &rec, &err) == 1) {	/* a check per record is slow */
+		const struct perf_event_header *h = (const void *)rec.data;
+
+		wrong += !rec.kept || rec.type != PERF_RECORD_FINISHED_ROUND ||
+			 rec.offset != 24 + (uint64_t)got * 8 || h->misc != (uint16_t)got;
+		if (!got)
+			first = rec;
+		kmt_pd_stream_release(&st, rec.offset);
+		got++;
+	}
+	ck_assert_int_eq(wrong, 0);
+	ck_assert_int_eq(got, n);
+	ck_assert_uint_eq(st.released, (24 + (uint64_t)(n - 1) * 8) / (4 << 20) * (4 << 20));
+	ck_assert_uint_eq(((const struct perf_event_header *)first.data)->misc, 0);
+	kmt_pd_stream_free(&st);
+}
+END_TEST
+
 Suite *perfdata_suite(void)
 {
 	Suite *s = suite_create("perfdata");
@@ -135,6 +216,8 @@ Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_rounds_make_samples_final);
 	tcase_add_test(tc, test_equal_times_keep_file_order_and_end_drains);
 	tcase_add_test(tc, test_many_samples_across_chunks);
+	tcase_add_test(tc, test_kept_samples_are_not_copied);
+	tcase_add_test(tc, test_mapped_stream_reads_in_place);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("hostile order");
 	tcase_set_timeout(tc, 60);
