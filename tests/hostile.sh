@@ -138,6 +138,24 @@ PY
 	[ $twos -ge 5 ]
 }
 
+# A padding event whose length wraps the offset back onto itself (an endless
+# loop before): refused in one line naming the offset, in well under 10 s.
+test_hostile_padding_wrap() {
+	python3 - "$TRACES/small.dat" "$WORK/padwrap.dat" <<'PY' || return 1
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+at = d.rfind(b'flyrecord\0') + 10
+first_page = struct.unpack_from('<Q', d, at)[0]
+struct.pack_into('<II', d, first_page + 16, 29, 0xfffffffc)	# PADDING, length -4
+open(sys.argv[2], 'wb').write(d)
+PY
+	timeout 10 "$KMTRACE" report -i "$WORK/padwrap.dat" stat >/dev/null 2>"$WORK/padwrap.err"
+	[ $? = 2 ] && [ "$(wc -l <"$WORK/padwrap.err")" = 1 ] &&
+		grep -q "offset [0-9]*: corrupt: CPU 0 event runs past its sub-buffer" "$WORK/padwrap.err" ||
+		{ cat "$WORK/padwrap.err"; return 1; }
+	cat "$WORK/padwrap.err"
+}
+
 # -i - with a trace-cmd v7 file on standard input: read, no file named "-".
 test_hostile_v7_stdin() {
 	(cd "$WORK" && "$KMTRACE" report -i - <"$TRACES/small-v7.dat" >"$WORK/v7in.txt") &&
@@ -197,5 +215,6 @@ hostile_parsing_tests() {
 	check "hostile: --formats with a field at offset 60000 and a short line" test_hostile_text_formats
 	check "hostile: trace-cmd v7 with one byte changed (200 ways): exit 0 or 2, one line" test_hostile_v7
 	check "hostile: -i - reads a v7 trace.dat from standard input" test_hostile_v7_stdin
+	check "hostile: a sub-buffer padding whose length wraps: exit 2, one line" test_hostile_padding_wrap
 	check "hostile: fixtures and hostile inputs under ASan+UBSan: clean" test_hostile_sanitized
 }

@@ -16,6 +16,7 @@
 
 #include "reader_local.h"
 #include "cursor.h"
+#include "container/subbuf.h"
 #include "container/tracedat.h"
 
 #define COMMIT_MASK	((1u << 27) - 1)
@@ -33,12 +34,7 @@ struct cpu_stream {
 	unsigned long long ts;		/* time of the event before it */
 };
 
-/* The ring buffer's event header: 5 bits of type or length, 27 of time delta. */
-#define RB_PADDING	29
-#define RB_TIME_EXTEND	30
-#define RB_TIME_STAMP	31
-#define RB_TS_SHIFT	27
-#define RB_DELTA_MASK	((1u << RB_TS_SHIFT) - 1)
+/* Sub-buffer details beyond the event headers (container/subbuf.h). */
 #define RB_TS_MSB	(0xf8ull << 56)	/* absolute time stamps lack these bits */
 #define MISSED_EVENTS	(1ull << 31)
 
@@ -51,8 +47,7 @@ struct tracedat {
 	unsigned int subbuf_size;
 	unsigned int page_header_size;
 	int kernel_long_size;
-	bool swap;			/* the file's byte order is not ours */
-	bool big_endian;		/* the file's: its header bits are the other way round */
+	struct kmt_rb_order order;	/* the file's byte order against ours */
 	struct cpu_stream *cpus;
 };
 
@@ -216,8 +211,8 @@ static bool parse_file(struct kmt_cursor *c, struct kmt_reader *r, struct traced
 	td->kernel_long_size = tep_get_header_page_size(r->tep);
 	td->page_header_size = 8 + td->kernel_long_size;
 	td->subbuf_size = tep_get_sub_buffer_size(r->tep);
-	td->big_endian = tep_is_file_bigendian(r->tep);
-	td->swap = td->big_endian != tep_is_local_bigendian(r->tep);
+	td->order.big_endian = tep_is_file_bigendian(r->tep);
+	td->order.swap = td->order.big_endian != tep_is_local_bigendian(r->tep);
 	if (ncpus > 8192) {
 		kmt_error_set(c->err, c->path, c->pos - 4, "corrupt: %llu CPUs", ncpus);
 		return false;
@@ -310,14 +305,6 @@ static int load_page(struct kmt_reader *r, struct tracedat *td, int cpu,
 	return 1;
 }
 
-static unsigned int read32(const struct tracedat *td, const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return td->swap ? __builtin_bswap32(v) : v;
-}
-
 /*
  * The next data event of @s's loaded page into @rec, its time from the
  * page's and the deltas, time extends and time stamps before it; 0 at the
@@ -327,41 +314,30 @@ static int next_in_page(struct kmt_reader *r, struct tracedat *td, int cpu,
 			struct kmt_record *rec, struct kmt_error *err)
 {
 	struct cpu_stream *s = &td->cpus[cpu];
+	struct kmt_rb_step st;
+	int ret;
 
-	while (s->pos + 4 <= s->page_end) {
-		unsigned int word = read32(td, s->page + s->pos), at = s->pos + 4, len;
-		unsigned int type = td->big_endian ? word >> RB_TS_SHIFT : word & 31;
-		unsigned long long delta = td->big_endian ? word & RB_DELTA_MASK : word >> 5;
-		unsigned long long more = at + 4 <= s->page_end ? read32(td, s->page + at) : 0;
-
-		if (type == RB_TIME_EXTEND || type == RB_TIME_STAMP) {
-			delta += more << RB_TS_SHIFT;
-			s->ts = type == RB_TIME_STAMP ? delta | (s->ts & RB_TS_MSB) : s->ts + delta;
-			s->pos = at + 4;
+	while ((ret = kmt_rb_step(td->order, s->page, s->pos, s->page_end, &st)) > 0) {
+		s->pos = st.next;
+		if (st.type == KMT_RB_TIME_EXTEND) {
+			s->ts += st.delta;
 			continue;
 		}
-		s->ts += delta;
-		if (type == RB_PADDING) {
-			s->pos = at + (unsigned int)more;
+		if (st.type == KMT_RB_TIME_STAMP) {
+			s->ts = st.delta | (s->ts & RB_TS_MSB);
 			continue;
 		}
-		if (!type) {		/* length in the next word, counting itself */
-			len = ((unsigned int)more - 4 + 3) & ~3u;
-			at += 4;
-		} else {
-			len = type * 4;
-		}
-		if (at > s->page_end || len > s->page_end - at || (!type && more < 4)) {
-			kmt_error_set(err, r->path, s->file_offset + (s->page - s->data) + at,
-				      "corrupt: CPU %d event runs past its sub-buffer", cpu);
-			return -1;
-		}
-		*rec = (struct kmt_record){ .ts = s->ts, .data = s->page + at, .size = (int)len,
-					    .cpu = cpu };
-		s->pos = at + len;
+		s->ts += st.delta;
+		if (st.type == KMT_RB_PADDING)
+			continue;
+		*rec = (struct kmt_record){ .ts = s->ts, .data = s->page + st.data_at,
+					    .size = (int)st.data_len, .cpu = cpu };
 		return 1;
 	}
-	return 0;
+	if (ret < 0)
+		kmt_error_set(err, r->path, s->file_offset + (s->page - s->data) + s->pos,
+			      "corrupt: CPU %d event runs past its sub-buffer", cpu);
+	return ret;
 }
 
 static int tracedat_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
