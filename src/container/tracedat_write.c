@@ -15,13 +15,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <traceevent/event-parse.h>
-#include <traceevent/kbuffer.h>
 
+#include "subbuf.h"
 #include "tracedat.h"
 #include "common/util.h"
 
 #define COPY_CHUNK	(1u << 20)
 #define COMMIT_MASK	((1u << 27) - 1)
+#define MISSED_STORED	(1ull << 30)	/* the count follows the data */
+#define MISSED_EVENTS	(1ull << 31)
 
 /* An option whose data comes from a file: where it goes in the header. */
 struct hole {
@@ -197,7 +199,8 @@ struct copier {
 	const struct kmt_td_copy *opt;
 	unsigned char *buf;
 	uint64_t done, total;
-	struct kbuffer *kbuf;
+	bool counting;			/* the sub-buffer layout is known */
+	struct kmt_rb_order order;	/* the host's */
 	unsigned int subbuf, page_header, long_size;
 };
 
@@ -212,28 +215,40 @@ static bool cancelled(struct copier *c)
 	return false;
 }
 
+/* Events lost before the sub-buffer @page, as its commit word's flags say. */
+static unsigned long long missed_before(const struct copier *c, const unsigned char *page,
+					unsigned long long commit)
+{
+	unsigned long long missed = 0;
+	unsigned int at = c->page_header + (commit & COMMIT_MASK);
+
+	if ((commit & MISSED_STORED) && at + c->long_size <= c->subbuf)
+		memcpy(&missed, page + at, c->long_size);
+	return (commit & MISSED_EVENTS) ? missed : 0;
+}
+
 /* Count the events of whole sub-buffers at @p into @count. */
-static void count_subbuffers(struct copier *c, unsigned char *p, size_t len,
+static void count_subbuffers(struct copier *c, const unsigned char *p, size_t len,
 			     struct kmt_td_cpu_count *count)
 {
 	size_t off;
 
-	for (off = 0; c->kbuf && off + c->subbuf <= len; off += c->subbuf) {
-		unsigned long long commit = 0, ts;
-		int missed;
+	for (off = 0; c->counting && off + c->subbuf <= len; off += c->subbuf) {
+		const unsigned char *page = p + off;
+		unsigned long long commit = 0;
+		unsigned int pos = c->page_header, end;
+		struct kmt_rb_step st;
 
-		memcpy(&commit, p + off + 8, c->long_size);
+		memcpy(&commit, page + 8, c->long_size);
+		end = c->page_header + (commit & COMMIT_MASK);
 		if ((commit & COMMIT_MASK) > c->subbuf - c->page_header) {
 			count->bad_subbuffers++;
 			continue;
 		}
-		kbuffer_load_subbuffer(c->kbuf, p + off);
-		missed = kbuffer_missed_events(c->kbuf);
-		if (missed > 0)
-			count->missed += missed;
-		while (kbuffer_read_event(c->kbuf, &ts)) {
-			count->events++;
-			kbuffer_next_event(c->kbuf, NULL);
+		count->missed += missed_before(c, page, commit);
+		while (kmt_rb_step(c->order, page, pos, end, &st) > 0) {
+			count->events += st.type < KMT_RB_PADDING;
+			pos = st.next;
 		}
 	}
 }
@@ -285,7 +300,7 @@ static int write_header(struct copier *c, const struct obuf *b, int out)
 	return kmt_write_all(out, b->data + at, b->len - at);
 }
 
-/* A kbuffer for the sub-buffers @m's header_page describes, to count events. */
+/* The sub-buffer layout @m's header_page describes, to count events. */
 static int setup_counting(struct copier *c, const struct kmt_tracedat_meta *m)
 {
 	struct tep_handle *tep = tep_alloc();
@@ -306,8 +321,9 @@ static int setup_counting(struct copier *c, const struct kmt_tracedat_meta *m)
 	c->subbuf = tep_get_sub_buffer_size(tep);
 	if (c->subbuf <= c->page_header || c->long_size > 8)
 		goto out;
-	c->kbuf = tep_kbuffer(tep);
-	ret = c->kbuf ? 0 : -1;
+	c->order = (struct kmt_rb_order){ false, host_is_big_endian() };
+	c->counting = true;
+	ret = 0;
 out:
 	tep_free(tep);
 	free(hp);
@@ -381,8 +397,6 @@ fail:
 		kmt_error_set(err, out_name, -1, "%s: %s", errno == ECANCELED ?
 			      "writing stopped by a signal" : "cannot write trace.dat",
 			      strerror(errno ? errno : ENOMEM));
-	if (c.kbuf)
-		kbuffer_free(c.kbuf);
 	free(c.buf);
 	free(b.data);
 	free(b.holes);
