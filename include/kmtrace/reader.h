@@ -20,6 +20,7 @@ struct kmt_record {
 	int cpu;
 	const unsigned long long *callchain;	/* perf.data -g: ips, innermost first */
 	int callchain_nr;
+	bool kept;	/* data and callchain stay valid until the reader is closed */
 };
 
 /* What a file tells about one CPU's buffer and its losses. */

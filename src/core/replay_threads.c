@@ -6,8 +6,9 @@
  * look at nothing the calling thread's analyses change) take their events
  * in the reader thread instead, so that the work is shared; the batches
  * then carry only the events the other analyses want. A batch carries
- * copies of the records' bytes and stacks (a reader's record lasts only
- * until its next one), and the events point into those copies. A few
+ * copies of the records' bytes and stacks where a reader's record lasts
+ * only until its next one (not those a mapped file keeps), and the events
+ * point into those copies. A few
  * batches go round between the two threads, so memory stays fixed however
  * long the recording.
  */
@@ -22,6 +23,7 @@
 
 #define BATCH_EVENTS	2048
 #define BATCHES		4
+#define NOT_COPIED	UINT32_MAX	/* raw_at of an event whose record is kept */
 
 struct batch {
 	struct kmt_event ev[BATCH_EVENTS];
@@ -59,12 +61,15 @@ static int room(struct batch *b, size_t len)
 	return len && kmt_grow(&b->bytes, &b->cap, b->used + len - 1, 1) ? -1 : 0;
 }
 
-/* Copy what event @i of @b points into (record, stack) into @b's bytes. */
-static int copy_event(struct batch *b, int i)
+/* Copy what event @i of @b points into (record, stack) into @b's bytes, unless @kept. */
+static int copy_event(struct batch *b, int i, bool kept)
 {
 	struct kmt_event *ev = &b->ev[i];
 	size_t chain = (size_t)ev->callchain_nr * sizeof(*ev->callchain);
 
+	b->raw_at[i] = NOT_COPIED;
+	if (kept)
+		return 0;
 	if (room(b, (size_t)ev->raw_size + chain + sizeof(uint64_t)))
 		return -1;
 	b->raw_at[i] = b->used;
@@ -86,6 +91,8 @@ static void repoint(struct batch *b)
 		struct kmt_event *ev = &b->ev[i];
 		const unsigned char *raw = b->bytes + b->raw_at[i];
 
+		if (b->raw_at[i] == NOT_COPIED)
+			continue;
 		if (ev->str)
 			ev->str = (const char *)raw + (ev->str - (const char *)ev->raw);
 		ev->raw = raw;
@@ -102,12 +109,13 @@ static int fill(struct pipe_state *p, struct batch *b)
 	b->n = 0;
 	b->used = 0;
 	while (m->n > 0 && b->n < BATCH_EVENTS) {
+		const struct kmt_record *rec = &m->head[m->heap[0]];
 		struct kmt_event *ev = &b->ev[b->n];
 
-		kmt_replay_take(p->s, p->dec, &m->head[m->heap[0]], &p->last_ts, ev);
+		kmt_replay_take(p->s, p->dec, rec, &p->last_ts, ev);
 		kmt_replay_hand_out(p->an, p->priv, p->n, ev);
 		if (p->batched & KMT_EVMASK(ev->type)) {
-			if (copy_event(b, b->n)) {
+			if (copy_event(b, b->n, rec->kept)) {
 				kmt_error_set(&p->err, p->s->input, -1, "out of memory");
 				return -1;
 			}

@@ -529,6 +529,7 @@ static int perfdata_next_any(struct kmt_reader *r, struct kmt_record *rec,
 			rec->cpu = cpu;
 			rec->callchain = s.chain;
 			rec->callchain_nr = s.nchain;
+			rec->kept = !s.chunk;	/* read in place from the mapped file */
 			return 1;
 		}
 		if (pd->done)

@@ -222,6 +222,7 @@ int kmt_reader_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 {
 	rec->callchain = NULL;
 	rec->callchain_nr = 0;
+	rec->kept = false;
 	if (cpu == -1 && r->ops->next_any)
 		return r->ops->next_any(r, rec, err);
 	if (cpu < 0 || cpu >= r->ncpus || !r->ops->next)

@@ -331,7 +331,8 @@ static int next_in_page(struct kmt_reader *r, struct tracedat *td, int cpu,
 		if (st.type == KMT_RB_PADDING)
 			continue;
 		*rec = (struct kmt_record){ .ts = s->ts, .data = s->page + st.data_at,
-					    .size = (int)st.data_len, .cpu = cpu };
+					    .size = (int)st.data_len, .cpu = cpu,
+					    .kept = true };	/* mapped until closing */
 		return 1;
 	}
 	if (ret < 0)
