@@ -58,8 +58,9 @@ int kmt_pd_stream_next(struct pd_stream *s, struct pd_record *rec, struct kmt_er
 
 /*
  * The mapped records before file offset @upto are no longer in use: give
- * their pages back (in large steps), so that memory follows a window of the
- * file. Kept records there stay readable (the kernel reads them again).
+ * their pages back (in large steps, a few MiB behind, where a second replay
+ * thread may still read kept records), so that memory follows a window of
+ * the file. Kept records there stay readable (the kernel reads them again).
  */
 void kmt_pd_stream_release(struct pd_stream *s, uint64_t upto);
 

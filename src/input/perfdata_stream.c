@@ -20,6 +20,7 @@
 #define STREAM_BUF	(1u << 20)	/* > the largest record (64 KiB) */
 #define UNZ_MIN_ROOM	(1u << 16)
 #define RELEASE_STEP	(4u << 20)	/* give mapped pages back in steps this large */
+#define RELEASE_LAG	(4u << 20)	/* > what the replay's batches may point to */
 
 /*
  * Map the file @s reads, up to its limit: the buffer then holds the whole
@@ -291,9 +292,9 @@ int kmt_pd_stream_next(struct pd_stream *s, struct pd_record *rec, struct kmt_er
 void kmt_pd_stream_release(struct pd_stream *s, uint64_t upto)
 {
 	uint64_t page = (uint64_t)getpagesize();
-	uint64_t to = upto & ~(page - 1);
+	uint64_t to = (upto - RELEASE_LAG) & ~(page - 1);
 
-	if (!s->mapped || to > s->end || to <= s->released || to - s->released < RELEASE_STEP)
+	if (upto < RELEASE_LAG || !s->mapped || to > s->end || to <= s->released || to - s->released < RELEASE_STEP)
 		return;
 	madvise(s->buf + s->released, to - s->released, MADV_DONTNEED);
 	s->released = to;

@@ -40,6 +40,7 @@ struct cpu_stream {
 
 /* Mapped pages of a CPU's data read past are given back in steps of this. */
 #define RELEASE_STEP	(4u << 20)
+#define RELEASE_LAG	(4u << 20)	/* > what the replay's batches may point to */
 
 struct tracedat {
 	const unsigned char *map;
@@ -244,16 +245,20 @@ static bool parse_file(struct kmt_cursor *c, struct kmt_reader *r, struct traced
 }
 
 /*
- * Give back the mapped pages of @s before @upto (its sub-buffers read), so
- * that memory follows a window of the file, not all of it. Records handed
- * out earlier are no longer in use: a reader's record lasts until the next
- * call for its CPU.
+ * Give back the mapped pages of @s more than RELEASE_LAG before @upto (its
+ * sub-buffers read), so that memory follows a window of the file, not all
+ * of it. Records are kept (kmt_record.kept) and a second replay thread may
+ * still read the last few thousand: the lag leaves their pages alone, where
+ * a page given back would be read in again and stay.
  */
 static void release_read(struct cpu_stream *s, const unsigned char *upto)
 {
 	uintptr_t page = (uintptr_t)getpagesize();
 	uintptr_t from = ((uintptr_t)(s->data + s->released) + page - 1) & ~(page - 1);
-	uintptr_t to = (uintptr_t)upto & ~(page - 1);
+	uintptr_t to = ((uintptr_t)upto - RELEASE_LAG) & ~(page - 1);
+
+	if ((uintptr_t)(upto - s->data) < RELEASE_LAG)
+		return;
 
 	if (to <= from || to - from < RELEASE_STEP)
 		return;
