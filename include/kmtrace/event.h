@@ -41,6 +41,8 @@ enum kmt_event_type {
 	KMT_EV_MREMAP_EXIT,
 	KMT_EV_BRK_ENTER,
 	KMT_EV_BRK_EXIT,
+	KMT_EV_U_CALL,		/* record --user: a C library allocator entered */
+	KMT_EV_U_RETURN,	/* ... and returned */
 	KMT_EV_NR
 };
 
@@ -99,7 +101,31 @@ struct kmt_event {
 
 	const void *raw;	/* the record's payload, valid during the event call */
 	int raw_size;
+	unsigned long long func;	/* KMT_EV_U_*: enum kmt_user_func (decoded as u64) */
 };
+
+/*
+ * The C library functions record --user probes, as the probes' "fn" field
+ * numbers them (fixed: recordings carry the numbers).
+ */
+enum kmt_user_func {
+	KMT_UF_NONE = 0,
+	KMT_UF_MALLOC,		/* (size) */
+	KMT_UF_CALLOC,		/* (nmemb, size) */
+	KMT_UF_REALLOC,		/* (ptr, size) */
+	KMT_UF_FREE,		/* (ptr) */
+	KMT_UF_MEMALIGN,	/* (alignment, size): memalign, aligned_alloc */
+	KMT_UF_VALLOC,		/* (size) */
+	KMT_UF_PVALLOC,		/* (size), rounded up to pages */
+	KMT_UF_POSIX_MEMALIGN,	/* (memptr, alignment, size) */
+	KMT_UF_NR
+};
+
+/* Whether @f returns the pointer it allocated (record --user probes its return). */
+static inline bool kmt_user_func_returns_pointer(enum kmt_user_func f)
+{
+	return f > KMT_UF_NONE && f < KMT_UF_NR && f != KMT_UF_FREE && f != KMT_UF_POSIX_MEMALIGN;
+}
 
 /*
  * perf's context markers in a callchain (PERF_CONTEXT_KERNEL, ...) sit at

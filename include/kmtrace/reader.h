@@ -50,6 +50,8 @@ enum kmt_reader_text {
 	KMT_TEXT_UNPARSED,	/* text input: "N" lines not parsed, then the first few */
 	KMT_TEXT_SLAB_ALIASES,	/* kmtrace record: "NAME ID" per merged slab cache name */
 	KMT_TEXT_STACKS,	/* kmtrace record -g: "SYSTEM:EVENT" words, events with stacks */
+	KMT_TEXT_USER_MAPS,	/* record --user: "task TID TGID" and "map TGID START END PGOFF
+				   PATH" lines of the traced processes' executable mappings */
 	KMT_TEXT_NR
 };
 
@@ -129,6 +131,21 @@ struct kmt_stack_stats {
  * stacks come with their samples and are not counted here.
  */
 const struct kmt_stack_stats *kmt_reader_stack_stats(struct kmt_reader *r);
+
+/*
+ * record --user recordings: the process (thread group) of thread @tid, as
+ * the recording saw it; @tid itself when it did not.
+ */
+int kmt_reader_tgid(struct kmt_reader *r, int tid);
+
+/*
+ * Write user-space address @addr of process @tgid as "function+0xOFF
+ * [file]" into @buf, through the maps the recording carries and the ELF
+ * symbols of the mapped file. Returns 1 when resolved, 0 when not (then
+ * @buf holds "file+0xOFFSET" or "0xADDR").
+ */
+int kmt_reader_user_symbol(struct kmt_reader *r, int tgid, unsigned long long addr,
+			   char *buf, size_t len);
 
 /* A text the recording carries, or NULL. */
 const char *kmt_reader_text(struct kmt_reader *r, enum kmt_reader_text what);

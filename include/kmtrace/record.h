@@ -41,6 +41,9 @@ struct kmt_record_opts {
 	bool stacks;			/* -g: a kernel stack after each chosen event */
 	const char *const *stack_events;	/* those events; none: slab and page ones */
 	int nstack_events;
+	bool user;			/* --user: the C library's allocators too */
+	const char *user_lib;		/* --user-lib: the allocator library to probe */
+	unsigned long long user_min_size;	/* --user-min-size: smaller ones left out */
 	char *const *command;		/* argv of the command to trace, or NULL */
 	/* Notices to show the user (one line each, no newline); may be NULL. */
 	void (*notice)(void *ctx, const char *line);

@@ -13,6 +13,7 @@ extern const struct kmt_analysis kmt_analysis_fault;
 extern const struct kmt_analysis kmt_analysis_vm;
 extern const struct kmt_analysis kmt_analysis_oom;
 extern const struct kmt_analysis kmt_analysis_leak;
+extern const struct kmt_analysis kmt_analysis_umem;
 
 const struct kmt_analysis *const kmt_analyses[] = {
 	&kmt_analysis_stat,
@@ -22,6 +23,7 @@ const struct kmt_analysis *const kmt_analyses[] = {
 	&kmt_analysis_vm,
 	&kmt_analysis_oom,
 	&kmt_analysis_leak,
+	&kmt_analysis_umem,
 	NULL
 };
 

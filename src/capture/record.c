@@ -361,6 +361,8 @@ static void teardown(struct recorder *r)
 		r->vmstat[1] = kmt_read_text_file("/proc/vmstat", &(size_t){ 0 });
 	}
 	kmt_fault_sampler_stop(r->sampler);
+	r->user_maps = kmt_umaps_stop(r->umaps);	/* it reads the instance's pids */
+	r->umaps = NULL;
 	atomic_store(&r->stop, true);
 	for (cpu = 0; cpu < r->ncpus; cpu++)
 		if (r->cpus[cpu].started)
@@ -383,9 +385,10 @@ static void teardown(struct recorder *r)
 		tracefs_instance_free(r->inst);
 		r->inst = NULL;
 	}
-	/* The probe goes last: no instance may still have it enabled. */
+	/* The probes go last: no instance may still have them enabled. */
 	kmt_fault_probe_remove(r->probe);
 	r->probe = NULL;
+	kmt_uprobes_remove(r);
 }
 
 static bool records_faults(const struct kmt_event_list *l)
@@ -493,7 +496,7 @@ static int setup_and_run(struct recorder *r, const sigset_t *old)
 	if (make_instance(r) || kmt_command_fork(r, old) || setup_fault_source(r))
 		return -1;
 	r->trace_clock = tracefs_instance_file_read(r->inst, "trace_clock", NULL);
-	if (set_pid_filter(r) || enable_events(r) || apply_filters(r) ||
+	if (set_pid_filter(r) || kmt_uprobes_setup(r) || enable_events(r) || apply_filters(r) ||
 	    kmt_record_stacks_setup(r) || open_cpus(r) || start_threads(r))
 		return -1;
 	r->cpu_nodes = cpu_nodes_text(r->ncpus);
@@ -502,6 +505,8 @@ static int setup_and_run(struct recorder *r, const sigset_t *old)
 		return kmt_record_fail(r, "cannot start the fault sampler");
 	if (tracefs_trace_on(r->inst))
 		return kmt_record_fail(r, "cannot turn tracing on");
+	if (r->o->user && !(r->umaps = kmt_umaps_start(r->inst)))
+		return kmt_record_fail(r, "--user: cannot start following the processes' maps");
 	kmt_command_release(r);
 	if (!r->exec_errno)
 		wait_for_stop(r);
@@ -548,6 +553,7 @@ static void free_recorder(struct recorder *r)
 	free(r->cpu_nodes);
 	free(r->trace_clock);
 	free(r->stack_events);
+	free(r->user_maps);
 	kmt_fault_sampler_free(r->sampler);
 	kmt_event_list_free(&r->events);
 	kmt_command_free(r);
@@ -601,6 +607,8 @@ static void remove_stale(const struct kmt_record_opts *o)
 {
 	char names[512], line[640];
 	int n = kmt_remove_stale_instances(names, sizeof(names));
+
+	kmt_uprobes_remove_stale();	/* a killed recorder's, now that no instance has them */
 
 	if (n && o->notice) {
 		snprintf(line, sizeof(line), "removed %d tracing instance%s left by kmtrace "

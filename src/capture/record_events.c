@@ -44,8 +44,8 @@ static int add_defaults(struct kmt_event_list *l)
 	for (t = KMT_EV_UNKNOWN + 1; t < KMT_EV_NR; t++) {
 		const char *sys = kmt_event_type_system(t), *name = kmt_event_type_event(t);
 
-		/* kmtrace's own probe is added by record when it made it. */
-		if (!strcmp(sys, KMT_PROBE_SYSTEM))
+		/* kmtrace's own probes are added by record when it made them. */
+		if (!strncmp(sys, KMT_PROBE_SYSTEM, strlen(KMT_PROBE_SYSTEM)))
 			continue;
 		if (event_exists(sys, name) && kmt_event_list_add(l, sys, name))
 			return -1;

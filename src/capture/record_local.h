@@ -163,6 +163,9 @@ struct recorder {
 	char *cpu_nodes;
 	char *trace_clock;
 	char *stack_events;			/* -g: "SYSTEM:EVENT ..." with triggers */
+	bool uprobes;				/* --user: kmtrace_user:* made */
+	struct kmt_umaps *umaps;		/* --user: the processes' maps, polled */
+	char *user_maps;			/* ... what it saw, at stop */
 	struct tracefs_dynevent *probe;		/* return probe on handle_mm_fault */
 	struct kmt_fault_sampler *sampler;	/* else perf's minor/major faults */
 	char fault_source[256];
@@ -178,6 +181,27 @@ struct recorder {
  * events are enabled and filtered. 0, or -1 with r->err filled.
  */
 int kmt_record_stacks_setup(struct recorder *r);
+
+/*
+ * --user: uprobes on the allocators of the traced program's C library (or
+ * --user-lib), their events added to r->events, --user-min-size as their
+ * filter. Before the events are enabled. 0, or -1 with r->err filled.
+ */
+int kmt_uprobes_setup(struct recorder *r);
+
+/* Remove the uprobes; only after the instance is gone. */
+void kmt_uprobes_remove(struct recorder *r);
+
+/* Remove uprobes a killed recorder left (the kernel keeps those in use). */
+void kmt_uprobes_remove_stale(void);
+
+struct kmt_umaps;
+
+/* Start polling the maps of the processes @inst traces; NULL when it cannot. */
+struct kmt_umaps *kmt_umaps_start(struct tracefs_instance *inst);
+
+/* Stop polling; the KMT_TD_OPT_KMT_USER_MAPS text seen (free() it), or NULL. */
+char *kmt_umaps_stop(struct kmt_umaps *m);
 
 /* Fill r->err with the message and, if errno is set, its text; returns -1. */
 int kmt_record_fail(struct recorder *r, const char *fmt, ...)

@@ -23,6 +23,7 @@ static void usage(FILE *fp)
 		"                      [-d SECONDS] [--max-size SIZE] [-f] [-o FILE|-]\n"
 		"                      [--filter 'GROUP:EVENT:EXPR']... [--no-kallsyms]\n"
 		"                      [--no-kprobes] [-g] [--stack-events EVENT,...]\n"
+		"                      [--user [--user-lib PATH] [--user-min-size SIZE]]\n"
 		"                      [-- COMMAND [ARGS...]]\n\n"
 		"  -e, --event     event to record (repeatable); default: the kmem, page,\n"
 		"                  fault, rss_stat, OOM and process events the kernel has\n"
@@ -43,6 +44,12 @@ static void usage(FILE *fp)
 		"                  free (ftrace stacktrace triggers, in the same buffers)\n"
 		"      --stack-events  the events to take stacks of instead (implies -g),\n"
 		"                  e.g. kmalloc,exceptions:page_fault_user\n"
+		"      --user      the C library's malloc, calloc, realloc, free, memalign,\n"
+		"                  aligned_alloc, valloc, pvalloc and posix_memalign too\n"
+		"                  (uprobes; needs -p or COMMAND; see kmtrace report umem)\n"
+		"      --user-lib  probe this allocator library instead (jemalloc, tcmalloc)\n"
+		"      --user-min-size  leave out allocations asking for fewer bytes (a\n"
+		"                  kernel filter; frees and callocs stay)\n"
 		"  -- COMMAND      run COMMAND and record it and its descendants only\n\n"
 		"Without COMMAND, -p or -d it records system-wide until SIGINT. On a terminal\n"
 		"it shows progress once a second. Exit status: 0, or the command's own when\n"
@@ -192,6 +199,9 @@ static const struct option longopts[] = {
 	{ "no-kprobes", no_argument, NULL, 'P' },
 	{ "call-graph", no_argument, NULL, 'g' },
 	{ "stack-events", required_argument, NULL, 'G' },
+	{ "user", no_argument, NULL, 'U' },
+	{ "user-lib", required_argument, NULL, 'L' },
+	{ "user-min-size", required_argument, NULL, 'M' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -275,6 +285,16 @@ static int take_option(struct record_args *a, int c)
 		return 0;
 	case 'G':
 		return take_stack_events(a, optarg);
+	case 'U':
+		o->user = true;
+		return 0;
+	case 'L':
+		o->user = true;
+		o->user_lib = optarg;
+		return 0;
+	case 'M':
+		o->user = true;
+		return parse_size(optarg, &o->user_min_size);
 	case 'h':
 		usage(stdout);
 		return 1;
@@ -302,6 +322,11 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		a->o.command = argv + optind;
 	} else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
 		fprintf(stderr, "kmtrace record: no command after --\n");
+		return -1;
+	}
+	if (a->o.user && !a->o.command && !a->o.npids) {
+		fprintf(stderr, "kmtrace record: --user needs -p PID or -- COMMAND (uprobes on "
+			"every process would slow the whole system)\n");
 		return -1;
 	}
 	return 0;

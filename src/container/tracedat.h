@@ -32,6 +32,7 @@ enum kmt_td_option_id {
 	KMT_TD_OPT_KMT_KERNEL = 0x4b55,		/* "text 0xADDR" (_text), "build-id HEX" lines */
 	KMT_TD_OPT_KMT_SLAB_ALIASES = 0x4b56,	/* "NAME ID" lines: merged slab caches */
 	KMT_TD_OPT_KMT_STACKS = 0x4b57,		/* "SYSTEM:EVENT" words: events with stacks */
+	KMT_TD_OPT_KMT_USER_MAPS = 0x4b58,	/* "task TID TGID", "map TGID START END PGOFF PATH" */
 };
 
 /*

@@ -100,6 +100,10 @@ static const struct event_spec specs[KMT_EV_NR] = {
 	[KMT_EV_MREMAP_EXIT] = { "syscalls", "sys_exit_mremap", { INT("ret", ret) } },
 	[KMT_EV_BRK_ENTER] = { "syscalls", "sys_enter_brk", { INT("brk", arg[0]) } },
 	[KMT_EV_BRK_EXIT] = { "syscalls", "sys_exit_brk", { INT("ret", ret) } },
+	[KMT_EV_U_CALL] = { "kmtrace_user", "call",
+			    { INT("a0", arg[0]), INT("a1", arg[1]), INT("a2", arg[2]),
+			      INT("caller", call_site), INT("fn", func) } },
+	[KMT_EV_U_RETURN] = { "kmtrace_user", "return", { INT("ret", ret), INT("fn", func) } },
 };
 
 /* A resolved field: where it is in the payload and where it goes. */
@@ -449,6 +453,9 @@ bool kmt_event_possible(const struct kmt_event *ev)
 	case KMT_EV_MREMAP_EXIT:
 	case KMT_EV_BRK_EXIT:
 		return user_return(ev->ret);
+	case KMT_EV_U_CALL:
+	case KMT_EV_U_RETURN:
+		return ev->func > KMT_UF_NONE && ev->func < KMT_UF_NR;
 	default:
 		return true;
 	}

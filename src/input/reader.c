@@ -184,6 +184,7 @@ void kmt_reader_close(struct kmt_reader *r)
 		return;
 	r->ops->close(r);
 	kmt_stack_join_free(r);
+	kmt_reader_usyms_free(r);
 	kmt_reader_free_common(r);
 }
 

@@ -48,8 +48,12 @@ struct kmt_reader {
 	struct kmt_stack_joiner *stacks;	/* kernel_stack records to join, or NULL */
 	int *cpu_nodes;			/* KMT_TEXT_CPU_NODES read once: node per CPU, -1 */
 	int ncpu_nodes;			/* entries of cpu_nodes; -1 until read */
+	struct kmt_reader_usyms *usyms;	/* KMT_TEXT_USER_MAPS read (reader_usyms.c) */
 	void *priv;
 };
+
+/* Free what reader_usyms.c read. */
+void kmt_reader_usyms_free(struct kmt_reader *r);
 
 /* Allocate a reader for @path with @ncpus (0 allowed) zeroed stats. */
 struct kmt_reader *kmt_reader_alloc(const char *path, const struct kmt_reader_ops *ops);

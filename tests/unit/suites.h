@@ -15,5 +15,6 @@ Suite *plugins_suite(void);
 Suite *record_suite(void);
 Suite *formats_suite(void);
 Suite *stacks_suite(void);
+Suite *user_suite(void);
 
 #endif

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * umem: the C library allocations of record --user, per process and per
+ * caller. Each thread's allocator calls wait for their returns; a call made
+ * inside another (glibc's realloc(NULL, n) calls malloc) is not counted
+ * again. Live objects are followed by process and pointer, so that frees
+ * and reallocs find what they end, and what is left at the end is the
+ * leak table.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "umem.h"
+#include "common/util.h"
+
+enum { OPT_TIMELINE = 0x100 };
+
+static const struct option umem_longopts[] = {
+	{ "timeline", required_argument, NULL, OPT_TIMELINE },
+	{ "lines", required_argument, NULL, 'l' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* One key for a pointer of a process: pointers repeat across address spaces. */
+static uint64_t proc_key(int tgid, uint64_t v)
+{
+	uint64_t h = v ^ ((uint64_t)(uint32_t)tgid * 0x9e3779b97f4a7c15ull);
+
+	h ^= h >> 31;
+	return h * 0xbf58476d1ce4e5b9ull;
+}
+
+/* Index of the item @key in @map, made with @make(@st, @arg) when new; UINT32_MAX: no memory. */
+static uint32_t row_of(struct umem_state *st, struct kmt_hashmap *map, uint64_t key,
+		       uint32_t (*make)(struct umem_state *st, int tgid, uint64_t arg), int tgid,
+		       uint64_t arg)
+{
+	uint64_t idx;
+	uint32_t row;
+
+	if (kmt_hashmap_get(map, key, &idx))
+		return (uint32_t)idx;
+	row = make(st, tgid, arg);
+	if (row == UINT32_MAX || kmt_hashmap_put(map, key, row)) {
+		st->nomem = true;
+		return UINT32_MAX;
+	}
+	return row;
+}
+
+static uint32_t make_thread(struct umem_state *st, int tid, uint64_t unused)
+{
+	(void)unused;
+	if (kmt_grow(&st->threads, &st->cap_threads, st->nthreads, sizeof(*st->threads)))
+		return UINT32_MAX;
+	st->threads[st->nthreads] = (struct umem_thread){
+		.tgid = st->reader ? kmt_reader_tgid(st->reader, tid) : tid };
+	return st->nthreads++;
+}
+
+static uint32_t make_proc(struct umem_state *st, int tgid, uint64_t unused)
+{
+	(void)unused;
+	if (kmt_grow(&st->procs, &st->cap_procs, st->nprocs, sizeof(*st->procs)))
+		return UINT32_MAX;
+	st->procs[st->nprocs] = (struct umem_proc){ .tgid = tgid };
+	return st->nprocs++;
+}
+
+static uint32_t make_caller(struct umem_state *st, int tgid, uint64_t addr)
+{
+	if (kmt_grow(&st->callers, &st->cap_callers, st->ncallers, sizeof(*st->callers)))
+		return UINT32_MAX;
+	st->callers[st->ncallers] = (struct umem_caller){ .tgid = tgid, .addr = addr };
+	return st->ncallers++;
+}
+
+/* The size asked for by the call in @f. */
+static uint64_t requested(const struct umem_frame *f)
+{
+	switch (f->func) {
+	case KMT_UF_CALLOC:
+		return f->a[1] && f->a[0] > UINT64_MAX / f->a[1] ? UINT64_MAX : f->a[0] * f->a[1];
+	case KMT_UF_REALLOC:
+	case KMT_UF_MEMALIGN:
+		return f->a[1];
+	case KMT_UF_POSIX_MEMALIGN:
+		return f->a[2];
+	default:
+		return f->a[0];
+	}
+}
+
+/* End the live object @ptr of @p; false when there is none. */
+static bool end_object(struct umem_state *st, struct umem_proc *p, uint64_t ptr)
+{
+	uint64_t key = proc_key(p->tgid, ptr);
+	struct umem_obj o;
+
+	if (!umem_obj_take(&st->objs, key, &o))
+		return false;
+	if (o.ptr != ptr || o.tgid != p->tgid) {	/* another's key: put it back */
+		if (umem_obj_put(&st->objs, key, &o))
+			st->nomem = true;
+		return false;
+	}
+	p->live_bytes -= o.size;
+	p->live_objs--;
+	st->callers[o.caller].live_bytes -= o.size;
+	st->callers[o.caller].live_objs--;
+	return true;
+}
+
+static void free_pointer(struct umem_state *st, struct umem_proc *p, uint64_t ptr)
+{
+	if (ptr && !end_object(st, p, ptr))
+		p->untracked_frees++;	/* allocated before the recording, or left out */
+}
+
+static void keep_object(struct umem_state *st, struct umem_proc *p, uint32_t caller,
+			uint64_t ptr, uint64_t size, uint64_t ts)
+{
+	struct umem_obj o = { ptr, size, ts, caller, p->tgid };
+
+	end_object(st, p, ptr);		/* still live: its free was not seen */
+	if (umem_obj_put(&st->objs, proc_key(p->tgid, ptr), &o)) {
+		st->nomem = true;
+		return;
+	}
+	p->requested += size;
+	p->live_bytes += size;
+	p->live_objs++;
+	if (p->live_bytes > p->peak_bytes) {
+		p->peak_bytes = p->live_bytes;
+		p->peak_ts = ts;
+	}
+	st->callers[caller].bytes += size;
+	st->callers[caller].live_bytes += size;
+	st->callers[caller].live_objs++;
+}
+
+/* The outermost call @f of process @p returned @ret. */
+static void on_allocated(struct umem_state *st, struct umem_proc *p, const struct umem_frame *f,
+			 uint64_t ret, uint64_t ts)
+{
+	uint32_t c = row_of(st, &st->caller_of, proc_key(p->tgid, f->caller), make_caller,
+			    p->tgid, f->caller);
+	uint64_t size = requested(f);
+
+	if (c == UINT32_MAX)
+		return;
+	st->callers[c].calls++;
+	if (!ret) {
+		if (f->func == KMT_UF_REALLOC && !size)
+			free_pointer(st, p, f->a[0]);	/* realloc(p, 0) frees p */
+		else if (size) {
+			p->failed++;
+			st->callers[c].failed++;
+		}
+		return;
+	}
+	if (f->func == KMT_UF_REALLOC)
+		free_pointer(st, p, f->a[0]);
+	keep_object(st, p, c, ret, size, ts);
+}
+
+static void on_call(struct umem_state *st, struct umem_thread *t, struct umem_proc *p,
+		    const struct kmt_event *ev)
+{
+	struct umem_frame f = { { ev->arg[0], ev->arg[1], ev->arg[2] }, ev->call_site, ev->ts,
+				(uint8_t)ev->func, t->depth > 0 };
+
+	if (f.nested) {
+		st->nested++;
+	} else {
+		p->calls[f.func]++;
+		if (f.func == KMT_UF_FREE)
+			free_pointer(st, p, f.a[0]);
+		if (f.func == KMT_UF_POSIX_MEMALIGN)
+			st->unknown_pointers++;	/* written to memory no probe reads */
+	}
+	if (!kmt_user_func_returns_pointer(f.func))
+		return;
+	if (t->depth == UMEM_DEPTH) {
+		st->too_deep++;
+		return;
+	}
+	t->f[t->depth++] = f;
+}
+
+static void on_return(struct umem_state *st, struct umem_thread *t, struct umem_proc *p,
+		      const struct kmt_event *ev)
+{
+	const struct umem_frame *f;
+
+	if (!t->depth || t->f[t->depth - 1].func != ev->func) {
+		st->unmatched_returns++;	/* its call was filtered out or not seen */
+		t->depth = 0;
+		return;
+	}
+	f = &t->f[--t->depth];
+	if (!f->nested)
+		on_allocated(st, p, f, (uint64_t)ev->ret, ev->ts);
+}
+
+/* --timeline: every process's live heap at each interval end passed. */
+static void tick(struct umem_state *st, uint64_t ts)
+{
+	uint32_t i;
+
+	if (!st->timeline_ns || ts < st->next_tick)
+		return;
+	for (i = 0; i < st->nprocs; i++) {
+		if (kmt_grow(&st->points, &st->cap_points, st->npoints, sizeof(*st->points))) {
+			st->nomem = true;
+			return;
+		}
+		st->points[st->npoints++] = (struct umem_point){ st->next_tick,
+								  st->procs[i].live_bytes,
+								  st->procs[i].tgid };
+	}
+	st->next_tick = ts - (ts - st->first_ts) % st->timeline_ns + st->timeline_ns;
+}
+
+static void umem_event(void *priv, const struct kmt_event *ev)
+{
+	struct umem_state *st = priv;
+	uint32_t ti, pi;
+
+	if (st->nomem || kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
+		return;
+	if (!st->first_ts) {
+		st->first_ts = ev->ts;
+		st->next_tick = ev->ts + st->timeline_ns;
+	}
+	st->last_ts = ev->ts;
+	tick(st, ev->ts);
+	ti = row_of(st, &st->thread_of, (uint32_t)ev->pid, make_thread, ev->pid, 0);
+	if (ti == UINT32_MAX)
+		return;
+	pi = row_of(st, &st->proc_of, st->threads[ti].tgid, make_proc, st->threads[ti].tgid, 0);
+	if (pi == UINT32_MAX)
+		return;
+	if (ev->type == KMT_EV_U_CALL)
+		on_call(st, &st->threads[ti], &st->procs[pi], ev);
+	else
+		on_return(st, &st->threads[ti], &st->procs[pi], ev);
+}
+
+static void *umem_init(void)
+{
+	struct umem_state *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	st->lines = -1;
+	if (kmt_filter_init(&st->filter) || kmt_hashmap_init(&st->thread_of) ||
+	    kmt_hashmap_init(&st->proc_of) || kmt_hashmap_init(&st->caller_of) ||
+	    kmt_objmap_init(&st->objs, sizeof(struct umem_obj))) {
+		kmt_filter_free(&st->filter);
+		kmt_hashmap_free(&st->thread_of);
+		kmt_hashmap_free(&st->proc_of);
+		kmt_hashmap_free(&st->caller_of);
+		free(st);
+		return NULL;
+	}
+	return st;
+}
+
+static void umem_free(void *priv)
+{
+	struct umem_state *st = priv;
+
+	kmt_filter_free(&st->filter);
+	kmt_hashmap_free(&st->thread_of);
+	kmt_hashmap_free(&st->proc_of);
+	kmt_hashmap_free(&st->caller_of);
+	kmt_objmap_free(&st->objs);
+	free(st->threads);
+	free(st->procs);
+	free(st->callers);
+	free(st->points);
+	free(st);
+}
+
+static struct kmt_filter *umem_filter(void *priv)
+{
+	return &((struct umem_state *)priv)->filter;
+}
+
+static int umem_option(void *priv, int key, const char *arg, char *msg, int msglen)
+{
+	struct umem_state *st = priv;
+	long long lines;
+
+	if (key == OPT_TIMELINE)
+		return kmt_parse_interval_ms(arg, &st->timeline_ns, msg, msglen);
+	if (key == 'l') {
+		if (kmt_parse_count(arg, "--lines", &lines, msg, msglen))
+			return -1;
+		st->lines = lines > INT32_MAX ? INT32_MAX : (int)lines;
+		return 0;
+	}
+	snprintf(msg, msglen, "unhandled option");
+	return -1;
+}
+
+static int umem_start(void *priv, const struct kmt_session *s)
+{
+	struct umem_state *st = priv;
+
+	if (s) {
+		st->reader = s->reader;
+		st->tep = s->tep;
+		st->filter.tep = s->tep;
+	}
+	return 0;
+}
+
+static int umem_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
+{
+	(void)s;
+	return kmt_umem_report(priv, out);
+}
+
+static const struct kmt_need umem_needs[] = {
+	{ KMT_EVMASK(KMT_EV_U_CALL), "user-space allocations (kmtrace record --user)" },
+	{ 0 }
+};
+
+const struct kmt_analysis kmt_analysis_umem = {
+	.name = "umem",
+	.help = "C library allocations (record --user): per process and caller, live heap, "
+		"peak, leaks",
+	.usage = "  --timeline MS       each process's live heap at every MS milliseconds\n"
+		 "  -l, --lines N       at most N rows per table\n",
+	.shortopts = "l:",
+	.longopts = umem_longopts,
+	.needs = umem_needs,
+	.events = KMT_EVMASK(KMT_EV_U_CALL) | KMT_EVMASK(KMT_EV_U_RETURN),
+	.init = umem_init,
+	.filter = umem_filter,
+	.option = umem_option,
+	.start = umem_start,
+	.event = umem_event,
+	.report = umem_report,
+	.free = umem_free,
+};

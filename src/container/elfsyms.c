@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * ELF function symbols and PT_LOAD segments through libelf. The symbol
+ * table (.symtab) names static functions too; a stripped file has only
+ * .dynsym. Names are copied without their version ("malloc@@GLIBC_2.2.5"
+ * is "malloc"), and symbols are kept sorted by address for lookups.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elfsyms.h"
+#include "common/util.h"
+
+#define MAX_SYMS	(1u << 22)	/* more is not a real file */
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct kmt_elf_sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int read_segments(struct kmt_elfsyms *e, Elf *elf)
+{
+	size_t n, i;
+
+	if (elf_getphdrnum(elf, &n) || n > 4096)
+		return -1;
+	e->segs = calloc(n ? n : 1, sizeof(*e->segs));
+	if (!e->segs)
+		return -1;
+	e->is_static = true;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph))
+			return -1;
+		if (ph.p_type == PT_INTERP)
+			e->is_static = false;
+		if (ph.p_type == PT_LOAD)
+			e->segs[e->nsegs++] = (struct kmt_elf_segment){ ph.p_offset, ph.p_vaddr,
+									ph.p_filesz };
+	}
+	return 0;
+}
+
+/* The symbol table section of @type (SHT_SYMTAB, SHT_DYNSYM), or NULL. */
+static Elf_Scn *find_table(Elf *elf, Elf64_Word type, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, sh) && sh->sh_type == type && sh->sh_entsize)
+			return scn;
+	return NULL;
+}
+
+/* Copy the function symbols of @scn: names into one buffer, without versions. */
+static int read_symbols(struct kmt_elfsyms *e, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n = sh->sh_size / sh->sh_entsize, i;
+	uint32_t used = 0, cap = 0;
+
+	if (!data || n > MAX_SYMS || !(e->syms = calloc(n ? n : 1, sizeof(*e->syms))))
+		return -1;
+	for (i = 0; i < n; i++) {
+		const char *name;
+		size_t len;
+		GElf_Sym s;
+
+		if (!gelf_getsym(data, i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+		    !s.st_value || !(name = elf_strptr(elf, sh->sh_link, s.st_name)) || !*name)
+			continue;
+		len = strcspn(name, "@");
+		if (len > 4096 || kmt_grow(&e->names, &cap, used + len, 1))
+			return -1;
+		memcpy(e->names + used, name, len);
+		e->names[used + len] = '\0';
+		/* an offset for now: the buffer may still move */
+		e->syms[e->nsyms++] = (struct kmt_elf_sym){ s.st_value, s.st_size,
+							    (const char *)(uintptr_t)used };
+		used += len + 1;
+	}
+	for (i = 0; i < e->nsyms; i++)
+		e->syms[i].name = e->names + (uintptr_t)e->syms[i].name;
+	qsort(e->syms, e->nsyms, sizeof(*e->syms), by_addr);
+	return 0;
+}
+
+int kmt_elfsyms_load(struct kmt_elfsyms *e, const char *path, char *why, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -1;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+	Elf *elf;
+
+	memset(e, 0, sizeof(*e));
+	if (fd < 0) {
+		snprintf(why, len, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		snprintf(why, len, "%s is not an ELF file", path);
+		goto out;
+	}
+	scn = find_table(elf, SHT_SYMTAB, &sh);
+	if (!scn)
+		scn = find_table(elf, SHT_DYNSYM, &sh);
+	if (read_segments(e, elf) || (scn && read_symbols(e, elf, scn, &sh))) {
+		snprintf(why, len, "cannot read the symbols of %s", path);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	if (ret)
+		kmt_elfsyms_free(e);
+	return ret;
+}
+
+const struct kmt_elf_sym *kmt_elfsyms_find(const struct kmt_elfsyms *e, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < e->nsyms; i++)
+		if (!strcmp(e->syms[i].name, name))
+			return &e->syms[i];
+	return NULL;
+}
+
+const struct kmt_elf_sym *kmt_elfsyms_at(const struct kmt_elfsyms *e, unsigned long long addr)
+{
+	size_t lo = 0, hi = e->nsyms;
+	const struct kmt_elf_sym *s;
+
+	while (lo < hi) {		/* the first symbol above @addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &e->syms[lo - 1];
+	/* a size of 0 (hand-written assembly) holds up to the next symbol */
+	return !s->size || addr < s->addr + s->size ? s : NULL;
+}
+
+long long kmt_elfsyms_offset_of(const struct kmt_elfsyms *e, unsigned long long vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < e->nsegs; i++)
+		if (vaddr >= e->segs[i].vaddr && vaddr - e->segs[i].vaddr < e->segs[i].filesz)
+			return (long long)(vaddr - e->segs[i].vaddr + e->segs[i].offset);
+	return -1;
+}
+
+long long kmt_elfsyms_vaddr_of(const struct kmt_elfsyms *e, unsigned long long offset)
+{
+	size_t i;
+
+	for (i = 0; i < e->nsegs; i++)
+		if (offset >= e->segs[i].offset && offset - e->segs[i].offset < e->segs[i].filesz)
+			return (long long)(offset - e->segs[i].offset + e->segs[i].vaddr);
+	return -1;
+}
+
+void kmt_elfsyms_free(struct kmt_elfsyms *e)
+{
+	free(e->syms);
+	free(e->segs);
+	free(e->names);
+	memset(e, 0, sizeof(*e));
+}

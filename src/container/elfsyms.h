@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * The function symbols and loadable segments of an ELF file (an executable
+ * or a shared library), read with elfutils' libelf: to place uprobes by
+ * name and to name the user-space addresses a recording carries.
+ */
+#ifndef KMT_ELFSYMS_H
+#define KMT_ELFSYMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct kmt_elf_sym {
+	unsigned long long addr;	/* its virtual address in the file's layout */
+	unsigned long long size;
+	const char *name;		/* unversioned */
+};
+
+struct kmt_elf_segment {
+	unsigned long long offset, vaddr, filesz;
+};
+
+struct kmt_elfsyms {
+	struct kmt_elf_sym *syms;	/* by address */
+	size_t nsyms;
+	struct kmt_elf_segment *segs;	/* PT_LOAD */
+	size_t nsegs;
+	char *names;			/* the names' storage */
+	bool is_static;			/* no PT_INTERP: nothing else is loaded */
+};
+
+/*
+ * Read @path's function symbols (.symtab, else .dynsym) and PT_LOAD
+ * segments into @e. 0, or -1 with @why filled (cannot open, not ELF).
+ */
+int kmt_elfsyms_load(struct kmt_elfsyms *e, const char *path, char *why, size_t len);
+
+/* The function symbol named @name (unversioned); NULL if there is none. */
+const struct kmt_elf_sym *kmt_elfsyms_find(const struct kmt_elfsyms *e, const char *name);
+
+/* The function symbol that holds virtual address @addr; NULL if none does. */
+const struct kmt_elf_sym *kmt_elfsyms_at(const struct kmt_elfsyms *e, unsigned long long addr);
+
+/* File offset of virtual address @vaddr; -1 when no segment loads it. */
+long long kmt_elfsyms_offset_of(const struct kmt_elfsyms *e, unsigned long long vaddr);
+
+/* Virtual address of file offset @offset; -1 when no segment holds it. */
+long long kmt_elfsyms_vaddr_of(const struct kmt_elfsyms *e, unsigned long long offset);
+
+/* Free what kmt_elfsyms_load() allocated. */
+void kmt_elfsyms_free(struct kmt_elfsyms *e);
+
+#endif /* KMT_ELFSYMS_H */

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * record --user and umem: the uprobe lines per architecture, the format
+ * they make decoded, ELF symbols of this very binary, and the call/return
+ * pairing of umem on hand-made events.
+ */
+#include <string.h>
+#include <check.h>
+#include <traceevent/event-parse.h>
+
+#include <kmtrace/analysis.h>
+#include <kmtrace/event.h>
+#include "capture/uprobes.h"
+#include "container/elfsyms.h"
+#include "analyses/umem.h"
+#include "suites.h"
+
+extern const struct kmt_analysis kmt_analysis_umem;
+
+START_TEST(test_uprobe_lines_per_arch)
+{
+	const struct kmt_uprobe_site site = { KMT_UF_CALLOC, 0x996e0 };
+	char line[512];
+
+	kmt_uprobe_line(line, sizeof(line), kmt_uprobe_regs_of("x86_64"), "/lib/libc.so.6", &site,
+			false);
+	ck_assert_str_eq(line, "p:kmtrace_user/call /lib/libc.so.6:0x996e0 a0=%di:x64 a1=%si:x64 "
+			 "a2=%dx:x64 caller=+0(%sp):x64 fn=\\2:u8");
+	kmt_uprobe_line(line, sizeof(line), kmt_uprobe_regs_of("aarch64"), "/lib/libc.so.6", &site,
+			false);
+	ck_assert_str_eq(line, "p:kmtrace_user/call /lib/libc.so.6:0x996e0 a0=%x0:x64 a1=%x1:x64 "
+			 "a2=%x2:x64 caller=%x30:x64 fn=\\2:u8");
+	kmt_uprobe_line(line, sizeof(line), kmt_uprobe_regs_of("aarch64"), "/lib/libc.so.6", &site,
+			true);
+	ck_assert_str_eq(line, "r:kmtrace_user/return /lib/libc.so.6:0x996e0 ret=$retval:x64 "
+			 "fn=\\2:u8");
+	ck_assert_ptr_null(kmt_uprobe_regs_of("riscv64"));
+	ck_assert(!kmt_user_func_returns_pointer(KMT_UF_FREE));
+	ck_assert(kmt_user_func_returns_pointer(KMT_UF_REALLOC));
+	kmt_uprobe_min_size_filter(line, sizeof(line), 4096);
+	ck_assert_ptr_nonnull(strstr(line, "fn == 4 || fn == 2 || (fn == 1 && a0 >= 4096)"));
+	ck_assert_ptr_nonnull(strstr(line, "(fn == 8 && a2 >= 4096)"));
+}
+END_TEST
+
+/* The format the kernel gives the "call" event (same on x86-64 and arm64: fixed types). */
+static const char call_format[] =
+	"name: call\nID: 2326\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 a0;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 a1;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 a2;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 caller;\toffset:40;\tsize:8;\tsigned:0;\n"
+	"\tfield:u8 fn;\toffset:48;\tsize:1;\tsigned:0;\n\n"
+	"print fmt: \"(%lx) a0=0x%Lx a1=0x%Lx a2=0x%Lx caller=0x%Lx fn=%u\", REC->__probe_ip, "
+	"REC->a0, REC->a1, REC->a2, REC->caller, REC->fn\n";
+
+START_TEST(test_call_format_decodes)
+{
+	struct tep_handle *tep = tep_alloc();
+	struct kmt_decoder *dec;
+	unsigned char rec[56] = { 0 };
+	unsigned long long v[] = { 0x7f0000001000ull, 24, 1, 2, 0x55550000abcdull };
+	unsigned short id = 2326;
+	int pid = 77;
+	struct kmt_event ev;
+
+	tep_set_long_size(tep, 8);
+	ck_assert_int_eq(tep_parse_event(tep, call_format, strlen(call_format), "kmtrace_user"), 0);
+	dec = kmt_decoder_new(tep);
+	memcpy(rec, &id, 2);
+	memcpy(rec + 4, &pid, 4);
+	memcpy(rec + 8, v, sizeof(v));
+	rec[48] = KMT_UF_MALLOC;
+	ck_assert_int_eq(kmt_decode(dec, rec, 49, &ev), KMT_EV_U_CALL);
+	ck_assert(kmt_event_possible(&ev));
+	ck_assert_uint_eq(ev.arg[0], 24);
+	ck_assert_uint_eq(ev.call_site, 0x55550000abcdull);
+	ck_assert_uint_eq(ev.func, KMT_UF_MALLOC);
+	rec[48] = KMT_UF_NR;		/* no such function: left out */
+	kmt_decode(dec, rec, 49, &ev);
+	ck_assert(!kmt_event_possible(&ev));
+	kmt_decoder_free(dec);
+	tep_free(tep);
+}
+END_TEST
+
+/* This test binary's own symbols: names, addresses and offsets agree. */
+START_TEST(test_elf_symbols_of_self)
+{
+	struct kmt_elfsyms e;
+	const struct kmt_elf_sym *s;
+	char why[256];
+	long long off;
+
+	ck_assert_int_eq(kmt_elfsyms_load(&e, "/proc/self/exe", why, sizeof(why)), 0);
+	ck_assert(!e.is_static);
+	s = kmt_elfsyms_find(&e, "kmt_elfsyms_load");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_eq(kmt_elfsyms_at(&e, s->addr + 1), s);
+	off = kmt_elfsyms_offset_of(&e, s->addr);
+	ck_assert_int_ge(off, 0);
+	ck_assert_int_eq(kmt_elfsyms_vaddr_of(&e, off), (long long)s->addr);
+	ck_assert_ptr_null(kmt_elfsyms_find(&e, "no_such_function_here"));
+	kmt_elfsyms_free(&e);
+	ck_assert_int_eq(kmt_elfsyms_load(&e, "/proc/self/status", why, sizeof(why)), -1);
+	ck_assert_ptr_nonnull(strstr(why, "not an ELF file"));
+}
+END_TEST
+
+static void user_event(struct umem_state *st, enum kmt_event_type type, int tid,
+		       enum kmt_user_func f, uint64_t a0, uint64_t a1, uint64_t ret,
+		       uint64_t caller)
+{
+	static uint64_t ts = 1000;
+	struct kmt_event ev = { .type = type, .pid = tid, .ts = ts++, .func = f,
+				.arg = { a0, a1 }, .call_site = caller, .ret = (long long)ret };
+
+	kmt_analysis_umem.event(st, &ev);
+}
+
+static void call(struct umem_state *st, int tid, enum kmt_user_func f, uint64_t a0,
+		 uint64_t a1, uint64_t caller)
+{
+	user_event(st, KMT_EV_U_CALL, tid, f, a0, a1, 0, caller);
+}
+
+static void ret(struct umem_state *st, int tid, enum kmt_user_func f, uint64_t ptr)
+{
+	user_event(st, KMT_EV_U_RETURN, tid, f, 0, 0, ptr, 0);
+}
+
+/*
+ * malloc, realloc(NULL) with glibc's inner malloc, realloc to 0, a failed
+ * calloc, an untracked free, a return without its call, two threads.
+ */
+START_TEST(test_umem_pairs_calls_and_returns)
+{
+	struct umem_state *st = kmt_analysis_umem.init();
+	const struct umem_proc *p;
+
+	ck_assert_int_eq(kmt_analysis_umem.start(st, NULL), 0);
+	call(st, 10, KMT_UF_MALLOC, 100, 0, 0xa);
+	call(st, 11, KMT_UF_MALLOC, 50, 0, 0xb);	/* another thread, interleaved */
+	ret(st, 10, KMT_UF_MALLOC, 0x1000);
+	ret(st, 11, KMT_UF_MALLOC, 0x2000);
+	call(st, 10, KMT_UF_REALLOC, 0, 300, 0xc);	/* realloc(NULL, 300) ... */
+	call(st, 10, KMT_UF_MALLOC, 300, 0, 0xd);	/* ... calls malloc inside */
+	ret(st, 10, KMT_UF_MALLOC, 0x3000);
+	ret(st, 10, KMT_UF_REALLOC, 0x3000);
+	call(st, 10, KMT_UF_REALLOC, 0x1000, 0, 0xc);	/* realloc(p, 0) frees p */
+	ret(st, 10, KMT_UF_REALLOC, 0);
+	call(st, 10, KMT_UF_CALLOC, 1ull << 40, 1ull << 30, 0xe);	/* overflows: fails */
+	ret(st, 10, KMT_UF_CALLOC, 0);
+	call(st, 10, KMT_UF_FREE, 0x9999, 0, 0xf);	/* never seen allocated */
+	call(st, 10, KMT_UF_FREE, 0, 0, 0xf);		/* free(NULL) */
+	ret(st, 10, KMT_UF_MALLOC, 0x4000);		/* its call was not seen */
+	ck_assert_uint_eq(st->nprocs, 2);	/* no task lines: each thread its own */
+	p = &st->procs[0];
+	ck_assert_uint_eq(p->calls[KMT_UF_MALLOC], 1);
+	ck_assert_uint_eq(p->calls[KMT_UF_REALLOC], 2);
+	ck_assert_uint_eq(p->calls[KMT_UF_FREE], 2);
+	ck_assert_uint_eq(p->live_bytes, 300);
+	ck_assert_uint_eq(p->live_objs, 1);
+	ck_assert_uint_eq(p->peak_bytes, 400);
+	ck_assert_uint_eq(p->failed, 1);
+	ck_assert_uint_eq(p->untracked_frees, 1);
+	ck_assert_uint_eq(st->nested, 1);
+	ck_assert_uint_eq(st->unmatched_returns, 1);
+	ck_assert_uint_eq(st->procs[1].live_bytes, 50);
+	kmt_analysis_umem.free(st);
+}
+END_TEST
+
+Suite *user_suite(void)
+{
+	Suite *s = suite_create("user");
+	TCase *tc = tcase_create("uprobes");
+
+	tcase_add_test(tc, test_uprobe_lines_per_arch);
+	tcase_add_test(tc, test_call_format_decodes);
+	tcase_add_test(tc, test_elf_symbols_of_self);
+	tcase_add_test(tc, test_umem_pairs_calls_and_returns);
+	suite_add_tcase(s, tc);
+	return s;
+}
