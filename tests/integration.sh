@@ -134,6 +134,7 @@ core_parsing_tests() {
 . "$TOP/tests/hostile.sh"
 . "$TOP/tests/symbols.sh"
 . "$TOP/tests/stacks.sh"
+. "$TOP/tests/umem.sh"
 
 parsing_tests() {
 	foreign_machine_check
@@ -311,6 +312,7 @@ textlog_live_tests
 plugins_live_tests
 symbols_live_tests
 stacks_live_tests
+umem_live_tests
 
 # Only what this run started is ours: an instance named kmtrace-PID of a
 # process this run did not start is neither reported nor removed.

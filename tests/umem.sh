@@ -1,0 +1,98 @@
+# User-space allocations: record --user and report umem. Sourced by
+# tests/integration.sh (uses its KMTRACE, TOP, WORK, live, leftover_instances).
+
+UMEM_PROG=$WORK/umalloc
+
+build_umalloc() {
+	[ -x "$UMEM_PROG" ] || cc -O1 -g -o "$UMEM_PROG" "$TOP/tests/progs/umalloc.c"
+}
+
+# kmtrace's uprobe events still in uprobe_events (none when all is well).
+user_probes_left() {
+	grep -s 'kmtrace_user/' /sys/kernel/tracing/uprobe_events
+}
+
+# malloc calls per caller address of pid $2 in `trace-cmd report` of $1: "COUNT CALLER".
+tracecmd_mallocs_by_caller() {
+	trace-cmd report "$1" 2>/dev/null |
+		awk -v pid="$2" '/ call: / && / fn=1$/ && $1 ~ "-" pid "$" {
+			for (i = 1; i <= NF; i++) if ($i ~ /^caller=/) n[substr($i, 8)]++
+		} END { for (c in n) print n[c], c }' | sort -rn
+}
+
+# Done-when 1: 10,000 mallocs of 1,000 bytes, 3,000 freed, a calloc and a realloc.
+test_umem_known() {
+	local f=$WORK/umem.dat pid top
+	build_umalloc || return 1
+	"$KMTRACE" record --user -e kmem:kmalloc -o "$f" -- "$UMEM_PROG" 10000 1000 3000 300 \
+		>"$WORK/umem.out" 2>"$WORK/umem.err" || { cat "$WORK/umem.err"; return 1; }
+	[ -z "$(user_probes_left)" ] || { echo "  uprobes left: $(user_probes_left)"; return 1; }
+	"$KMTRACE" report -i "$f" umem --format json >"$WORK/umem.json" || return 1
+	pid=$(json_get "$WORK/umem.json" "[p['pid'] for p in d['analyses']['umem']['tables']['processes'] if p['comm'] == 'umalloc'][0]")
+	python3 - "$WORK/umem.json" "$pid" <<'PY' || return 1
+import json, sys
+d = json.load(open(sys.argv[1]))['analyses']['umem']
+t, pid = d['tables'], int(sys.argv[2])
+p = [p for p in t['processes'] if p['pid'] == pid][0]
+def rows(table, fn):
+    return sorted((r for r in t[table] if r['pid'] == pid and r['caller'].startswith(fn + '+')),
+                  key=lambda r: r['bytes'])
+mk, rs, lk = rows('callers', 'make_objects'), rows('callers', 'resize_objects'), rows('leaks', 'make_objects')
+assert [(r['calls'], r['bytes'], r['live_bytes'], r['live_objects']) for r in mk] == \
+    [(10000, 10_000_000, 7_000_000, 7000)], mk
+# calloc(10, 100), then realloc of it to 4,000 bytes: the first freed, the second live
+assert [(r['calls'], r['bytes'], r['live_bytes'], r['live_objects']) for r in rs] == \
+    [(1, 1000, 0, 0), (1, 4000, 4000, 1)], rs
+assert [(r['objects'], r['bytes']) for r in lk] == [(7000, 7_000_000)], lk
+assert p['free'] == 3000 and p['realloc'] == 1 and p['calloc'] == 2, p
+assert p['untracked_frees'] == 0 and d['summary']['unmatched_returns'] == 0, d['summary']
+print(f"  pid {pid}: {p['malloc']} malloc, {p['calloc']} calloc, {p['realloc']} realloc, "
+      f"{p['free']} free; make_objects 10000 x 1000 B, 7000 live; resize_objects 1000 B "
+      f"freed by the realloc, 4000 B live")
+PY
+	# recount from trace-cmd report: malloc calls of the process, and those of the top caller
+	top=$(tracecmd_mallocs_by_caller "$f" "$pid" | head -1)
+	[ "$(tracecmd_mallocs_by_caller "$f" "$pid" | awk '{ s += $1 } END { print s }')" = \
+	  "$(json_get "$WORK/umem.json" "[p['malloc'] for p in d['analyses']['umem']['tables']['processes'] if p['pid'] == $pid][0]")" ] &&
+	[ "${top%% *}" = 10000 ] ||
+		{ echo "  trace-cmd report recount differs (top caller: $top)"; return 1; }
+	echo "  trace-cmd report: the same malloc calls, 10000 from one caller"
+}
+
+# Done-when 4: a recorder killed with SIGKILL leaves its uprobes; the next record takes them back.
+test_umem_killed_recorder() {
+	local pid child
+	"$KMTRACE" record --user -o "$WORK/killed.dat" -- sleep 30 >/dev/null 2>&1 &
+	pid=$!
+	for _ in $(seq 200); do [ -n "$(user_probes_left)" ] && break; sleep 0.05; done
+	sleep 0.3	# past the setup: tracing on, the command released
+	child=$(pgrep -P "$pid")	# the command of the recorder this test started
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null
+	[ -n "$child" ] && kill "$child" 2>/dev/null
+	[ -n "$(user_probes_left)" ] || { echo "  the killed recorder left no uprobes to take back"; return 1; }
+	"$KMTRACE" record -d 0.2 -e kmem:kmalloc -o "$WORK/after-kill.dat" >/dev/null 2>"$WORK/ak.err" ||
+		{ cat "$WORK/ak.err"; return 1; }
+	[ -z "$(user_probes_left)" ] || { echo "  uprobes left: $(user_probes_left)"; return 1; }
+	[ -z "$(leftover_instances)" ] || { echo "  instance left: $(leftover_instances)"; return 1; }
+	echo "  $(cat "$WORK/ak.err" | grep -c removed) notice of the instance removed; uprobes gone"
+}
+
+# --user without -p or a command is refused before anything is made.
+test_umem_needs_scope() {
+	"$KMTRACE" record --user -d 1 -o "$WORK/nouser.dat" 2>"$WORK/nouser.err"
+	[ $? = 2 ] && grep -q -- '--user needs -p PID or -- COMMAND' "$WORK/nouser.err" &&
+		[ ! -e "$WORK/nouser.dat" ] && [ -z "$(user_probes_left)" ]
+}
+
+umem_live_tests() {
+	if [ ! -e /sys/kernel/tracing/uprobe_events ]; then
+		skip "record --user: the kernel has no uprobe events"
+		return
+	fi
+	live "record --user: 10,000 mallocs, 3,000 frees, a calloc and a realloc from two call sites in umem, recounted by trace-cmd report" \
+		test_umem_known
+	live "record --user killed with SIGKILL: the next record removes its uprobes and instance" \
+		test_umem_killed_recorder
+	live "record --user without -p or COMMAND: refused, nothing made" test_umem_needs_scope
+}
