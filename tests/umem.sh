@@ -59,6 +59,33 @@ PY
 	echo "  trace-cmd report: the same malloc calls, 10000 from one caller"
 }
 
+# Done-when 2: half of a 50 MB heap freed in a pattern no page can go back from:
+# umem's live heap and anonymous RSS agree with the program's own accounting
+# (its counted bytes, /proc/self/status RssAnon) within 1%, RSS twice the heap.
+test_umem_fragmented() {
+	local f=$WORK/ufrag.dat
+	[ -x "$WORK/ufrag" ] || cc -O1 -g -o "$WORK/ufrag" "$TOP/tests/progs/ufrag.c" || return 1
+	"$KMTRACE" record --user -e kmem:rss_stat -e kmem:kmalloc -e kmem:kfree \
+		-e kmem:mm_page_alloc -e kmem:mm_page_free -o "$f" -- "$WORK/ufrag" 50000 1000 300 \
+		>"$WORK/ufrag.out" 2>"$WORK/ufrag.err" || { cat "$WORK/ufrag.err"; return 1; }
+	"$KMTRACE" report -i "$f" umem --format json >"$WORK/ufrag.json" || return 1
+	python3 - "$WORK/ufrag.json" "$WORK/ufrag.out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))['analyses']['umem']['tables']['memory']
+own = open(sys.argv[2]).read().split()
+live, rss = int(own[1]), int(own[5])
+m = [r for r in d if r['comm'] == 'ufrag']
+assert len(m) == 1, d
+m = m[0]
+def close(a, b): return abs(a - b) <= 0.01 * b
+assert close(m['live_heap'], live), (m['live_heap'], live)
+assert close(m['anon_rss'], rss), (m['anon_rss'], rss)
+assert m['rss_over_heap'] > 0.9 * live, m
+print(f"  live heap {m['live_heap']} (own count {live}), anon RSS {m['anon_rss']} (RssAnon {rss}): "
+      f"RSS - heap {m['rss_over_heap']}, heap {m['heap_percent']:.1f}% of RSS")
+PY
+}
+
 # Done-when 4: a recorder killed with SIGKILL leaves its uprobes; the next record takes them back.
 test_umem_killed_recorder() {
 	local pid child
@@ -92,6 +119,8 @@ umem_live_tests() {
 	fi
 	live "record --user: 10,000 mallocs, 3,000 frees, a calloc and a realloc from two call sites in umem, recounted by trace-cmd report" \
 		test_umem_known
+	live "record --user: a half-freed 50 MB heap shows anonymous RSS twice the live heap, both within 1% of the program's own figures" \
+		test_umem_fragmented
 	live "record --user killed with SIGKILL: the next record removes its uprobes and instance" \
 		test_umem_killed_recorder
 	live "record --user without -p or COMMAND: refused, nothing made" test_umem_needs_scope

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <traceevent/event-parse.h>
 
 #include "umem.h"
 #include "common/util.h"
@@ -214,15 +215,24 @@ static void tick(struct umem_state *st, uint64_t ts)
 	if (!st->timeline_ns || ts < st->next_tick)
 		return;
 	for (i = 0; i < st->nprocs; i++) {
+		const struct umem_proc *p = &st->procs[i];
+
+		if (!p->user)
+			continue;
 		if (kmt_grow(&st->points, &st->cap_points, st->npoints, sizeof(*st->points))) {
 			st->nomem = true;
 			return;
 		}
-		st->points[st->npoints++] = (struct umem_point){ st->next_tick,
-								  st->procs[i].live_bytes,
-								  st->procs[i].tgid };
+		st->points[st->npoints++] = (struct umem_point){ st->next_tick, p->live_bytes,
+								  p->anon_rss, p->kslab_live,
+								  p->kpages_live, p->tgid };
 	}
 	st->next_tick = ts - (ts - st->first_ts) % st->timeline_ns + st->timeline_ns;
+}
+
+uint32_t kmt_umem_proc(struct umem_state *st, int tgid)
+{
+	return row_of(st, &st->proc_of, (uint32_t)tgid, make_proc, tgid, 0);
 }
 
 static void umem_event(void *priv, const struct kmt_event *ev)
@@ -241,33 +251,17 @@ static void umem_event(void *priv, const struct kmt_event *ev)
 	ti = row_of(st, &st->thread_of, (uint32_t)ev->pid, make_thread, ev->pid, 0);
 	if (ti == UINT32_MAX)
 		return;
-	pi = row_of(st, &st->proc_of, st->threads[ti].tgid, make_proc, st->threads[ti].tgid, 0);
+	pi = kmt_umem_proc(st, st->threads[ti].tgid);
 	if (pi == UINT32_MAX)
 		return;
-	if (ev->type == KMT_EV_U_CALL)
+	if (ev->type == KMT_EV_U_CALL) {
+		st->procs[pi].user = true;
 		on_call(st, &st->threads[ti], &st->procs[pi], ev);
-	else
+	} else if (ev->type == KMT_EV_U_RETURN) {
 		on_return(st, &st->threads[ti], &st->procs[pi], ev);
-}
-
-static void *umem_init(void)
-{
-	struct umem_state *st = calloc(1, sizeof(*st));
-
-	if (!st)
-		return NULL;
-	st->lines = -1;
-	if (kmt_filter_init(&st->filter) || kmt_hashmap_init(&st->thread_of) ||
-	    kmt_hashmap_init(&st->proc_of) || kmt_hashmap_init(&st->caller_of) ||
-	    kmt_objmap_init(&st->objs, sizeof(struct umem_obj))) {
-		kmt_filter_free(&st->filter);
-		kmt_hashmap_free(&st->thread_of);
-		kmt_hashmap_free(&st->proc_of);
-		kmt_hashmap_free(&st->caller_of);
-		free(st);
-		return NULL;
+	} else if (kmt_umem_kernel_event(st, &st->procs[pi], ev)) {
+		st->nomem = true;
 	}
-	return st;
 }
 
 static void umem_free(void *priv)
@@ -279,11 +273,32 @@ static void umem_free(void *priv)
 	kmt_hashmap_free(&st->proc_of);
 	kmt_hashmap_free(&st->caller_of);
 	kmt_objmap_free(&st->objs);
+	kmt_objmap_free(&st->kslab);
+	kmt_objmap_free(&st->kpages);
 	free(st->threads);
 	free(st->procs);
 	free(st->callers);
 	free(st->points);
 	free(st);
+}
+
+static void *umem_init(void)
+{
+	struct umem_state *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	st->lines = -1;
+	st->page_size = 4096;
+	if (kmt_filter_init(&st->filter) || kmt_hashmap_init(&st->thread_of) ||
+	    kmt_hashmap_init(&st->proc_of) || kmt_hashmap_init(&st->caller_of) ||
+	    kmt_objmap_init(&st->objs, sizeof(struct umem_obj)) ||
+	    kmt_objmap_init(&st->kslab, sizeof(struct umem_kobj)) ||
+	    kmt_objmap_init(&st->kpages, sizeof(struct umem_kobj))) {
+		umem_free(st);
+		return NULL;
+	}
+	return st;
 }
 
 static struct kmt_filter *umem_filter(void *priv)
@@ -316,6 +331,8 @@ static int umem_start(void *priv, const struct kmt_session *s)
 		st->reader = s->reader;
 		st->tep = s->tep;
 		st->filter.tep = s->tep;
+		if (s->tep && tep_get_page_size(s->tep) > 0)
+			st->page_size = tep_get_page_size(s->tep);
 	}
 	return 0;
 }
@@ -340,7 +357,7 @@ const struct kmt_analysis kmt_analysis_umem = {
 	.shortopts = "l:",
 	.longopts = umem_longopts,
 	.needs = umem_needs,
-	.events = KMT_EVMASK(KMT_EV_U_CALL) | KMT_EVMASK(KMT_EV_U_RETURN),
+	.events = KMT_EVMASK(KMT_EV_U_CALL) | KMT_EVMASK(KMT_EV_U_RETURN) | UMEM_KERNEL_EVENTS,
 	.init = umem_init,
 	.filter = umem_filter,
 	.option = umem_option,

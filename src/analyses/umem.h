@@ -31,6 +31,10 @@ struct umem_proc {
 	uint64_t calls[KMT_UF_NR];
 	uint64_t requested, failed, untracked_frees;
 	uint64_t live_bytes, live_objs, peak_bytes, peak_ts;
+	bool user;			/* made allocator calls (the others: kernel only) */
+	bool have_rss;
+	uint64_t anon_rss, anon_rss_peak;	/* rss_stat MM_ANONPAGES of its own mm */
+	uint64_t kslab_live, kpages_live;	/* kernel memory allocated in it, live */
 };
 
 struct umem_caller {
@@ -46,9 +50,15 @@ struct umem_obj {
 	int tgid;
 };
 
-/* --timeline: a process's live heap when an interval ended. */
+/* Kernel memory (a slab object, a page block) and the process it was allocated in. */
+struct umem_kobj {
+	uint64_t bytes;
+	int tgid;
+};
+
+/* --timeline: a process's heap, RSS and kernel memory when an interval ended. */
 struct umem_point {
-	uint64_t ts, live;
+	uint64_t ts, live, anon_rss, kslab, kpages;
 	int tgid;
 };
 
@@ -62,6 +72,8 @@ struct umem_state {
 	struct umem_caller *callers;
 	uint32_t nthreads, cap_threads, nprocs, cap_procs, ncallers, cap_callers;
 	struct kmt_objmap objs;
+	struct kmt_objmap kslab, kpages;	/* by pointer, by pfn */
+	uint64_t page_size;
 	uint64_t unmatched_returns, nested, too_deep, unknown_pointers;
 	uint64_t first_ts, last_ts;
 	uint64_t timeline_ns, next_tick;
@@ -72,6 +84,25 @@ struct umem_state {
 };
 
 KMT_OBJMAP_TYPED(umem_obj, struct umem_obj)
+KMT_OBJMAP_TYPED(umem_kobj, struct umem_kobj)
+
+/* Events of the kernel side: anonymous RSS, slab and pages per process. */
+#define UMEM_KERNEL_EVENTS \
+	(KMT_EVMASK(KMT_EV_RSS_STAT) | KMT_EVMASK(KMT_EV_KMALLOC) | \
+	 KMT_EVMASK(KMT_EV_KMALLOC_NODE) | KMT_EVMASK(KMT_EV_CACHE_ALLOC) | \
+	 KMT_EVMASK(KMT_EV_CACHE_ALLOC_NODE) | KMT_EVMASK(KMT_EV_KFREE) | \
+	 KMT_EVMASK(KMT_EV_CACHE_FREE) | KMT_EVMASK(KMT_EV_PAGE_ALLOC) | \
+	 KMT_EVMASK(KMT_EV_PAGE_FREE) | KMT_EVMASK(KMT_EV_PAGE_FREE_BATCHED))
+
+/*
+ * A kernel event @ev of process @p (umem_kernel.c): its anonymous RSS, or
+ * slab and page memory allocated in it or freed. 0, or -1 out of memory.
+ */
+int kmt_umem_kernel_event(struct umem_state *st, struct umem_proc *p,
+			  const struct kmt_event *ev);
+
+/* The index of process @tgid's row, made when new; UINT32_MAX out of memory. */
+uint32_t kmt_umem_proc(struct umem_state *st, int tgid);
 
 /* The report of @st (umem_report.c). */
 int kmt_umem_report(struct umem_state *st, struct kmt_output *out);

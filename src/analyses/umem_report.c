@@ -39,11 +39,12 @@ static void caller_name(const struct umem_state *st, const struct umem_caller *c
 
 static int totals(const struct umem_state *st, struct kmt_output *out)
 {
-	uint64_t calls = 0, live = 0, objs = 0, failed = 0, untracked = 0;
+	uint64_t calls = 0, live = 0, objs = 0, failed = 0, untracked = 0, users = 0;
 	uint32_t i;
 	int f;
 
 	for (i = 0; i < st->nprocs; i++) {
+		users += st->procs[i].user;
 		for (f = KMT_UF_NONE + 1; f < KMT_UF_NR; f++)
 			calls += st->procs[i].calls[f];
 		live += st->procs[i].live_bytes;
@@ -51,7 +52,7 @@ static int totals(const struct umem_state *st, struct kmt_output *out)
 		failed += st->procs[i].failed;
 		untracked += st->procs[i].untracked_frees;
 	}
-	return kmt_output_count(out, "processes", "Processes", st->nprocs) ||
+	return kmt_output_count(out, "processes", "Processes with allocator calls", users) ||
 	       kmt_output_count(out, "calls", "Allocator calls", calls) ||
 	       kmt_output_count(out, "failed", "Failed calls (NULL returned)", failed) ||
 	       kmt_output_value(out, "live_bytes", "Live at the end", KMT_KIND_BYTES,
@@ -98,14 +99,17 @@ static int process_table(const struct umem_state *st, struct kmt_output *out)
 {
 	struct kmt_table *t = kmt_output_table(out, "processes", "Per process", NPROC_COLS,
 					       proc_cols);
-	uint32_t *idx = kmt_sorted_index(st->nprocs, by_live, st->procs), i;
+	uint32_t *idx = kmt_sorted_index(st->nprocs, by_live, st->procs), i, rows = 0;
 	int ret = t && idx ? 0 : -1, f;
 
-	for (i = 0; !ret && i < st->nprocs && (st->lines < 0 || i < (uint32_t)st->lines); i++) {
+	for (i = 0; !ret && i < st->nprocs && (st->lines < 0 || rows < (uint32_t)st->lines); i++) {
 		const struct umem_proc *p = &st->procs[idx[i]];
 		union kmt_cell c[NPROC_COLS];
 		int k = 0;
 
+		if (!p->user)
+			continue;
+		rows++;
 		c[k++].u = p->tgid;
 		c[k++].s = comm_of(st, p->tgid);
 		for (f = KMT_UF_NONE + 1; f < KMT_UF_NR; f++)
@@ -225,9 +229,51 @@ static int leak_table(const struct umem_state *st, struct kmt_output *out)
 	return ret;
 }
 
+static const struct kmt_column memory_cols[] = {
+	{ "pid", "PID", KMT_KIND_COUNT }, { "comm", "COMM", KMT_KIND_STRING },
+	{ "live_heap", "LIVE_HEAP", KMT_KIND_BYTES }, { "anon_rss", "ANON_RSS", KMT_KIND_BYTES },
+	{ "rss_over_heap", "RSS-HEAP", KMT_KIND_SIGNED },
+	{ "heap_percent", "HEAP/RSS", KMT_KIND_PERCENT },
+	{ "peak_heap", "PEAK_HEAP", KMT_KIND_BYTES }, { "peak_anon_rss", "PEAK_RSS", KMT_KIND_BYTES },
+	{ "kernel_slab", "KERNEL_SLAB", KMT_KIND_BYTES },
+	{ "kernel_pages", "KERNEL_PAGES", KMT_KIND_BYTES },
+};
+
+/*
+ * The view beside each other: live malloc heap, anonymous RSS (what the
+ * heap costs in pages: retained or fragmented heap shows as RSS far above
+ * it) and kernel memory allocated in the process, at the end.
+ */
+static int memory_table(const struct umem_state *st, struct kmt_output *out)
+{
+	struct kmt_table *t = kmt_output_table(out, "memory", "Heap, anonymous RSS and kernel "
+					       "memory per process at the end", 10, memory_cols);
+	uint32_t *idx = kmt_sorted_index(st->nprocs, by_live, st->procs), i, rows = 0;
+	int ret = t && idx ? 0 : -1;
+
+	for (i = 0; !ret && i < st->nprocs && (st->lines < 0 || rows < (uint32_t)st->lines); i++) {
+		const struct umem_proc *p = &st->procs[idx[i]];
+
+		if (!p->user)
+			continue;
+		ret = kmt_table_row(t, (union kmt_cell[]){
+			{ .u = p->tgid }, { .s = comm_of(st, p->tgid) }, { .u = p->live_bytes },
+			{ .u = p->anon_rss },
+			{ .i = p->have_rss ? (long long)p->anon_rss - (long long)p->live_bytes : 0 },
+			{ .d = p->anon_rss ? 100.0 * p->live_bytes / p->anon_rss : 0 },
+			{ .u = p->peak_bytes }, { .u = p->anon_rss_peak }, { .u = p->kslab_live },
+			{ .u = p->kpages_live } });
+		rows++;
+	}
+	free(idx);
+	return ret;
+}
+
 static const struct kmt_column timeline_cols[] = {
 	{ "time", "TIME", KMT_KIND_NS }, { "pid", "PID", KMT_KIND_COUNT },
 	{ "comm", "COMM", KMT_KIND_STRING }, { "live_bytes", "LIVE", KMT_KIND_BYTES },
+	{ "anon_rss", "ANON_RSS", KMT_KIND_BYTES }, { "kernel_slab", "KERNEL_SLAB", KMT_KIND_BYTES },
+	{ "kernel_pages", "KERNEL_PAGES", KMT_KIND_BYTES },
 };
 
 static int timeline_table(const struct umem_state *st, struct kmt_output *out)
@@ -238,14 +284,15 @@ static int timeline_table(const struct umem_state *st, struct kmt_output *out)
 
 	if (!st->timeline_ns)
 		return 0;
-	t = kmt_output_table(out, "timeline", "Live heap per process at each interval's end",
-			     4, timeline_cols);
+	t = kmt_output_table(out, "timeline", "Heap, anonymous RSS and kernel memory per process "
+			     "at each interval's end", 7, timeline_cols);
 	for (i = 0; t && !ret && i < st->npoints; i++) {
 		const struct umem_point *p = &st->points[i];
 
 		ret = kmt_table_row(t, (union kmt_cell[]){
 			{ .u = p->ts }, { .u = p->tgid }, { .s = comm_of(st, p->tgid) },
-			{ .u = p->live } });
+			{ .u = p->live }, { .u = p->anon_rss }, { .u = p->kslab },
+			{ .u = p->kpages } });
 	}
 	return t ? ret : -1;
 }
@@ -256,6 +303,6 @@ int kmt_umem_report(struct umem_state *st, struct kmt_output *out)
 		errno = ENOMEM;
 		return -1;
 	}
-	return totals(st, out) || process_table(st, out) || caller_table(st, out) ||
-	       leak_table(st, out) || timeline_table(st, out) ? -1 : 0;
+	return totals(st, out) || process_table(st, out) || memory_table(st, out) ||
+	       caller_table(st, out) || leak_table(st, out) || timeline_table(st, out) ? -1 : 0;
 }
