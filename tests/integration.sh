@@ -122,6 +122,7 @@ core_parsing_tests() {
 	check "kmtrace-report(1) examples run" test_man_examples kmtrace-report.1
 	check "kmtrace-report(1) documents every report option with an example" test_options_documented report
 	check "kmtrace-record(1) documents every record option" test_options_documented record
+	check "kmtrace-watch(1) documents every watch option" test_options_documented watch
 }
 
 . "$TOP/tests/slab.sh"
@@ -302,6 +303,7 @@ live "-e and --filter: only kmalloc with bytes_req > 512" test_filter_and_events
 live "-- COMMAND traces the command and its children only" test_command_only
 live "-d stops a system-wide record" test_duration
 live "kmtrace-record(1) examples run" test_man_examples kmtrace-record.1 "$WORK"
+live "kmtrace-watch(1) examples run" test_man_examples kmtrace-watch.1 "$WORK"
 
 record_live_tests
 slab_live_tests

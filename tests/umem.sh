@@ -112,6 +112,43 @@ test_umem_needs_scope() {
 		[ ! -e "$WORK/nouser.dat" ] && [ -z "$(user_probes_left)" ]
 }
 
+build_grow() {
+	[ -x "$WORK/grow" ] || cc -O1 -g -o "$WORK/grow" "$TOP/tests/progs/grow.c"
+}
+
+# Done-when 3: a program growing 10 MB every 100 ms is signalled before its
+# own VmRSS passes 110 MB; the message names the limit; -o is a recording.
+test_watch_rss_limit() {
+	local rc kb
+	build_grow || return 1
+	"$KMTRACE" watch --rss-limit 100M -o "$WORK/watch.dat" -- "$WORK/grow" 10 100 30 \
+		>"$WORK/watch.out" 2>"$WORK/watch.err"
+	rc=$?
+	kb=$(awk '/^signalled VmRSS/ { print $3 }' "$WORK/watch.out")
+	[ $rc = 3 ] && [ -n "$kb" ] && [ "$kb" -lt $((110 * 1000 * 1000 / 1024)) ] &&
+	grep -q -- '--rss-limit 100.0 MiB passed after .* SIGTERM sent' "$WORK/watch.err" &&
+	grep -q 'main+0x[0-9a-f]* \[grow\]' "$WORK/watch.err" ||
+		{ echo "  exit $rc, VmRSS ${kb:-?} kB"; cat "$WORK/watch.out" "$WORK/watch.err"; return 1; }
+	"$KMTRACE" report -i "$WORK/watch.dat" umem --format json >"$WORK/watch.json" || return 1
+	[ "$(json_get "$WORK/watch.json" "[p['comm'] for p in d['analyses']['umem']['tables']['processes']]")" = "['grow']" ] ||
+		{ echo "  the recording does not show grow"; return 1; }
+	[ -z "$(user_probes_left)" ] && [ -z "$(leftover_instances)" ] ||
+		{ echo "  uprobes or instance left"; return 1; }
+	echo "  signalled at VmRSS $kb kB; $(head -1 "$WORK/watch.err")"
+}
+
+# Within its limits: exit 0 and the peaks said.
+test_watch_within() {
+	build_grow || return 1
+	"$KMTRACE" watch --heap-limit 1G --alloc-limit 1G -- "$WORK/grow" 1 1 3 \
+		>"$WORK/within.out" 2>"$WORK/within.err" &&
+	grep -q '^done VmRSS' "$WORK/within.out" &&
+	grep -q 'within the limits; peaks: live heap 3.0 MiB, RSS [0-9.]* MiB, allocated 3.0 MiB' \
+		"$WORK/within.err" || { cat "$WORK/within.err"; return 1; }
+	"$KMTRACE" watch -- true 2>"$WORK/nolimit.err"
+	[ $? = 2 ] && grep -q 'no limit' "$WORK/nolimit.err"
+}
+
 umem_live_tests() {
 	if [ ! -e /sys/kernel/tracing/uprobe_events ]; then
 		skip "record --user: the kernel has no uprobe events"
@@ -124,4 +161,7 @@ umem_live_tests() {
 	live "record --user killed with SIGKILL: the next record removes its uprobes and instance" \
 		test_umem_killed_recorder
 	live "record --user without -p or COMMAND: refused, nothing made" test_umem_needs_scope
+	live "watch --rss-limit 100M: a program growing 10 MB per 100 ms is signalled below 110 MB, the limit named, -o a recording" \
+		test_watch_rss_limit
+	live "watch within its limits: exit 0 and the peaks; no limit: exit 2" test_watch_within
 }

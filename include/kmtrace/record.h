@@ -34,7 +34,7 @@ struct kmt_record_opts {
 	unsigned int buffer_kb;		/* per CPU; 0: KMT_RECORD_DEFAULT_BUFFER_KB */
 	double duration;		/* seconds; 0: until the command ends or a signal */
 	unsigned long long max_size;	/* bytes of raw data to stop at; 0: no limit */
-	const char *output;		/* "-": standard output */
+	const char *output;		/* "-": standard output; NULL: no file (watch) */
 	bool force;			/* replace an existing regular file */
 	bool no_kallsyms;		/* leave /proc/kallsyms out (5+ MB) */
 	bool no_kprobes;		/* no return probe on handle_mm_fault */
@@ -45,6 +45,18 @@ struct kmt_record_opts {
 	const char *user_lib;		/* --user-lib: the allocator library to probe */
 	unsigned long long user_min_size;	/* --user-min-size: smaller ones left out */
 	char *const *command;		/* argv of the command to trace, or NULL */
+	/*
+	 * Watching (kmtrace watch): every few milliseconds the main thread
+	 * gives each sub-buffer the CPUs have spooled since the last time to
+	 * @watch_data (in order per CPU), then asks @watch_tick whether to stop;
+	 * when it says so, every traced process gets @limit_signal and the
+	 * recording stops (KMT_STOP_LIMIT). Once more after the recording
+	 * stopped, with @final true (what it says then is not acted on).
+	 * NULL: not watched.
+	 */
+	void (*watch_data)(void *ctx, int cpu, const void *subbuf, size_t len);
+	bool (*watch_tick)(void *ctx, bool final);
+	int limit_signal;
 	/* Notices to show the user (one line each, no newline); may be NULL. */
 	void (*notice)(void *ctx, const char *line);
 	/* Progress (see enum kmt_record_phase); may be NULL. */
@@ -68,6 +80,7 @@ enum kmt_record_stop {
 	KMT_STOP_SIGNAL,	/* SIGINT, SIGTERM or SIGHUP */
 	KMT_STOP_PIDS_GONE,	/* every -p process exited */
 	KMT_STOP_MAX_SIZE,	/* the raw data reached max_size */
+	KMT_STOP_LIMIT,		/* watch_tick said so (kmtrace watch: a limit passed) */
 };
 
 struct kmt_record_result {

@@ -28,7 +28,10 @@
 
 #define KMT_BUFFER_PERCENT	"25"
 #define TICK_NS			100000000L	/* how often the stop conditions are looked at */
-#define TICKS_PER_PROGRESS	10
+#define WATCH_TICK_NS		10000000L	/* ... when watching */
+#define PROGRESS_NS		1000000000L
+#define KMT_WATCH_BUFFER_PERCENT "1"	/* watching: pages reach the spool at once */
+#define WATCH_POLL_NS		5000000L	/* ... and partly filled ones this often */
 #define SET_EVENT_PID_CHUNK	2048
 #define WAKE_SIGNAL		SIGRTMIN
 #define COMMAND_GRACE_MS	2000	/* after SIGTERM, before SIGKILL */
@@ -40,6 +43,7 @@ struct cpu_recorder {
 	pthread_t thread;
 	bool started;
 	int error;		/* errno of a failed write, or 0 */
+	unsigned long long watched;	/* bytes of fd given to watch_data */
 	char *stats;
 	struct recorder *r;
 };
@@ -161,6 +165,24 @@ static void count_bytes(struct recorder *r, unsigned long long n)
 		kmt_record_wake(r);
 }
 
+/*
+ * Watching: whole sub-buffers when there are, else the partly filled one
+ * (a read, not a splice) every few milliseconds, so that a slow trickle of
+ * events is not held back until a page fills. 0, or what tracefs_cpu_write gave.
+ */
+static int watch_read(struct cpu_recorder *c)
+{
+	const struct timespec pause = { 0, WATCH_POLL_NS };
+	int n = tracefs_cpu_write(c->tcpu, c->fd, true);
+
+	if (n > 0 || (n < 0 && errno != EAGAIN))
+		return n;
+	n = tracefs_cpu_flush_write(c->tcpu, c->fd);
+	if (n <= 0)
+		nanosleep(&pause, NULL);
+	return n;
+}
+
 static void *cpu_thread(void *arg)
 {
 	struct cpu_recorder *c = arg;
@@ -168,7 +190,7 @@ static void *cpu_thread(void *arg)
 	int n;
 
 	while (!atomic_load(&r->stop)) {
-		n = tracefs_cpu_write(c->tcpu, c->fd, false);
+		n = r->o->watch_tick ? watch_read(c) : tracefs_cpu_write(c->tcpu, c->fd, false);
 		if (n > 0) {
 			count_bytes(r, n);
 		} else if (n < 0 && errno != EINTR && errno != EAGAIN) {
@@ -294,13 +316,63 @@ static bool stop_condition(struct recorder *r, const struct timespec *end)
 }
 
 /* Wait for the command to end, a stop signal, or a stop condition. */
+/* Every traced process (the instance's pid filter holds them all) gets @sig. */
+static void signal_traced(struct recorder *r, int sig)
+{
+	char *pids = tracefs_instance_file_read(r->inst, "set_event_pid", NULL), *p, *end;
+
+	if (r->child > 0)
+		kill(r->child, sig);
+	for (p = pids; p && *p; p = end) {
+		long pid = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (pid > 0 && pid != getpid())
+			kill((pid_t)pid, sig);
+	}
+	free(pids);
+}
+
+/* Give watch_data the whole sub-buffers spooled since the last look. */
+static void watch_spooled(struct recorder *r)
+{
+	size_t page = (size_t)getpagesize();
+	unsigned char buf[65536];
+	int cpu;
+
+	for (cpu = 0; cpu < r->ncpus && page <= sizeof(buf); cpu++) {
+		struct cpu_recorder *c = &r->cpus[cpu];
+		struct stat st;
+
+		if (c->fd < 0 || fstat(c->fd, &st))
+			continue;
+		while (c->watched + page <= (unsigned long long)st.st_size &&
+		       pread(c->fd, buf, page, c->watched) == (ssize_t)page) {
+			r->o->watch_data(r->o->ctx, cpu, buf, page);
+			c->watched += page;
+		}
+	}
+}
+
+/* A watch tick while recording; true: a limit passed, the traced processes signalled. */
+static bool watch_step(struct recorder *r)
+{
+	watch_spooled(r);
+	if (!r->o->watch_tick(r->o->ctx, false))
+		return false;
+	r->stopped_by = KMT_STOP_LIMIT;
+	signal_traced(r, r->o->limit_signal);
+	return true;
+}
+
 static void wait_for_stop(struct recorder *r)
 {
-	const struct timespec tick = { 0, TICK_NS };
-	struct timespec end;
-	int ticks = 0;
+	const struct timespec tick = { 0, r->o->watch_tick ? WATCH_TICK_NS : TICK_NS };
+	struct timespec end, last_progress;
 
 	clock_gettime(CLOCK_MONOTONIC, &end);
+	last_progress = end;
 	end.tv_sec += (time_t)r->o->duration;
 	end.tv_nsec += (long)((r->o->duration - (time_t)r->o->duration) * 1e9);
 	if (end.tv_nsec >= 1000000000L) {
@@ -316,7 +388,7 @@ static void wait_for_stop(struct recorder *r)
 			long left = (end.tv_sec - now.tv_sec) * 1000000000L + end.tv_nsec -
 				    now.tv_nsec;
 
-			wait.tv_nsec = left < 1 ? 1 : left < TICK_NS ? left : TICK_NS;
+			wait.tv_nsec = left < 1 ? 1 : left < tick.tv_nsec ? left : tick.tv_nsec;
 		}
 		sig = sigtimedwait(&r->sigs, NULL, &wait);
 
@@ -332,10 +404,14 @@ static void wait_for_stop(struct recorder *r)
 				kill(r->child, sig);
 			return;
 		}
-		if (stop_condition(r, &end))
+		if (stop_condition(r, &end) || (r->o->watch_tick && watch_step(r)))
 			return;
-		if (sig < 0 && ++ticks % TICKS_PER_PROGRESS == 0)
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - last_progress.tv_sec) * 1000000000L + now.tv_nsec -
+		    last_progress.tv_nsec >= PROGRESS_NS) {
+			last_progress = now;
 			report_progress(r);
+		}
 	}
 }
 
@@ -486,7 +562,8 @@ static int make_instance(struct recorder *r)
 		return kmt_record_fail(r, "cannot set the buffer size of %s", name);
 	/* Wake the splice threads at a quarter full, not half: more headroom. */
 	if (tracefs_file_exists(r->inst, "buffer_percent") &&
-	    tracefs_instance_file_write(r->inst, "buffer_percent", KMT_BUFFER_PERCENT) < 0)
+	    tracefs_instance_file_write(r->inst, "buffer_percent", r->o->watch_tick ?
+					KMT_WATCH_BUFFER_PERCENT : KMT_BUFFER_PERCENT) < 0)
 		return kmt_record_fail(r, "cannot set buffer_percent of %s", name);
 	return 0;
 }
@@ -507,6 +584,8 @@ static int setup_and_run(struct recorder *r, const sigset_t *old)
 		return kmt_record_fail(r, "cannot turn tracing on");
 	if (r->o->user && !(r->umaps = kmt_umaps_start(r->inst)))
 		return kmt_record_fail(r, "--user: cannot start following the processes' maps");
+	if (r->o->watch_tick)
+		r->o->watch_tick(r->o->ctx, false);	/* a first look while every event exists */
 	kmt_command_release(r);
 	if (!r->exec_errno)
 		wait_for_stop(r);
@@ -657,9 +736,13 @@ int kmt_record(const struct kmt_record_opts *o, struct kmt_record_result *res,
 	remove_stale(o);
 	ret = setup_and_run(&r, &old);
 	teardown(&r);
+	if (o->watch_tick && r.cpus) {		/* what the drain spooled */
+		watch_spooled(&r);
+		o->watch_tick(o->ctx, true);
+	}
 	if (!ret)
 		ret = check_thread_errors(&r);
-	if (!ret)
+	if (!ret && o->output)
 		ret = kmt_record_write(&r, res);
 	res->command_status = r.child_status;
 	res->stop_signal = r.stop_signal;

@@ -150,6 +150,11 @@ int kmt_dest_open(struct kmt_dest *d, const char *path, bool force, struct kmt_e
 
 	memset(d, 0, sizeof(*d));
 	d->fd = -1;
+	if (!path) {		/* nothing to write: only the spool files */
+		d->name = "nothing";
+		d->dir = stream_tmp_dir();
+		return d->dir ? 0 : -1;
+	}
 	if (!strcmp(path, "-")) {
 		d->name = "standard output";
 		if (isatty(STDOUT_FILENO))

@@ -15,6 +15,18 @@ int kmt_cmd_record(int argc, char **argv);
 /* kmtrace report: argv[0] is "report". Returns the exit status. */
 int kmt_cmd_report(int argc, char **argv);
 
+/*
+ * Parse a size @s for option @opt of kmtrace @cmd: bytes, or with K, M, G,
+ * T (powers of 1024), above 0. 0, or -1 after saying why on stderr.
+ */
+int kmt_cmd_parse_size(const char *cmd, const char *opt, const char *s, unsigned long long *v);
+
+/* @n bytes as "1.5 MiB" in @buf. */
+const char *kmt_cmd_human(unsigned long long n, char *buf, size_t len);
+
+/* kmtrace watch: argv[0] is "watch". Returns the exit status. */
+int kmt_cmd_watch(int argc, char **argv);
+
 struct kmt_analysis;
 
 /* kmtrace report --print: its options are parsed as an analysis's are. */

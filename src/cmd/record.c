@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1
 /* kmtrace record: option parsing, progress and notices, the per-CPU summary. */
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -73,45 +72,6 @@ static int parse_uint(const char *s, const char *what, unsigned long max, unsign
 }
 
 /* A size in bytes with an optional K, M, G or T suffix (powers of 1024). */
-static int parse_size(const char *s, unsigned long long *v)
-{
-	static const char units[] = "KMGT";
-	const char *u;
-	char *end;
-	int shift = 0;
-
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	if (*end && (u = strchr(units, toupper((unsigned char)*end)))) {
-		shift = 10 * (int)(u - units + 1);
-		end++;
-		if (*end == 'B' || *end == 'b')
-			end++;
-	}
-	if (!*s || *s == '-' || *end || errno || !*v || *v > (~0ull >> shift)) {
-		fprintf(stderr, "kmtrace record: invalid --max-size '%s': want bytes, or a "
-			"number with K, M, G or T\n", s);
-		return -1;
-	}
-	*v <<= shift;
-	return 0;
-}
-
-/* 1.5 MiB */
-static const char *human(unsigned long long n, char *buf, size_t len)
-{
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = n;
-	int i = 0;
-
-	while (v >= 1024 && i < 4) {
-		v /= 1024;
-		i++;
-	}
-	snprintf(buf, len, i ? "%.1f %s" : "%.0f %s", v, unit[i]);
-	return buf;
-}
-
 /* Progress on a terminal: one line, rewritten in place. */
 static bool progress_shown;
 
@@ -130,11 +90,11 @@ static void show_progress(void *ctx, const struct kmt_record_progress *p)
 	}
 	if (p->phase == KMT_RECORD_RECORDING)
 		fprintf(stderr, "\rkmtrace: recording: %llu events, %s, %llu lost    ", p->events,
-			human(p->bytes, a, sizeof(a)), p->lost);
+			kmt_cmd_human(p->bytes, a, sizeof(a)), p->lost);
 	else
 		fprintf(stderr, "\rkmtrace: writing: %3.0f%% (%s of %s)    ",
 			p->total ? 100.0 * p->done / p->total : 100.0,
-			human(p->done, a, sizeof(a)), human(p->total, b, sizeof(b)));
+			kmt_cmd_human(p->done, a, sizeof(a)), kmt_cmd_human(p->total, b, sizeof(b)));
 	progress_shown = true;
 }
 
@@ -160,7 +120,7 @@ static void print_summary(const struct kmt_record_opts *o, const struct kmt_reco
 	}
 	if (res->stopped_by == KMT_STOP_MAX_SIZE)
 		fprintf(stderr, "kmtrace: stopped at --max-size %s (%llu events left in the "
-			"buffers, not written)\n", human(o->max_size, size, sizeof(size)),
+			"buffers, not written)\n", kmt_cmd_human(o->max_size, size, sizeof(size)),
 			res->left_in_buffers);
 	else if (res->stopped_by == KMT_STOP_PIDS_GONE)
 		fprintf(stderr, "kmtrace: every traced process exited\n");
@@ -267,7 +227,7 @@ static int take_option(struct record_args *a, int c)
 		fprintf(stderr, "kmtrace record: invalid duration '%s'\n", optarg);
 		return -1;
 	case 'S':
-		return parse_size(optarg, &o->max_size);
+		return kmt_cmd_parse_size("record", "--max-size", optarg, &o->max_size);
 	case 'o':
 		o->output = optarg;
 		return 0;
@@ -294,7 +254,8 @@ static int take_option(struct record_args *a, int c)
 		return 0;
 	case 'M':
 		o->user = true;
-		return parse_size(optarg, &o->user_min_size);
+		return kmt_cmd_parse_size("record", "--user-min-size", optarg,
+					  &o->user_min_size);
 	case 'h':
 		usage(stdout);
 		return 1;

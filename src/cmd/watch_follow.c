@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * kmtrace watch, following the events: each spooled sub-buffer is walked
+ * and decoded as it comes; at every tick the events so far go in time order
+ * to the umem analysis (heap, allocations, callers) and to the RSS of each
+ * mm, and the totals are held against the limits. The callers are named
+ * from the processes' own maps and ELF files at the moment a limit fires,
+ * while they still run.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <tracefs/tracefs.h>
+#include <traceevent/event-parse.h>
+
+#include <kmtrace/analysis.h>
+#include "cmd.h"
+#include "watch_local.h"
+#include "analyses/umem.h"
+#include "container/elfsyms.h"
+#include "container/subbuf.h"
+#include "common/util.h"
+
+#define PAGE_DATA	16	/* sub-buffer header: time stamp, commit (64-bit kernels) */
+#define COMMIT_MASK	((1u << 27) - 1)
+#define TS_MSB		(0xf8ull << 56)
+#define MM_RSS_MEMBERS	((1 << 0) | (1 << 1) | (1 << 3))	/* file, anon, shmem */
+
+extern const struct kmt_analysis kmt_analysis_umem;
+
+static const char *const limit_names[LIMIT_NR] = { "--heap-limit", "--rss-limit",
+						   "--alloc-limit" };
+static const char *const limit_what[LIMIT_NR] = { "live heap", "RSS", "allocated" };
+
+int kmt_watch_init(struct watch *w)
+{
+	w->fired = -1;
+	w->umem = kmt_analysis_umem.init();
+	if (!w->umem || kmt_analysis_umem.start(w->umem, NULL) || kmt_hashmap_init(&w->mm_of))
+		return -1;
+	return 0;
+}
+
+void kmt_watch_free(struct watch *w)
+{
+	if (w->umem)
+		kmt_analysis_umem.free(w->umem);
+	kmt_decoder_free(w->dec);
+	tep_free(w->tep);
+	kmt_hashmap_free(&w->mm_of);
+	free(w->mms);
+	free(w->pending);
+	free(w->callers);
+}
+
+/*
+ * The formats of the watched events, read once they all exist (the uprobes
+ * are made after the watch starts, and removed before the last tick); only
+ * those: libtracefs's loaders would parse kallsyms too.
+ */
+static bool have_decoder(struct watch *w)
+{
+	static const char *const events[][2] = {
+		{ "kmem", "rss_stat" }, { "kmtrace_user", "call" }, { "kmtrace_user", "return" },
+	};
+	size_t i;
+
+	if (w->tep_tried)
+		return w->dec;
+	w->tep_tried = true;
+	if (!(w->tep = tep_alloc()))
+		return false;
+	tep_set_long_size(w->tep, sizeof(long));
+	tep_set_page_size(w->tep, getpagesize());
+	for (i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		char *fmt = tracefs_event_file_read(NULL, events[i][0], events[i][1], "format",
+						    NULL);
+
+		if (fmt)
+			tep_parse_event(w->tep, fmt, strlen(fmt), events[i][0]);
+		free(fmt);
+	}
+	w->dec = kmt_decoder_new(w->tep);
+	return w->dec;
+}
+
+static void keep_event(struct watch *w, const struct kmt_event *ev)
+{
+	if (kmt_grow(&w->pending, &w->cap_pending, w->npending, sizeof(*w->pending))) {
+		w->nomem = true;
+		return;
+	}
+	w->pending[w->npending++] = *ev;
+}
+
+void kmt_watch_data(void *ctx, int cpu, const void *subbuf, size_t len)
+{
+	struct watch *w = ctx;
+	const unsigned char *page = subbuf;
+	unsigned long long ts, commit = 0;
+	struct kmt_rb_order order = { false, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ };
+	struct kmt_rb_step st;
+	unsigned int pos = PAGE_DATA, end;
+
+	if (len < PAGE_DATA || !have_decoder(w))
+		return;
+	memcpy(&ts, page, 8);
+	memcpy(&commit, page + 8, 8);
+	end = PAGE_DATA + (commit & COMMIT_MASK);
+	if (end > len)
+		return;
+	while (kmt_rb_step(order, page, pos, end, &st) > 0) {
+		struct kmt_event ev;
+
+		pos = st.next;
+		if (st.type == KMT_RB_TIME_STAMP) {
+			ts = st.delta | (ts & TS_MSB);
+			continue;
+		}
+		ts += st.delta;
+		if (st.type >= KMT_RB_PADDING)
+			continue;
+		if (kmt_decode(w->dec, page + st.data_at, st.data_len, &ev) == KMT_EV_UNKNOWN ||
+		    !kmt_event_possible(&ev))
+			continue;
+		ev.ts = ts;
+		ev.cpu = cpu;
+		keep_event(w, &ev);
+	}
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct kmt_event *x = a, *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* rss_stat: the mm's member; an mm counts once a task updated it as its own. */
+static void take_rss(struct watch *w, const struct kmt_event *ev)
+{
+	uint64_t idx;
+
+	if (ev->member < 0 || ev->member >= 4)
+		return;
+	if (!kmt_hashmap_get(&w->mm_of, ev->mm_id, &idx)) {
+		if (!ev->curr)
+			return;		/* an mm not of the traced processes */
+		if (kmt_grow(&w->mms, &w->cap_mms, w->nmms, sizeof(*w->mms)) ||
+		    kmt_hashmap_put(&w->mm_of, ev->mm_id, w->nmms)) {
+			w->nomem = true;
+			return;
+		}
+		memset(&w->mms[w->nmms], 0, sizeof(*w->mms));
+		idx = w->nmms++;
+	}
+	if (MM_RSS_MEMBERS >> ev->member & 1) {	/* the running total, and its peak */
+		w->rss += (ev->size > 0 ? ev->size : 0) -
+			  (w->mms[idx].member[ev->member] > 0 ? w->mms[idx].member[ev->member] : 0);
+		if (w->rss > (long long)w->peak[LIMIT_RSS])
+			w->peak[LIMIT_RSS] = w->rss;
+	}
+	w->mms[idx].member[ev->member] = ev->size;
+}
+
+static void totals(struct watch *w)
+{
+	const struct umem_state *u = w->umem;
+	unsigned long long heap = 0, alloc = 0;
+	uint32_t i;
+	int l;
+
+	for (i = 0; i < u->nprocs; i++) {
+		heap += u->procs[i].live_bytes;
+		alloc += u->procs[i].requested;
+	}
+	w->now[LIMIT_HEAP] = heap;
+	w->now[LIMIT_RSS] = w->rss > 0 ? w->rss : 0;
+	w->now[LIMIT_ALLOC] = alloc;
+	for (l = 0; l < LIMIT_NR; l++)
+		if (w->now[l] > w->peak[l])
+			w->peak[l] = w->now[l];
+}
+
+/* @addr of @pid as "function+0xOFF [file]" from its maps and ELF file, now. */
+static void name_address(int pid, unsigned long long addr, char *buf, size_t len)
+{
+	char path[64], *maps, *line, *save = NULL, why[256];
+	struct kmt_elfsyms e;
+
+	snprintf(buf, len, "0x%llx", addr);
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	maps = kmt_read_text_file(path, &(size_t){ 0 });
+	for (line = maps ? strtok_r(maps, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long start, end, pgoff;
+		const struct kmt_elf_sym *s;
+		int at = 0;
+		long long v;
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &start, &end, &pgoff, &at) != 3 ||
+		    addr < start || addr >= end || !at || line[at] != '/')
+			continue;
+		if (!kmt_elfsyms_load(&e, line + at, why, sizeof(why))) {
+			v = kmt_elfsyms_vaddr_of(&e, addr - start + pgoff);
+			s = v >= 0 ? kmt_elfsyms_at(&e, v) : NULL;
+			if (s)
+				snprintf(buf, len, "%s+0x%llx [%s]", s->name,
+					 (unsigned long long)v - s->addr, strrchr(line + at, '/') + 1);
+			kmt_elfsyms_free(&e);
+		}
+		break;
+	}
+	free(maps);
+}
+
+static int by_live(const void *a, const void *b)
+{
+	const struct umem_caller *x = a, *y = b;
+
+	return x->live_bytes < y->live_bytes ? 1 : x->live_bytes > y->live_bytes ? -1 : 0;
+}
+
+/* The top callers by live heap, named now, as lines for kmt_watch_say(). */
+static void take_callers(struct watch *w)
+{
+	const struct umem_state *u = w->umem;
+	struct umem_caller *c = malloc((u->ncallers ? u->ncallers : 1) * sizeof(*c));
+	char *text = NULL, sym[512], a[32], b[32];
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	uint32_t i;
+
+	if (!c || !fp) {
+		free(c);
+		if (fp)
+			fclose(fp);
+		free(text);
+		return;
+	}
+	memcpy(c, u->callers, u->ncallers * sizeof(*c));
+	qsort(c, u->ncallers, sizeof(*c), by_live);
+	fprintf(fp, "  %10s  %10s  %8s  %7s  CALLER\n", "LIVE", "ALLOCATED", "CALLS", "PID");
+	for (i = 0; i < u->ncallers && i < (uint32_t)w->top; i++) {
+		name_address(c[i].tgid, c[i].addr, sym, sizeof(sym));
+		fprintf(fp, "  %10s  %10s  %8llu  %7d  %s\n",
+			kmt_cmd_human(c[i].live_bytes, a, sizeof(a)),
+			kmt_cmd_human(c[i].bytes, b, sizeof(b)), (unsigned long long)c[i].calls,
+			c[i].tgid, sym);
+	}
+	fclose(fp);
+	free(c);
+	w->callers = text;
+}
+
+bool kmt_watch_tick(void *ctx, bool final)
+{
+	struct watch *w = ctx;
+	uint32_t i;
+	int l;
+
+	have_decoder(w);	/* at the first tick: the recorder makes one before the command runs */
+	qsort(w->pending, w->npending, sizeof(*w->pending), by_time);
+	for (i = 0; i < w->npending; i++) {
+		const struct kmt_event *ev = &w->pending[i];
+
+		if (!w->first_ts)
+			w->first_ts = ev->ts;
+		w->last_ts = ev->ts;
+		if (ev->type == KMT_EV_RSS_STAT)
+			take_rss(w, ev);
+		if (kmt_analysis_umem.events & KMT_EVMASK(ev->type))
+			kmt_analysis_umem.event(w->umem, ev);
+	}
+	w->npending = 0;
+	totals(w);
+	for (l = 0; l < LIMIT_NR && w->fired < 0 && !final; l++) {
+		if (w->limit[l] && w->now[l] > w->limit[l]) {
+			w->fired = l;
+			w->fired_at = w->last_ts;
+			take_callers(w);
+		}
+	}
+	return w->fired >= 0;
+}
+
+void kmt_watch_say(const struct watch *w, const struct kmt_record_result *res, FILE *fp)
+{
+	char a[32], b[32], c[32];
+	int l = w->fired;
+
+	if (l < 0) {
+		fprintf(fp, "kmtrace watch: within the limits; peaks: live heap %s, RSS %s, "
+			"allocated %s\n", kmt_cmd_human(w->peak[LIMIT_HEAP], a, sizeof(a)),
+			kmt_cmd_human(w->peak[LIMIT_RSS], b, sizeof(b)),
+			kmt_cmd_human(w->peak[LIMIT_ALLOC], c, sizeof(c)));
+	} else {
+		fprintf(fp, "kmtrace watch: %s %s passed after %.3f s: %s %s, %s over; "
+			"SIG%s sent to the traced processes\n", limit_names[l],
+			kmt_cmd_human(w->limit[l], a, sizeof(a)),
+			(w->fired_at - w->first_ts) / 1e9, limit_what[l],
+			kmt_cmd_human(w->now[l], b, sizeof(b)),
+			kmt_cmd_human(w->now[l] - w->limit[l], c, sizeof(c)),
+			sigabbrev_np(w->o.limit_signal) ? sigabbrev_np(w->o.limit_signal) : "?");
+		fprintf(fp, "kmtrace watch: then live heap %s, RSS %s, allocated %s; top callers "
+			"by live heap:\n%s", kmt_cmd_human(w->now[LIMIT_HEAP], a, sizeof(a)),
+			kmt_cmd_human(w->now[LIMIT_RSS], b, sizeof(b)),
+			kmt_cmd_human(w->now[LIMIT_ALLOC], c, sizeof(c)),
+			w->callers ? w->callers : "  (none known)\n");
+	}
+	if (w->nomem)
+		fprintf(fp, "kmtrace watch: ran out of memory following the events: the figures "
+			"are short\n");
+	if (w->o.output && res->ncpus)
+		fprintf(fp, "kmtrace watch: recording written to %s (kmtrace report -i %s umem)\n",
+			w->o.output, w->o.output);
+}
