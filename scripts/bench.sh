@@ -185,3 +185,26 @@ print(f"kmtrace record: {(ku + ks) / max(pu + ps, 0.01):.2f} of perf record's CP
       f"{((ku + ks) / max(kn, 1)) / max((pu + ps) / max(pn, 1), 1e-12):.2f} per event; "
       f"{km / pm:.2f} of its peak RSS")
 PY
+
+# 6. record --user overhead: a malloc-heavy program (200,000 mallocs of 64
+# bytes, 100,000 frees) alone and under record --user, with and without
+# --user-min-size; it times itself like the workload above.
+cc -O1 -o "$out/umalloc" "$dir/../tests/progs/umalloc.c"
+cat >"$out/utimed.sh" <<EOT
+s=\$(date +%s.%N); '$out/umalloc' 200000 64 100000 0 >/dev/null; e=\$(date +%s.%N)
+echo "\$s \$e" | awk '{ print \$2 - \$1 }' >'$timed'
+EOT
+uplain=$(best_of3 sh "$out/utimed.sh")
+uuser=$(best_of3 "$KMTRACE" record --user -e kmem:kmalloc -f -o "$out/u.dat" -- sh "$out/utimed.sh")
+umin=$(best_of3 "$KMTRACE" record --user-min-size 4K -e kmem:kmalloc -f -o "$out/u.dat" \
+	-- sh "$out/utimed.sh")
+python3 - $uplain $uuser $umin <<'PY'
+import sys
+plain, user, umin = (max(float(v), 0.0001) for v in sys.argv[1:4])
+calls = 300003
+print(f"\nrecord --user overhead: 200,000 mallocs of 64 bytes and 100,000 frees ({calls} allocator calls)")
+print(f"{'run':<40}{'seconds':>9}{'slowdown':>10}{'us/call':>9}")
+for name, sec in (("program alone", plain), ("under kmtrace record --user", user),
+                  ("under record --user-min-size 4K", umin)):
+    print(f"{name:<40}{sec:>9.3f}{sec/plain:>9.1f}x{(sec - plain) * 1e6 / calls:>9.2f}")
+PY
