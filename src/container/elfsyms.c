@@ -159,24 +159,31 @@ const struct kmt_elf_sym *kmt_elfsyms_at(const struct kmt_elfsyms *e, unsigned l
 	return !s->size || addr < s->addr + s->size ? s : NULL;
 }
 
-long long kmt_elfsyms_offset_of(const struct kmt_elfsyms *e, unsigned long long vaddr)
+/* @v moved from one side of the segment that holds it to the other; -1 if none does. */
+static long long through_segments(const struct kmt_elfsyms *e, unsigned long long v,
+				  bool from_vaddr)
 {
 	size_t i;
 
-	for (i = 0; i < e->nsegs; i++)
-		if (vaddr >= e->segs[i].vaddr && vaddr - e->segs[i].vaddr < e->segs[i].filesz)
-			return (long long)(vaddr - e->segs[i].vaddr + e->segs[i].offset);
+	for (i = 0; i < e->nsegs; i++) {
+		const struct kmt_elf_segment *s = &e->segs[i];
+		unsigned long long from = from_vaddr ? s->vaddr : s->offset;
+		unsigned long long to = from_vaddr ? s->offset : s->vaddr;
+
+		if (v >= from && v - from < s->filesz)
+			return (long long)(v - from + to);
+	}
 	return -1;
+}
+
+long long kmt_elfsyms_offset_of(const struct kmt_elfsyms *e, unsigned long long vaddr)
+{
+	return through_segments(e, vaddr, true);
 }
 
 long long kmt_elfsyms_vaddr_of(const struct kmt_elfsyms *e, unsigned long long offset)
 {
-	size_t i;
-
-	for (i = 0; i < e->nsegs; i++)
-		if (offset >= e->segs[i].offset && offset - e->segs[i].offset < e->segs[i].filesz)
-			return (long long)(offset - e->segs[i].offset + e->segs[i].vaddr);
-	return -1;
+	return through_segments(e, offset, false);
 }
 
 void kmt_elfsyms_free(struct kmt_elfsyms *e)
