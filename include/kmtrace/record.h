@@ -7,6 +7,7 @@
 #define KMTRACE_RECORD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <kmtrace/error.h>
 
 /* What kmt_record() reports while it works. */
