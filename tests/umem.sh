@@ -121,7 +121,7 @@ build_grow() {
 test_watch_rss_limit() {
 	local rc kb
 	build_grow || return 1
-	"$KMTRACE" watch --rss-limit 100M -o "$WORK/watch.dat" -- "$WORK/grow" 10 100 30 \
+	"$KMTRACE" watch --rss-limit 100M -o "$WORK/watch-limit.dat" -- "$WORK/grow" 10 100 30 \
 		>"$WORK/watch.out" 2>"$WORK/watch.err"
 	rc=$?
 	kb=$(awk '/^signalled VmRSS/ { print $3 }' "$WORK/watch.out")
@@ -129,7 +129,7 @@ test_watch_rss_limit() {
 	grep -q -- '--rss-limit 100.0 MiB passed after .* SIGTERM sent' "$WORK/watch.err" &&
 	grep -q 'main+0x[0-9a-f]* \[grow\]' "$WORK/watch.err" ||
 		{ echo "  exit $rc, VmRSS ${kb:-?} kB"; cat "$WORK/watch.out" "$WORK/watch.err"; return 1; }
-	"$KMTRACE" report -i "$WORK/watch.dat" umem --format json >"$WORK/watch.json" || return 1
+	"$KMTRACE" report -i "$WORK/watch-limit.dat" umem --format json >"$WORK/watch.json" || return 1
 	[ "$(json_get "$WORK/watch.json" "[p['comm'] for p in d['analyses']['umem']['tables']['processes']]")" = "['grow']" ] ||
 		{ echo "  the recording does not show grow"; return 1; }
 	[ -z "$(user_probes_left)" ] && [ -z "$(leftover_instances)" ] ||

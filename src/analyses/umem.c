@@ -350,8 +350,8 @@ static const struct kmt_need umem_needs[] = {
 
 const struct kmt_analysis kmt_analysis_umem = {
 	.name = "umem",
-	.help = "C library allocations (record --user): per process and caller, live heap, "
-		"peak, leaks",
+	.help = "C library allocations of user-space recordings: per process and caller, live "
+		"heap beside RSS, peak, leaks",
 	.usage = "  --timeline MS       each process's live heap at every MS milliseconds\n"
 		 "  -l, --lines N       at most N rows per table\n",
 	.shortopts = "l:",

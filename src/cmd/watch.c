@@ -175,7 +175,7 @@ int kmt_cmd_watch(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	ret = kmt_record(&w.o, &res, &err);
 	if (ret) {
-		fprintf(stderr, "kmtrace: %s\n", err.msg);
+		kmt_error_print(&err);
 		kmt_watch_free(&w);
 		return ret == -2 ? KMT_EXIT_INPUT : KMT_EXIT_FAIL;
 	}
