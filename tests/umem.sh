@@ -149,6 +149,24 @@ test_watch_within() {
 	[ $? = 2 ] && grep -q 'no limit' "$WORK/nolimit.err"
 }
 
+# watch -o --keep: a flight recording of the last seconds only; --keep 0 all of it.
+test_watch_keep() {
+	local k d
+	build_grow || return 1
+	for k in 0.3 0; do
+		"$KMTRACE" watch --rss-limit 250M --keep $k -f -o "$WORK/keep.dat" -- \
+			"$WORK/grow" 10 100 30 >/dev/null 2>"$WORK/keep.err"
+		[ $? = 3 ] || { cat "$WORK/keep.err"; return 1; }
+		d=$("$KMTRACE" report -i "$WORK/keep.dat" stat --format json |
+			python3 -c 'import json,sys; print(json.load(sys.stdin)["analyses"]["stat"]["summary"]["duration_ns"])')
+		echo "  --keep $k: $d ns recorded"
+		case $k in
+		0.3) [ "$d" -le 300000000 ] && [ "$d" -gt 100000000 ] || return 1 ;;
+		0) [ "$d" -gt 2000000000 ] || return 1 ;;
+		esac
+	done
+}
+
 umem_live_tests() {
 	if [ ! -e /sys/kernel/tracing/uprobe_events ]; then
 		skip "record --user: the kernel has no uprobe events"
@@ -164,4 +182,5 @@ umem_live_tests() {
 	live "watch --rss-limit 100M: a program growing 10 MB per 100 ms is signalled below 110 MB, the limit named, -o a recording" \
 		test_watch_rss_limit
 	live "watch within its limits: exit 0 and the peaks; no limit: exit 2" test_watch_within
+	live "watch -o --keep 0.3: only the last 0.3 s written; --keep 0: all of it" test_watch_keep
 }

@@ -58,6 +58,7 @@ struct kmt_record_opts {
 	void (*watch_data)(void *ctx, int cpu, const void *subbuf, size_t len);
 	bool (*watch_tick)(void *ctx, bool final);
 	int limit_signal;
+	double keep_seconds;		/* > 0: write only each CPU's last seconds (watch -o) */
 	/* Notices to show the user (one line each, no newline); may be NULL. */
 	void (*notice)(void *ctx, const char *line);
 	/* Progress (see enum kmt_record_phase); may be NULL. */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <tracefs/tracefs.h>
 
@@ -255,17 +256,64 @@ static int fill_result(struct recorder *r, const struct kmt_td_cpu_count *counts
 	return 0;
 }
 
+/* Time stamp of the sub-buffer at @off of @fd (its first event's clock); 0 if unreadable. */
+static uint64_t subbuf_time(int fd, uint64_t off)
+{
+	uint64_t ts = 0;
+
+	return pread(fd, &ts, sizeof(ts), off) == sizeof(ts) ? ts : 0;
+}
+
+/*
+ * --keep: where each CPU's data starts so that only its sub-buffers from
+ * keep_seconds before the latest one on (any CPU) are written, a flight
+ * recording. Sub-buffers are in time order in each file: a binary search.
+ */
+static int keep_last(struct recorder *r, const int *fds, uint64_t *starts)
+{
+	uint64_t page = (uint64_t)getpagesize(), latest = 0, cutoff, keep;
+	int cpu;
+
+	keep = (uint64_t)(r->o->keep_seconds * 1e9);
+	for (cpu = 0; cpu < r->ncpus; cpu++) {
+		struct stat st;
+
+		if (fstat(fds[cpu], &st))
+			return -1;
+		if ((uint64_t)st.st_size >= page &&
+		    subbuf_time(fds[cpu], (st.st_size / page - 1) * page) > latest)
+			latest = subbuf_time(fds[cpu], (st.st_size / page - 1) * page);
+		starts[cpu] = st.st_size / page;	/* pages, for now */
+	}
+	cutoff = latest > keep ? latest - keep : 0;
+	for (cpu = 0; cpu < r->ncpus; cpu++) {
+		uint64_t lo = 0, hi = starts[cpu];	/* the first page at or after cutoff */
+
+		while (lo < hi) {
+			uint64_t mid = lo + (hi - lo) / 2;
+
+			if (subbuf_time(fds[cpu], mid * page) < cutoff)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		starts[cpu] = lo * page;
+	}
+	return 0;
+}
+
 int kmt_record_write(struct recorder *r, struct kmt_record_result *res)
 {
 	struct meta_texts m = { .samples_fd = -1 };
 	struct writing w = { .r = r, .start_ns = now_ns() };
 	struct kmt_td_cpu_count *counts = calloc(r->ncpus + 1, sizeof(*counts));
-	struct kmt_td_copy copy = { write_progress, write_cancelled, &w, true, counts };
+	struct kmt_td_copy copy = { write_progress, write_cancelled, &w, true, counts, NULL };
 	struct kmt_tracedat_meta td;
 	int *fds = calloc(r->ncpus + 1, sizeof(*fds));
+	uint64_t *starts = calloc(r->ncpus + 1, sizeof(*starts));
 	int cpu, ret = -1;
 
-	if (!counts || !fds) {
+	if (!counts || !fds || !starts) {
 		errno = ENOMEM;
 		kmt_record_fail(r, "out of memory");
 		goto out;
@@ -274,6 +322,13 @@ int kmt_record_write(struct recorder *r, struct kmt_record_result *res)
 		goto out;
 	for (cpu = 0; cpu < r->ncpus; cpu++)
 		fds[cpu] = kmt_record_cpu_fd(r, cpu);
+	if (r->o->keep_seconds > 0) {
+		if (keep_last(r, fds, starts)) {
+			kmt_record_fail(r, "cannot read the raw data of the CPUs");
+			goto out;
+		}
+		copy.starts = starts;
+	}
 	if (kmt_tracedat_write(r->dest.fd, r->dest.name, &td, r->ncpus, fds, &copy, r->err) ||
 	    kmt_dest_commit(&r->dest, r->err) || fill_result(r, counts, res))
 		goto out;
@@ -282,5 +337,6 @@ out:
 	free_meta(&m, r->ncpus);
 	free(counts);
 	free(fds);
+	free(starts);
 	return ret;
 }

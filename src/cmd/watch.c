@@ -20,7 +20,7 @@
 
 #define EXIT_LIMIT	3	/* a limit fired */
 
-enum { OPT_HEAP = 0x100, OPT_RSS, OPT_ALLOC, OPT_SIGNAL, OPT_TOP };
+enum { OPT_HEAP = 0x100, OPT_RSS, OPT_ALLOC, OPT_SIGNAL, OPT_TOP, OPT_KEEP };
 
 static const struct option longopts[] = {
 	{ "heap-limit", required_argument, NULL, OPT_HEAP },
@@ -32,6 +32,7 @@ static const struct option longopts[] = {
 	{ "force", no_argument, NULL, 'f' },
 	{ "buffer", required_argument, NULL, 'b' },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "keep", required_argument, NULL, OPT_KEEP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -40,7 +41,8 @@ static void usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: kmtrace watch [--heap-limit SIZE] [--rss-limit SIZE] [--alloc-limit SIZE]\n"
-		"                     [--signal SIG] [-o FILE [-f]] [-b KB] [--top N]\n"
+		"                     [--signal SIG] [-o FILE [-f] [--keep SECONDS]] [-b KB]\n"
+		"                     [--top N]\n"
 		"                     (-p PID... | -- COMMAND [ARGS...])\n\n"
 		"  --heap-limit   live malloc heap of the traced processes together\n"
 		"  --rss-limit    their resident memory together (rss_stat: file, anon, shmem)\n"
@@ -48,6 +50,7 @@ static void usage(FILE *fp)
 		"  --signal       what they get when a limit is passed (default TERM)\n"
 		"  -p, --pid      watch this process and its children (repeatable)\n"
 		"  -o, --output   keep the recording (trace.dat) up to the limit\n"
+		"      --keep     only its last SECONDS (default 10; 0: all of it)\n"
 		"  -f, --force    replace an existing regular file\n"
 		"  -b, --buffer   per-CPU ring buffer in KiB (default %d)\n"
 		"      --top      callers shown when a limit fires (default 5)\n\n"
@@ -80,6 +83,7 @@ static int parse_signal(const char *s, int *sig)
 static int take_option(struct watch *w, int c)
 {
 	unsigned long long v;
+	char *end;
 
 	switch (c) {
 	case OPT_HEAP:
@@ -112,6 +116,12 @@ static int take_option(struct watch *w, int c)
 	case OPT_TOP:
 		w->top = atoi(optarg);
 		return w->top > 0 ? 0 : -1;
+	case OPT_KEEP:
+		w->o.keep_seconds = strtod(optarg, &end);
+		if (*optarg && !*end && w->o.keep_seconds >= 0 && w->o.keep_seconds <= 1e7)
+			return 0;
+		fprintf(stderr, "kmtrace watch: invalid --keep '%s'\n", optarg);
+		return -1;
 	case 'h':
 		usage(stdout);
 		return 1;
@@ -155,6 +165,7 @@ int kmt_cmd_watch(int argc, char **argv)
 	static const char *const events[] = { "kmem:rss_stat" };
 	struct watch w = { .o = { .events = events, .nevents = 1, .user = true,
 				  .limit_signal = SIGTERM, .buffer_kb = WATCH_BUFFER_KB,
+				  .keep_seconds = WATCH_KEEP_SECONDS,
 				  .no_kallsyms = true, .notice = show_notice },
 			   .top = 5 };
 	struct kmt_record_result res;

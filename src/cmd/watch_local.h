@@ -13,6 +13,7 @@
 
 #define WATCH_MAX_PIDS	64
 #define WATCH_BUFFER_KB	1024	/* small: each CPU's pages reach the spool soon */
+#define WATCH_KEEP_SECONDS	10	/* -o: the last seconds before the limit */
 
 enum watch_limit { LIMIT_HEAP, LIMIT_RSS, LIMIT_ALLOC, LIMIT_NR };
 

@@ -107,13 +107,14 @@ struct kmt_td_copy {
 	void *ctx;
 	bool punch;				/* free the inputs' blocks once copied */
 	struct kmt_td_cpu_count *counts;	/* one per CPU, filled */
+	const uint64_t *starts;			/* per CPU: bytes left out at the front */
 };
 
 /*
  * Write a version 6 trace.dat to @out_fd front to back (a pipe will do):
  * @meta, then the data of @ncpus CPUs read from @cpu_fds (each from offset
- * 0 to its end), each at a page-aligned offset, as @copy (may be NULL)
- * says. Returns 0, or -1 with @err filled and errno set.
+ * 0, or its @copy->starts, to its end), each at a page-aligned offset, as
+ * @copy (may be NULL) says. Returns 0, or -1 with @err filled and errno set.
  */
 int kmt_tracedat_write(int out_fd, const char *out_name, const struct kmt_tracedat_meta *meta,
 		       int ncpus, const int *cpu_fds, const struct kmt_td_copy *copy,

@@ -253,12 +253,13 @@ static void count_subbuffers(struct copier *c, const unsigned char *p, size_t le
 	}
 }
 
-/* Copy @size bytes of @in (from its offset 0) to @out; count sub-buffers when @count. */
-static int copy_in(struct copier *c, int in, uint64_t size, int out,
+/* Copy @size bytes of @in from offset @from to @out; count sub-buffers when @count. */
+static int copy_in(struct copier *c, int in, uint64_t from, uint64_t size, int out,
 		   struct kmt_td_cpu_count *count)
 {
-	uint64_t off = 0;
+	uint64_t off = from;
 
+	size += from;
 	while (off < size) {
 		size_t want = size - off < COPY_CHUNK ? size - off : COPY_CHUNK;
 		ssize_t n = pread(in, c->buf, want, off);
@@ -292,7 +293,7 @@ static int write_header(struct copier *c, const struct obuf *b, int out)
 
 	for (i = 0; i < b->nholes; i++) {
 		if (kmt_write_all(out, b->data + at, b->holes[i].at - at) ||
-		    copy_in(c, b->holes[i].fd, b->holes[i].size, out, NULL))
+		    copy_in(c, b->holes[i].fd, 0, b->holes[i].size, out, NULL))
 			return -1;
 		at = b->holes[i].at;
 	}
@@ -330,6 +331,12 @@ out:
 	return ret;
 }
 
+/* Where CPU @cpu's data starts in its input. */
+static uint64_t start_of(const struct copier *c, int cpu)
+{
+	return c->opt && c->opt->starts ? c->opt->starts[cpu] : 0;
+}
+
 static int write_data(struct copier *c, const struct kmt_tracedat_meta *m, int ncpus,
 		      const int *cpu_fds, const uint64_t *sizes, uint64_t off, int out)
 {
@@ -347,7 +354,7 @@ static int write_data(struct copier *c, const struct kmt_tracedat_meta *m, int n
 		c->done += pad;
 		if (count)
 			count->bytes = sizes[cpu];
-		if (copy_in(c, cpu_fds[cpu], sizes[cpu], out, count))
+		if (copy_in(c, cpu_fds[cpu], start_of(c, cpu), sizes[cpu], out, count))
 			return -1;
 		off += sizes[cpu];
 	}
@@ -371,9 +378,9 @@ int kmt_tracedat_write(int out_fd, const char *out_name, const struct kmt_traced
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		struct stat st;
 
-		if (fstat(cpu_fds[cpu], &st))
+		if (fstat(cpu_fds[cpu], &st) || (uint64_t)st.st_size < start_of(&c, cpu))
 			goto fail;
-		sizes[cpu] = st.st_size;
+		sizes[cpu] = st.st_size - start_of(&c, cpu);
 	}
 	put_header(&b, m, ncpus);
 	off = b.len + b.hole_bytes + 16ull * ncpus;

@@ -203,7 +203,7 @@ START_TEST(test_write_counts)
 {
 	struct kmt_td_cpu_count counts[2] = { 0 };
 	struct watch w = { .cancel_after = -1 };
-	struct kmt_td_copy copy = { on_progress, on_cancel, &w, true, counts };
+	struct kmt_td_copy copy = { on_progress, on_cancel, &w, true, counts, NULL };
 	struct kmt_tracedat_meta m;
 	struct kmt_error err;
 	struct stat st;
@@ -228,11 +228,37 @@ START_TEST(test_write_counts)
 }
 END_TEST
 
+/* Starts leave the first sub-buffers of a CPU out: counted, sized and read as the rest. */
+START_TEST(test_write_starts)
+{
+	static const uint64_t starts[2] = { FIX_PAGE_SIZE, 0 };
+	struct kmt_td_cpu_count counts[2] = { 0 };
+	struct watch w = { .cancel_after = -1 };
+	struct kmt_td_copy copy = { on_progress, on_cancel, &w, false, counts, starts };
+	struct kmt_tracedat_meta m;
+	struct kmt_error err;
+	struct stat st;
+	int fds[2] = { data_file(3, 4), data_file(3, 0) }, out = kmt_temp_fd(dir);
+
+	fix_meta(&m, NULL, 0);
+	ck_assert_int_eq(kmt_tracedat_write(out, "out", &m, 2, fds, &copy, &err), 0);
+	ck_assert_uint_eq(counts[0].events, 4);		/* 2 of its 3 sub-buffers */
+	ck_assert_uint_eq(counts[0].missed, 0);		/* the mark was on the first */
+	ck_assert_uint_eq(counts[0].bytes, 2 * FIX_PAGE_SIZE);
+	ck_assert_uint_eq(counts[1].events, 6);
+	ck_assert_int_eq(fstat(out, &st), 0);
+	ck_assert_uint_eq(w.total, (uint64_t)st.st_size);
+	close(fds[0]);
+	close(fds[1]);
+	close(out);
+}
+END_TEST
+
 /* A stop signal during the write: it fails with ECANCELED, says so. */
 START_TEST(test_write_cancel)
 {
 	struct watch w = { .cancel_after = 1 };
-	struct kmt_td_copy copy = { on_progress, on_cancel, &w, false, NULL };
+	struct kmt_td_copy copy = { on_progress, on_cancel, &w, false, NULL, NULL };
 	struct kmt_tracedat_meta m;
 	struct kmt_error err;
 	int fds[2] = { data_file(600, 0), data_file(600, 0) }, out = kmt_temp_fd(dir);
@@ -259,6 +285,7 @@ Suite *record_suite(void)
 	tcase_add_test(tc, test_dest_replace);
 	tcase_add_test(tc, test_dest_refusals);
 	tcase_add_test(tc, test_write_counts);
+	tcase_add_test(tc, test_write_starts);
 	tcase_add_test(tc, test_write_cancel);
 	suite_add_tcase(s, tc);
 	return s;
