@@ -89,10 +89,11 @@ static void repoint(struct batch *b)
 
 	for (i = 0; i < b->n; i++) {
 		struct kmt_event *ev = &b->ev[i];
-		const unsigned char *raw = b->bytes + b->raw_at[i];
+		const unsigned char *raw;
 
 		if (b->raw_at[i] == NOT_COPIED)
 			continue;
+		raw = b->bytes + b->raw_at[i];
 		if (ev->str)
 			ev->str = (const char *)raw + (ev->str - (const char *)ev->raw);
 		ev->raw = raw;

@@ -186,10 +186,15 @@ static int tracecmd_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 	record = src->held[cpu] = tracecmd_read_data(src->handle, cpu);
 	if (!record)
 		return 0;
-	/* a damaged length word: libtracecmd hands it on as the record's size */
-	if (record->size < 0 || record->size > sub_buffer_size(r)) {
+	/*
+	 * A damaged length word: libtracecmd hands it on as the record's size,
+	 * even past the end of the sub-buffer the record is in.
+	 */
+	if (record->size < 0 || record->size > sub_buffer_size(r) || record->record_size < 0 ||
+	    record->offset % sub_buffer_size(r) + record->record_size >
+	    (unsigned long long)sub_buffer_size(r)) {
 		kmt_error_set(err, r->path, record->offset,
-			      "corrupt: CPU %d record of %d bytes, more than a sub-buffer holds",
+			      "corrupt: CPU %d record of %d bytes runs past its sub-buffer",
 			      cpu, record->size);
 		return -1;
 	}
