@@ -81,6 +81,11 @@ test_options_documented() {
 	[ -z "$missing" ] || { echo "  undocumented or without example:$missing"; return 1; }
 }
 
+test_outputs_checked() {
+	python3 "$TOP/tests/check_outputs.py" "$KMTRACE" "$TRACES" \
+		"$TOP/docs/kmtrace-report.schema.json" "$WORK"
+}
+
 # One thread or two (a reading thread with stat, fault, vm and oom): the same reports.
 test_threads_identical() {
 	local f syms a
@@ -122,6 +127,8 @@ core_parsing_tests() {
 	check "kmtrace-report(1) examples run" test_man_examples kmtrace-report.1
 	check "kmtrace-report(1) documents every report option with an example" test_options_documented report
 	check "kmtrace-record(1) documents every record option" test_options_documented record
+	check "every analysis on every fixture: JSON valid against docs/kmtrace-report.schema.json with values of their units; each CSV file (-o DIR) loads into sqlite3 and csv with the JSON's row count" \
+		test_outputs_checked
 	check "kmtrace-watch(1) documents every watch option" test_options_documented watch
 }
 

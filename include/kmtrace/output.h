@@ -52,12 +52,22 @@ union kmt_cell {
 
 struct kmt_output;
 struct kmt_table;
+struct kmt_error;
 
 /* Parse "text", "csv", "json" or "folded"; -1 if none of them. */
 int kmt_format_parse(const char *name);
 
 /* Make an output that renders into @fp; @human shows sizes as KiB/MiB. */
 struct kmt_output *kmt_output_new(enum kmt_format format, FILE *fp, int human);
+
+/*
+ * Say what the output is about: the input's name and its kernel (either
+ * may be NULL). JSON carries them in its "kmtrace" object.
+ */
+int kmt_output_describe(struct kmt_output *out, const char *input, const char *kernel);
+
+/* The version of the JSON document's layout (docs/kmtrace-report.schema.json). */
+#define KMT_JSON_SCHEMA_VERSION	1
 
 /* Start the section of analysis @name; what follows belongs to it. */
 int kmt_output_begin(struct kmt_output *out, const char *name);
@@ -114,8 +124,20 @@ int kmt_output_stack_tables(const struct kmt_output *out);
 /* Append a row of ncols cells to @table; strings are copied. */
 int kmt_table_row(struct kmt_table *table, const union kmt_cell *cells);
 
-/* Render everything added and free @out. Returns 0, or -1 on write error. */
-int kmt_output_finish(struct kmt_output *out);
+/*
+ * CSV: write a file per summary and table into directory @dir,
+ * ANALYSIS-TABLE.csv (new files only, mode 0600), instead of one stream.
+ */
+void kmt_output_csv_dir(struct kmt_output *out, const char *dir);
+
+/* CSV: write only table @name ("ANALYSIS.TABLE" or "ANALYSIS.summary"), no name column. */
+void kmt_output_csv_table(struct kmt_output *out, const char *name);
+
+/*
+ * Render everything added and free @out. Returns 0, -1 with @err (may be
+ * NULL) filled on a write error, -2 for a CSV table that is not there.
+ */
+int kmt_output_finish(struct kmt_output *out, struct kmt_error *err);
 
 /* Free @out without rendering (error paths). */
 void kmt_output_discard(struct kmt_output *out);

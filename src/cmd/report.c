@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <kmtrace/analysis.h>
 #include <kmtrace/output.h>
@@ -28,13 +29,14 @@ struct report_args {
 	const char *formats_dir;
 	const char *kallsyms;
 	const char *vmlinux;
+	const char *csv_dir, *csv_table;	/* -o, --table */
 	const struct kmt_analysis *an[MAX_ANALYSES];
 	void *priv[MAX_ANALYSES];
 	int n;
 };
 
 /* Keys of the common options without a short form (analyses use 0x100..0x3ff). */
-enum { OPT_KALLSYMS = 0x400, OPT_VMLINUX, OPT_THREADS };
+enum { OPT_KALLSYMS = 0x400, OPT_VMLINUX, OPT_THREADS, OPT_TABLE };
 
 static const struct option common_longopts[] = {
 	{ "input", required_argument, NULL, 'i' },
@@ -45,10 +47,12 @@ static const struct option common_longopts[] = {
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
 	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "output", required_argument, NULL, 'o' },
+	{ "table", required_argument, NULL, OPT_TABLE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
-#define COMMON_SHORTOPTS	"i:Hh"
+#define COMMON_SHORTOPTS	"i:o:Hh"
 
 static void usage(FILE *fp)
 {
@@ -56,6 +60,7 @@ static void usage(FILE *fp)
 
 	fprintf(fp,
 		"usage: kmtrace report [-i FILE] [--format text|csv|json|folded] [-H]\n"
+		"                      [-o DIR | --table ANALYSIS.TABLE]\n"
 		"                      [ANALYSIS [ANALYSIS-OPTIONS]]...\n"
 		"       kmtrace report [-i FILE] --print [--time START,END] [--pid-filter PID,..]\n"
 		"                      [--comm NAME] [-O|--plugin-option kmt:raw[=0|1]]\n\n"
@@ -70,6 +75,9 @@ static void usage(FILE *fp)
 		"      --vmlinux FILE   kernel symbols from an image with a symbol table; with\n"
 		"                    DWARF also file:line and inlined functions (modules still\n"
 		"                    from the kallsyms); refused if its build-id is another's\n"
+		"  -o, --output DIR  CSV: a file per table there, ANALYSIS-TABLE.csv (new files)\n"
+		"      --table NAME  CSV: only table ANALYSIS.TABLE (e.g. slab.callers,\n"
+		"                    stat.summary), no name column\n"
 		"  -H, --human       sizes as KiB/MiB in text\n"
 		"      --threads N   1: all in one thread; 2 (default for two or more analyses\n"
 		"                    on 2 or more CPUs): records read and decoded in a second one\n"
@@ -102,6 +110,12 @@ static int common_option(struct report_args *a, int c, int *status)
 		return -1;
 	case 'H':
 		a->human = 1;
+		return 0;
+	case 'o':
+		a->csv_dir = optarg;
+		return 0;
+	case OPT_TABLE:
+		a->csv_table = optarg;
 		return 0;
 	case 'M':
 		a->formats_dir = optarg;
@@ -483,6 +497,15 @@ static int open_and_run(struct report_args *a)
 	}
 	a->s.tep = kmt_reader_tep(a->s.reader);
 	out = kmt_output_new(a->format, stdout, a->human);
+	if (out && kmt_output_describe(out, a->s.input, kmt_reader_text(a->s.reader,
+								       KMT_TEXT_UNAME))) {
+		kmt_output_discard(out);
+		out = NULL;
+	}
+	if (out) {
+		kmt_output_csv_dir(out, a->csv_dir);
+		kmt_output_csv_table(out, a->csv_table);
+	}
 	if (!out) {
 		kmt_reader_close(a->s.reader);
 		return KMT_EXIT_FAIL;
@@ -501,12 +524,33 @@ static int open_and_run(struct report_args *a)
 			"stack table (slab --stack, page --stack, leak)\n");
 		ret = KMT_EXIT_INPUT;
 	}
-	if (ret)
+	if (ret) {
 		kmt_output_discard(out);
-	else if (kmt_output_finish(out))
-		ret = KMT_EXIT_FAIL;
+	} else if ((ret = kmt_output_finish(out, &err))) {
+		kmt_error_print(&err);
+		ret = ret == -2 ? KMT_EXIT_INPUT : KMT_EXIT_FAIL;
+	}
 	kmt_reader_close(a->s.reader);
 	return ret;
+}
+
+/* -o and --table: CSV only, not both, and -o a directory that is there. */
+static int check_csv_args(const struct report_args *a)
+{
+	struct stat st;
+
+	if (!a->csv_dir && !a->csv_table)
+		return 0;
+	if (a->format != KMT_FORMAT_CSV || (a->csv_dir && a->csv_table)) {
+		fprintf(stderr, "kmtrace report: -o DIR or --table NAME go with --format csv, "
+			"one of them\n");
+		return -1;
+	}
+	if (a->csv_dir && (stat(a->csv_dir, &st) || !S_ISDIR(st.st_mode))) {
+		fprintf(stderr, "kmtrace report: -o %s: not a directory\n", a->csv_dir);
+		return -1;
+	}
+	return 0;
 }
 
 int kmt_cmd_report(int argc, char **argv)
@@ -516,6 +560,10 @@ int kmt_cmd_report(int argc, char **argv)
 
 	if (parse_args(&a, argc, argv, &ret))
 		goto out;
+	if (check_csv_args(&a)) {
+		ret = KMT_EXIT_INPUT;
+		goto out;
+	}
 	/*
 	 * A second thread pays for copying each event to the other: worth it
 	 * when several analyses share the events, not for one light one.

@@ -1,16 +1,25 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * CSV rendering: one block per summary and per table, a header line each.
+ * CSV rendering, three ways. On one stream: a block per summary and per
+ * table, each with its header line and the table's name in a first column.
+ * Into a directory (kmt_output_csv_dir): a file per summary and per table,
+ * ANALYSIS-TABLE.csv, each one header line and its rows, which sqlite3's
+ * .import and Python's csv module take as they are. One table alone
+ * (kmt_output_csv_table): the same, on the stream.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <kmtrace/error.h>
 #include "output_local.h"
 
 /* A CSV field: quoted when it holds a comma, quote or newline. */
 static void csv_field(FILE *fp, const char *s)
 {
-	if (!strpbrk(s, ",\"\n")) {
+	if (!strpbrk(s, ",\"\n\r")) {
 		fputs(s, fp);
 		return;
 	}
@@ -21,13 +30,6 @@ static void csv_field(FILE *fp, const char *s)
 		fputc(*s, fp);
 	}
 	fputc('"', fp);
-}
-
-static void csv_block_start(struct kmt_output *out, bool *first)
-{
-	if (!*first)
-		fputc('\n', out->fp);
-	*first = false;
 }
 
 /* A stack cell: its frames joined by ';'. */
@@ -46,51 +48,173 @@ static void csv_stack(FILE *fp, const char *stack)
 	free(joined);
 }
 
-void kmt_render_csv(struct kmt_output *out)
+static void csv_cell(FILE *fp, enum kmt_kind kind, union kmt_cell cell)
+{
+	char buf[512];
+
+	if (kind == KMT_KIND_STACK) {
+		csv_stack(fp, cell.s);
+		return;
+	}
+	kmt_output_cell_text(buf, sizeof(buf), kind, cell, 0, true);
+	csv_field(fp, buf);
+}
+
+/* The summary of @sec: "key,value" lines, after a first column @name unless NULL. */
+static void csv_summary(FILE *fp, const struct section *sec, const char *name)
+{
+	int i;
+
+	fprintf(fp, "%skey,value\n", name ? "table," : "");
+	for (i = 0; i < sec->nvalues; i++) {
+		if (name)
+			fprintf(fp, "%s,", name);
+		csv_field(fp, sec->values[i].key);
+		fputc(',', fp);
+		csv_cell(fp, sec->values[i].kind, sec->values[i].cell);
+		fputc('\n', fp);
+	}
+}
+
+/* Table @t: its header line and rows, after a first column @name unless NULL. */
+static void csv_table(FILE *fp, const struct kmt_table *t, const char *name)
+{
+	int r, c;
+
+	if (name)
+		fputs("table,", fp);
+	for (c = 0; c < t->ncols; c++)
+		fprintf(fp, "%s%s", c ? "," : "", t->cols[c].key);
+	fputc('\n', fp);
+	for (r = 0; r < t->rows; r++) {
+		if (name) {
+			csv_field(fp, name);
+			fputc(',', fp);
+		}
+		for (c = 0; c < t->ncols; c++) {
+			if (c)
+				fputc(',', fp);
+			csv_cell(fp, t->cols[c].kind, t->cells[r * t->ncols + c]);
+		}
+		fputc('\n', fp);
+	}
+}
+
+static void render_stream(struct kmt_output *out)
 {
 	bool first = true;
-	char name[256], buf[512];
-	int s, i, r, c;
+	char name[256];
+	int s, i;
 
 	for (s = 0; s < out->nsections; s++) {
 		const struct section *sec = &out->sections[s];
 
 		if (sec->nvalues) {
-			csv_block_start(out, &first);
-			fprintf(out->fp, "table,key,value\n");
-			for (i = 0; i < sec->nvalues; i++) {
-				kmt_output_cell_text(buf, sizeof(buf), sec->values[i].kind,
-					    sec->values[i].cell, 0, true);
-				fprintf(out->fp, "%s.summary,", sec->name);
-				csv_field(out->fp, sec->values[i].key);
-				fputc(',', out->fp);
-				csv_field(out->fp, buf);
-				fputc('\n', out->fp);
-			}
+			fputs(first ? "" : "\n", out->fp);
+			first = false;
+			snprintf(name, sizeof(name), "%s.summary", sec->name);
+			csv_summary(out->fp, sec, name);
 		}
 		for (i = 0; i < sec->ntables; i++) {
-			const struct kmt_table *t = sec->tables[i];
+			fputs(first ? "" : "\n", out->fp);
+			first = false;
+			snprintf(name, sizeof(name), "%s.%s", sec->name, sec->tables[i]->name);
+			csv_table(out->fp, sec->tables[i], name);
+		}
+	}
+}
 
-			csv_block_start(out, &first);
-			fprintf(out->fp, "table");
-			for (c = 0; c < t->ncols; c++)
-				fprintf(out->fp, ",%s", t->cols[c].key);
-			fputc('\n', out->fp);
-			snprintf(name, sizeof(name), "%s.%s", sec->name, t->name);
-			for (r = 0; r < t->rows; r++) {
-				csv_field(out->fp, name);
-				for (c = 0; c < t->ncols; c++) {
-					fputc(',', out->fp);
-					if (t->cols[c].kind == KMT_KIND_STACK) {
-						csv_stack(out->fp, t->cells[r * t->ncols + c].s);
-						continue;
-					}
-					kmt_output_cell_text(buf, sizeof(buf), t->cols[c].kind,
-						    t->cells[r * t->ncols + c], 0, true);
-					csv_field(out->fp, buf);
-				}
-				fputc('\n', out->fp);
+/* A new file @dir/@section-@table.csv (0600, never one that exists); NULL with @err. */
+static FILE *new_file(const char *dir, const char *section, const char *table,
+		      struct kmt_error *err)
+{
+	char path[4096];
+	int fd;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s-%s.csv", dir, section, table);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!fp) {
+		kmt_error_set(err, path, -1, "cannot write: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	return fp;
+}
+
+static int close_file(FILE *fp, const char *dir, struct kmt_error *err)
+{
+	if (!ferror(fp) && !fclose(fp))
+		return 0;
+	kmt_error_set(err, dir, -1, "cannot write its CSV files: %s", strerror(errno));
+	return -1;
+}
+
+static int render_dir(struct kmt_output *out, struct kmt_error *err)
+{
+	int s, i;
+	FILE *fp;
+
+	for (s = 0; s < out->nsections; s++) {
+		const struct section *sec = &out->sections[s];
+
+		if (sec->nvalues) {
+			if (!(fp = new_file(out->csv_dir, sec->name, "summary", err)))
+				return -1;
+			csv_summary(fp, sec, NULL);
+			if (close_file(fp, out->csv_dir, err))
+				return -1;
+		}
+		for (i = 0; i < sec->ntables; i++) {
+			if (!(fp = new_file(out->csv_dir, sec->name, sec->tables[i]->name, err)))
+				return -1;
+			csv_table(fp, sec->tables[i], NULL);
+			if (close_file(fp, out->csv_dir, err))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Does "SECTION.TABLE" @want name section @sec's table @table? */
+static bool named(const char *want, const struct section *sec, const char *table)
+{
+	size_t n = strlen(sec->name);
+
+	return !strncmp(want, sec->name, n) && want[n] == '.' && !strcmp(want + n + 1, table);
+}
+
+static int render_one(struct kmt_output *out, struct kmt_error *err)
+{
+	int s, i;
+
+	for (s = 0; s < out->nsections; s++) {
+		const struct section *sec = &out->sections[s];
+
+		if (sec->nvalues && named(out->csv_table, sec, "summary")) {
+			csv_summary(out->fp, sec, NULL);
+			return 0;
+		}
+		for (i = 0; i < sec->ntables; i++) {
+			if (named(out->csv_table, sec, sec->tables[i]->name)) {
+				csv_table(out->fp, sec->tables[i], NULL);
+				return 0;
 			}
 		}
 	}
+	kmt_error_set(err, "report", -1, "--table %s: the report has no such table (names are "
+		      "ANALYSIS.TABLE as in --format csv, e.g. slab.callers, stat.summary)",
+		      out->csv_table);
+	return -2;
+}
+
+int kmt_render_csv(struct kmt_output *out, struct kmt_error *err)
+{
+	if (out->csv_table)
+		return render_one(out, err);
+	if (out->csv_dir)
+		return render_dir(out, err);
+	render_stream(out);
+	return 0;
 }

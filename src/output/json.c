@@ -1,25 +1,56 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * JSON rendering: one document, {"analyses": {NAME: {"summary": {...},
- * "tables": {NAME: [ROW, ...]}}}}, and beside "analyses" the sections about
- * the input (NAME: {"summary": ..., "tables": ...}).
+ * JSON rendering: one document, {"kmtrace": {version, schema_version,
+ * input, kernel}, "analyses": {NAME: {"summary": {...}, "tables": {NAME:
+ * [ROW, ...]}, "units": {"summary": {KEY: UNIT}, "tables": {NAME: {COLUMN:
+ * UNIT}}}}}}, and beside "analyses" the sections about the input, in the
+ * same shape (docs/kmtrace-report.schema.json). Strings are valid UTF-8:
+ * a byte that is not part of a UTF-8 sequence is written as the text \xNN.
+ * A number that is not finite is null.
  */
+#include <math.h>
 #include <string.h>
 
 #include "output_local.h"
 
-static void json_string(FILE *fp, const char *s)
+/* Length of the valid UTF-8 sequence at @s (1-4), or 0 when it is not one. */
+static int utf8_length(const unsigned char *s)
 {
-	fputc('"', fp);
-	for (; *s; s++) {
-		unsigned char ch = *s;
+	int n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 :
+		(s[0] & 0xf8) == 0xf0 ? 4 : 0, i;
+	unsigned int cp = n == 2 ? s[0] & 0x1f : n == 3 ? s[0] & 0x0f : s[0] & 0x07;
 
-		if (ch == '"' || ch == '\\')
-			fprintf(fp, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(fp, "\\u%04x", ch);
+	if (n <= 1)
+		return n;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates and past U+10FFFF are not UTF-8 */
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+static void json_string(FILE *fp, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	fputc('"', fp);
+	while (*s) {
+		int n = utf8_length(s);
+
+		if (*s == '"' || *s == '\\')
+			fprintf(fp, "\\%c", *s);
+		else if (*s < 0x20)
+			fprintf(fp, "\\u%04x", *s);
+		else if (!n)
+			fprintf(fp, "\\\\x%02x", *s);
 		else
-			fputc(ch, fp);
+			fwrite(s, 1, n, fp);
+		s += n ? n : 1;
 	}
 	fputc('"', fp);
 }
@@ -50,6 +81,8 @@ static void json_cell(FILE *fp, enum kmt_kind kind, union kmt_cell c)
 		json_stack(fp, c.s);
 	else if (kmt_kind_is_text(kind))
 		json_string(fp, c.s);
+	else if (kind == KMT_KIND_PERCENT && !isfinite(c.d))
+		fputs("null", fp);
 	else if (kind == KMT_KIND_PERCENT)
 		fprintf(fp, "%.6g", c.d);
 	else if (kind == KMT_KIND_SIGNED)
@@ -77,6 +110,34 @@ static void json_table(FILE *fp, const struct kmt_table *t)
 	fputs(t->rows ? "\n      ]" : "]", fp);
 }
 
+/* "units": the unit of each summary value and of each table column. */
+static void json_units(FILE *fp, const struct section *sec)
+{
+	int i, c;
+
+	fputs("    \"units\": {\"summary\": {", fp);
+	for (i = 0; i < sec->nvalues; i++) {
+		fputs(i ? ", " : "", fp);
+		json_string(fp, sec->values[i].key);
+		fprintf(fp, ": \"%s\"", kmt_kind_unit(sec->values[i].kind));
+	}
+	fputs("}, \"tables\": {", fp);
+	for (i = 0; i < sec->ntables; i++) {
+		const struct kmt_table *t = sec->tables[i];
+
+		fputs(i ? ",\n      " : "\n      ", fp);
+		json_string(fp, t->name);
+		fputs(": {", fp);
+		for (c = 0; c < t->ncols; c++) {
+			fputs(c ? ", " : "", fp);
+			json_string(fp, t->cols[c].key);
+			fprintf(fp, ": \"%s\"", kmt_kind_unit(t->cols[c].kind));
+		}
+		fputc('}', fp);
+	}
+	fputs("}}", fp);
+}
+
 static void json_section(FILE *fp, const struct section *sec)
 {
 	int i;
@@ -94,14 +155,29 @@ static void json_section(FILE *fp, const struct section *sec)
 		fputs(i ? ",\n      " : "\n      ", fp);
 		json_table(fp, sec->tables[i]);
 	}
-	fputs(sec->ntables ? "\n    }\n  }" : "}\n  }", fp);
+	fputs(sec->ntables ? "\n    },\n" : "},\n", fp);
+	json_units(fp, sec);
+	fputs("\n  }", fp);
+}
+
+static void json_nullable(FILE *fp, const char *s)
+{
+	if (s)
+		json_string(fp, s);
+	else
+		fputs("null", fp);
 }
 
 void kmt_render_json(struct kmt_output *out)
 {
 	int s, n = 0;
 
-	fputs("{\"analyses\": {\n  ", out->fp);
+	fprintf(out->fp, "{\"kmtrace\": {\"version\": \"%s\", \"schema_version\": %d, \"input\": ",
+		KMT_VERSION, KMT_JSON_SCHEMA_VERSION);
+	json_nullable(out->fp, out->input);
+	fputs(", \"kernel\": ", out->fp);
+	json_nullable(out->fp, out->kernel);
+	fputs("},\n \"analyses\": {\n  ", out->fp);
 	for (s = 0; s < out->nsections; s++) {
 		if (out->sections[s].about_input)
 			continue;

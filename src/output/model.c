@@ -3,6 +3,7 @@
  * Output: keep what analyses describe (summary values, tables) and hand
  * it at the end to one rendering: text.c, csv.c or json.c.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,37 @@ struct kmt_output *kmt_output_new(enum kmt_format format, FILE *fp, int human)
 	out->fp = fp;
 	out->human = human;
 	return out;
+}
+
+int kmt_output_describe(struct kmt_output *out, const char *input, const char *kernel)
+{
+	free(out->input);
+	free(out->kernel);
+	out->input = input ? strdup(input) : NULL;
+	out->kernel = kernel ? strdup(kernel) : NULL;
+	return (input && !out->input) || (kernel && !out->kernel) ? -1 : 0;
+}
+
+const char *kmt_kind_unit(enum kmt_kind kind)
+{
+	switch (kind) {
+	case KMT_KIND_BYTES:
+		return "bytes";
+	case KMT_KIND_NS:
+		return "ns";
+	case KMT_KIND_PERCENT:
+		return "percent";
+	case KMT_KIND_ADDRESS:
+		return "address";
+	case KMT_KIND_STRING:
+		return "text";
+	case KMT_KIND_SYMBOL:
+		return "symbol";
+	case KMT_KIND_STACK:
+		return "stack";
+	default:
+		return "count";
+	}
 }
 
 static struct section *current(struct kmt_output *out)
@@ -264,19 +296,34 @@ void kmt_output_discard(struct kmt_output *out)
 	for (s = 0; s < out->nsections; s++)
 		free_section(&out->sections[s]);
 	free(out->sections);
+	free(out->input);
+	free(out->kernel);
 	free(out);
 }
 
-int kmt_output_finish(struct kmt_output *out)
+void kmt_output_csv_dir(struct kmt_output *out, const char *dir)
 {
-	int ret;
+	out->csv_dir = dir;
+}
 
+void kmt_output_csv_table(struct kmt_output *out, const char *name)
+{
+	out->csv_table = name;
+}
+
+int kmt_output_finish(struct kmt_output *out, struct kmt_error *err)
+{
+	struct kmt_error ignored;
+	int ret = 0;
+
+	if (!err)
+		err = &ignored;
 	switch (out->format) {
 	case KMT_FORMAT_TEXT:
 		kmt_render_text(out);
 		break;
 	case KMT_FORMAT_CSV:
-		kmt_render_csv(out);
+		ret = kmt_render_csv(out, err);
 		break;
 	case KMT_FORMAT_JSON:
 		kmt_render_json(out);
@@ -285,7 +332,10 @@ int kmt_output_finish(struct kmt_output *out)
 		kmt_render_folded(out);
 		break;
 	}
-	ret = fflush(out->fp) || ferror(out->fp) ? -1 : 0;
+	if (!ret && (fflush(out->fp) || ferror(out->fp))) {
+		kmt_error_set(err, "report", -1, "cannot write the report: %s", strerror(errno));
+		ret = -1;
+	}
 	kmt_output_discard(out);
 	return ret;
 }

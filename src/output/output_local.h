@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <kmtrace/error.h>
 #include <kmtrace/output.h>
 
 struct value {
@@ -40,6 +41,9 @@ struct kmt_output {
 	enum kmt_format format;
 	FILE *fp;
 	int human;
+	char *input, *kernel;		/* what was reported on (kmt_output_describe) */
+	const char *csv_dir;		/* CSV: a file per table there */
+	const char *csv_table;		/* CSV: only this "SECTION.TABLE" */
 	struct section *sections;
 	int nsections;
 };
@@ -62,9 +66,13 @@ bool kmt_stack_frame(const char **p, char *buf, size_t len);
 
 /* Render all of @out on its stream: aligned text, CSV, one JSON document. */
 void kmt_render_text(struct kmt_output *out);
-void kmt_render_csv(struct kmt_output *out);
+/* CSV: 0, -1 on a write error, -2 when the table asked for is not there (@err filled). */
+int kmt_render_csv(struct kmt_output *out, struct kmt_error *err);
 void kmt_render_json(struct kmt_output *out);
 void kmt_render_folded(struct kmt_output *out);
+
+/* The unit JSON names for values of @kind: "bytes", "ns", "count", ... */
+const char *kmt_kind_unit(enum kmt_kind kind);
 
 /* The KMT_KIND_STACK column of @t, or -1. */
 int kmt_table_stack_column(const struct kmt_table *t);

@@ -90,7 +90,7 @@ static void report_all(const struct kmt_analysis **an, void **priv, int n,
 		}
 	}
 	if (out)
-		kmt_output_finish(out);
+		kmt_output_finish(out, NULL);
 	if (fp)
 		fclose(fp);
 }

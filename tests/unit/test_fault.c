@@ -105,7 +105,7 @@ static void finish(struct fault_state *st)
 
 	ck_assert_int_eq(kmt_output_begin(out, "fault"), 0);
 	ck_assert_int_eq(kmt_analysis_fault.report(st, &sess, out), 0);
-	ck_assert_int_eq(kmt_output_finish(out), 0);
+	ck_assert_int_eq(kmt_output_finish(out, NULL), 0);
 	fclose(fp);
 }
 

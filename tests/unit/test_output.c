@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <check.h>
 
 #include <kmtrace/output.h>
@@ -53,7 +54,7 @@ static char *render(enum kmt_format format, int human)
 	ck_assert_ptr_nonnull(t);
 	ck_assert_int_eq(kmt_table_row(t, row1), 0);
 	ck_assert_int_eq(kmt_table_row(t, row2), 0);
-	ck_assert_int_eq(kmt_output_finish(out), 0);
+	ck_assert_int_eq(kmt_output_finish(out, NULL), 0);
 	fclose(fp);
 	return text;
 }
@@ -62,13 +63,47 @@ START_TEST(test_json)
 {
 	char *s = render(KMT_FORMAT_JSON, 1);
 
-	ck_assert_ptr_nonnull(strstr(s, "{\"analyses\": {"));
+	ck_assert_ptr_nonnull(strstr(s, "{\"kmtrace\": {\"version\": \"" KMT_VERSION "\", "
+				     "\"schema_version\": 1, \"input\": null, \"kernel\": null},\n"
+				     " \"analyses\": {"));
+	ck_assert_ptr_nonnull(strstr(s, "\"units\": {\"summary\": {\"total\": \"count\", "
+				     "\"name\": \"text\"}, \"tables\": {"));
+	ck_assert_ptr_nonnull(strstr(s, "\"sites\": {\"site\": \"text\", \"bytes\": \"bytes\", "
+				     "\"share\": \"percent\"}}}"));
 	ck_assert_ptr_nonnull(strstr(s, "\"demo\": {"));
 	ck_assert_ptr_nonnull(strstr(s, "\"summary\": {\"total\": 42, \"name\": \"x\\u0009y\"}"));
 	ck_assert_ptr_nonnull(strstr(s, "\"calls\": [\n        {\"callsite\": \"kfree+0x10 [mod]\", \"hits\": 3}\n      ]"));
 	/* JSON keeps raw integers even when text would show human sizes. */
 	ck_assert_ptr_nonnull(strstr(s, "{\"site\": \"a,\\\"b\\\"\", \"bytes\": 2048, \"share\": 12.5}"));
 	free(s);
+}
+END_TEST
+
+/* Not UTF-8 and not a number: escaped, null; JSON stays valid. */
+START_TEST(test_json_bytes_and_nan)
+{
+	static const struct kmt_column cols[] = { { "name", "NAME", KMT_KIND_STRING },
+						  { "share", "SHARE", KMT_KIND_PERCENT } };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	struct kmt_output *out = kmt_output_new(KMT_FORMAT_JSON, fp, 0);
+	struct kmt_table *t;
+
+	ck_assert_int_eq(kmt_output_describe(out, "in\xfe.dat", "Linux 6.18"), 0);
+	ck_assert_int_eq(kmt_output_begin(out, "demo"), 0);
+	t = kmt_output_table(out, "rows", "Rows", 2, cols);
+	ck_assert_int_eq(kmt_table_row(t, (union kmt_cell[]){ { .s = "caf\xc3\xa9 \xff\xc3" },
+							      { .d = 0.0 / 0.0 } }), 0);
+	ck_assert_int_eq(kmt_table_row(t, (union kmt_cell[]){ { .s = "\xed\xa0\x80" },
+							      { .d = 1.0 / 0.0 } }), 0);
+	ck_assert_int_eq(kmt_output_finish(out, NULL), 0);
+	fclose(fp);
+	ck_assert_ptr_nonnull(strstr(text, "\"input\": \"in\\\\xfe.dat\", \"kernel\": \"Linux 6.18\""));
+	ck_assert_ptr_nonnull(strstr(text, "{\"name\": \"caf\xc3\xa9 \\\\xff\\\\xc3\", \"share\": null}"));
+	/* a UTF-16 surrogate encoded as UTF-8 is not UTF-8 */
+	ck_assert_ptr_nonnull(strstr(text, "{\"name\": \"\\\\xed\\\\xa0\\\\x80\", \"share\": null}"));
+	free(text);
 }
 END_TEST
 
@@ -82,6 +117,50 @@ START_TEST(test_csv)
 				     "demo.sites,\"a,\"\"b\"\"\",2048,12.5000\n"
 				     "demo.sites,plain,7,87.5000\n"));
 	free(s);
+}
+END_TEST
+
+/* -o DIR: a file per summary and table, header and rows only; --table: one of them. */
+START_TEST(test_csv_files)
+{
+	char dir[] = "/tmp/kmt-unit-csv-XXXXXX", path[64], line[256], *one = NULL;
+	size_t len = 0;
+	struct kmt_output *out;
+	FILE *fp;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	out = kmt_output_new(KMT_FORMAT_CSV, stdout, 0);
+	kmt_output_csv_dir(out, dir);
+	ck_assert_int_eq(kmt_output_begin(out, "demo"), 0);
+	add_calls_table(out);
+	ck_assert_int_eq(kmt_output_finish(out, NULL), 0);
+	snprintf(path, sizeof(path), "%s/demo-calls.csv", dir);
+	fp = fopen(path, "r");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_str_eq(fgets(line, sizeof(line), fp), "callsite,hits\n");
+	ck_assert_str_eq(fgets(line, sizeof(line), fp), "kfree+0x10 [mod],3\n");
+	ck_assert_ptr_null(fgets(line, sizeof(line), fp));
+	fclose(fp);
+	out = kmt_output_new(KMT_FORMAT_CSV, stdout, 0);	/* the file is there: not replaced */
+	kmt_output_csv_dir(out, dir);
+	kmt_output_begin(out, "demo");
+	add_calls_table(out);
+	ck_assert_int_eq(kmt_output_finish(out, NULL), -1);
+	unlink(path);
+	rmdir(dir);
+	fp = open_memstream(&one, &len);
+	out = kmt_output_new(KMT_FORMAT_CSV, fp, 0);
+	kmt_output_csv_table(out, "demo.calls");
+	kmt_output_begin(out, "demo");
+	add_calls_table(out);
+	ck_assert_int_eq(kmt_output_finish(out, NULL), 0);
+	fclose(fp);
+	ck_assert_str_eq(one, "callsite,hits\nkfree+0x10 [mod],3\n");
+	free(one);
+	out = kmt_output_new(KMT_FORMAT_CSV, stdout, 0);
+	kmt_output_csv_table(out, "demo.nothing");
+	kmt_output_begin(out, "demo");
+	ck_assert_int_eq(kmt_output_finish(out, NULL), -2);
 }
 END_TEST
 
@@ -116,6 +195,8 @@ Suite *output_suite(void)
 	TCase *tc = tcase_create("render");
 
 	tcase_add_test(tc, test_json);
+	tcase_add_test(tc, test_json_bytes_and_nan);
+	tcase_add_test(tc, test_csv_files);
 	tcase_add_test(tc, test_csv);
 	tcase_add_test(tc, test_text);
 	tcase_add_test(tc, test_format_names);

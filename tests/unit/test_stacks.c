@@ -180,7 +180,7 @@ static char *render(enum kmt_format format)
 	kmt_table_weight(t, 1);
 	ck_assert_int_eq(kmt_table_row(t, row), 0);
 	ck_assert_int_eq(kmt_output_stack_tables(out), 1);
-	ck_assert_int_eq(kmt_output_finish(out), 0);
+	ck_assert_int_eq(kmt_output_finish(out, NULL), 0);
 	fclose(fp);
 	return text;
 }
