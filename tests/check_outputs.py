@@ -7,7 +7,10 @@
   addresses; a finite number or null for percents; strings; stacks as arrays);
 - `--format csv -o DIR` writes a file per summary and table, each loads into sqlite3
   with .import and into Python's csv module (one header, rows of its width), and its
-  row count equals the JSON table's (the summary's: its values).
+  row count equals the JSON table's (the summary's: its values);
+- `--format chrome` of the timelines and OOM kills is trace-event JSON: each event has
+  the keys its phase needs, and each counter event carries exactly the numbers of its
+  JSON timeline row (same time, same pid).
 Prints one line per input and exits 1 at the first breach."""
 import csv
 import json
@@ -86,6 +89,38 @@ def check_csv_files(csv_dir, sections, where):
     return files
 
 
+TIMED = 'page --timeline 1 fault --timeline 1 vm --timeline 1 umem --timeline 20 oom'
+NEEDS = {'C': ('name', 'ph', 'ts', 'pid', 'tid', 'args'), 'i': ('name', 'ph', 'ts', 'pid', 'tid', 's'),
+         'M': ('name', 'ph', 'pid', 'args')}
+
+
+def check_chrome(kmtrace, path, syms, where):
+    js, ch = (report(kmtrace, path, syms, fmt, TIMED) for fmt in ('json', 'chrome'))
+    if js.returncode or ch.returncode:
+        fail(f'{where}: chrome exit {ch.returncode}: {ch.stderr.strip()}')
+    doc, events = json.loads(js.stdout)['analyses'], json.loads(ch.stdout)['traceEvents']
+    rows = {}
+    for name, sec in doc.items():
+        for row in sec['tables'].get('timeline', []):
+            t = row.get('time', row.get('start'))
+            rows[(f'{name}.timeline', t, row.get('pid', 0))] = {
+                k: v for k, v in row.items() if k not in ('time', 'start', 'pid') and
+                sec['units']['tables']['timeline'][k] in ('count', 'bytes', 'percent')}
+    counters = 0
+    for e in events:
+        if e.get('ph') not in NEEDS or any(k not in e for k in NEEDS[e['ph']]):
+            fail(f'{where}: chrome event without its keys: {e}')
+        if e['ph'] != 'C':
+            continue
+        key = (e['name'], round(e['ts'] * 1000), e['pid'])
+        if rows.get(key) != e['args']:
+            fail(f'{where}: counter {key} {e["args"]} != timeline row {rows.get(key)}')
+        counters += 1
+    if counters != len(rows):
+        fail(f'{where}: {counters} counter events for {len(rows)} timeline rows')
+    return counters
+
+
 def main():
     kmtrace, traces, schema_path, work = sys.argv[1:5]
     schema = json.load(open(schema_path))
@@ -113,7 +148,9 @@ def main():
                 if out.returncode or out.stdout:
                     fail(f'{where}: csv -o exit {out.returncode}: {out.stderr.strip()}')
                 files += check_csv_files(csv_dir, sections, where)
-        print(f'  {name}: {docs} JSON documents valid, {files} CSV files loaded')
+        counters = check_chrome(kmtrace, path, syms, name)
+        print(f'  {name}: {docs} JSON documents valid, {files} CSV files loaded, '
+              f'{counters} chrome counters equal their timeline rows')
 
 
 if __name__ == '__main__':

@@ -13,6 +13,7 @@ enum kmt_format {
 	KMT_FORMAT_CSV,
 	KMT_FORMAT_JSON,
 	KMT_FORMAT_FOLDED,	/* "frame;frame;frame VALUE" per stack, for flame graphs */
+	KMT_FORMAT_CHROME,	/* Chrome trace-event JSON: timelines as counters, Perfetto */
 };
 
 /* How a value is shown: the JSON value is always the raw number. */
@@ -54,7 +55,7 @@ struct kmt_output;
 struct kmt_table;
 struct kmt_error;
 
-/* Parse "text", "csv", "json" or "folded"; -1 if none of them. */
+/* Parse "text", "csv", "json", "folded" or "chrome"; -1 if none of them. */
 int kmt_format_parse(const char *name);
 
 /* Make an output that renders into @fp; @human shows sizes as KiB/MiB. */

@@ -59,15 +59,16 @@ static void usage(FILE *fp)
 	int i;
 
 	fprintf(fp,
-		"usage: kmtrace report [-i FILE] [--format text|csv|json|folded] [-H]\n"
+		"usage: kmtrace report [-i FILE] [--format text|csv|json|folded|chrome] [-H]\n"
 		"                      [-o DIR | --table ANALYSIS.TABLE]\n"
 		"                      [ANALYSIS [ANALYSIS-OPTIONS]]...\n"
 		"       kmtrace report [-i FILE] --print [--time START,END] [--pid-filter PID,..]\n"
 		"                      [--comm NAME] [-O|--plugin-option kmt:raw[=0|1]]\n\n"
 		"  -i, --input FILE  recording to read (default kmtrace.dat; - standard input):\n"
 		"                    trace.dat of kmtrace or trace-cmd, perf.data, ftrace text\n"
-		"      --format FMT  text (default), csv, json, or folded (the stack tables as\n"
-		"                    'frame;frame;frame VALUE' lines for flame graphs)\n"
+		"      --format FMT  text (default), csv, json, folded (the stack tables as\n"
+		"                    'frame;frame;frame VALUE' lines for flame graphs), or\n"
+		"                    chrome (timelines and OOM kills as Chrome trace events)\n"
 		"      --formats DIR event formats for ftrace text (SYSTEM/EVENT/format files,\n"
 		"                    as in tracefs's events/; default: those shipped)\n"
 		"      --kallsyms FILE  kernel symbols from FILE (a saved /proc/kallsyms or a\n"

@@ -34,7 +34,7 @@ static int utf8_length(const unsigned char *s)
 	return n;
 }
 
-static void json_string(FILE *fp, const char *str)
+void kmt_json_string(FILE *fp, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
@@ -69,7 +69,7 @@ static void json_stack(FILE *fp, const char *stack)
 		n = strcspn(p, "\n");
 		snprintf(frame, sizeof(frame), "%.*s", (int)n, p);
 		fputs(i++ ? ", " : "", fp);
-		json_string(fp, frame);
+		kmt_json_string(fp, frame);
 		p += n + (p[n] == '\n');
 	}
 	fputc(']', fp);
@@ -80,7 +80,7 @@ static void json_cell(FILE *fp, enum kmt_kind kind, union kmt_cell c)
 	if (kind == KMT_KIND_STACK)
 		json_stack(fp, c.s);
 	else if (kmt_kind_is_text(kind))
-		json_string(fp, c.s);
+		kmt_json_string(fp, c.s);
 	else if (kind == KMT_KIND_PERCENT && !isfinite(c.d))
 		fputs("null", fp);
 	else if (kind == KMT_KIND_PERCENT)
@@ -95,13 +95,13 @@ static void json_table(FILE *fp, const struct kmt_table *t)
 {
 	int r, c;
 
-	json_string(fp, t->name);
+	kmt_json_string(fp, t->name);
 	fputs(": [", fp);
 	for (r = 0; r < t->rows; r++) {
 		fputs(r ? ",\n        {" : "\n        {", fp);
 		for (c = 0; c < t->ncols; c++) {
 			fputs(c ? ", " : "", fp);
-			json_string(fp, t->cols[c].key);
+			kmt_json_string(fp, t->cols[c].key);
 			fputs(": ", fp);
 			json_cell(fp, t->cols[c].kind, t->cells[r * t->ncols + c]);
 		}
@@ -118,7 +118,7 @@ static void json_units(FILE *fp, const struct section *sec)
 	fputs("    \"units\": {\"summary\": {", fp);
 	for (i = 0; i < sec->nvalues; i++) {
 		fputs(i ? ", " : "", fp);
-		json_string(fp, sec->values[i].key);
+		kmt_json_string(fp, sec->values[i].key);
 		fprintf(fp, ": \"%s\"", kmt_kind_unit(sec->values[i].kind));
 	}
 	fputs("}, \"tables\": {", fp);
@@ -126,11 +126,11 @@ static void json_units(FILE *fp, const struct section *sec)
 		const struct kmt_table *t = sec->tables[i];
 
 		fputs(i ? ",\n      " : "\n      ", fp);
-		json_string(fp, t->name);
+		kmt_json_string(fp, t->name);
 		fputs(": {", fp);
 		for (c = 0; c < t->ncols; c++) {
 			fputs(c ? ", " : "", fp);
-			json_string(fp, t->cols[c].key);
+			kmt_json_string(fp, t->cols[c].key);
 			fprintf(fp, ": \"%s\"", kmt_kind_unit(t->cols[c].kind));
 		}
 		fputc('}', fp);
@@ -142,11 +142,11 @@ static void json_section(FILE *fp, const struct section *sec)
 {
 	int i;
 
-	json_string(fp, sec->name);
+	kmt_json_string(fp, sec->name);
 	fputs(": {\n    \"summary\": {", fp);
 	for (i = 0; i < sec->nvalues; i++) {
 		fputs(i ? ", " : "", fp);
-		json_string(fp, sec->values[i].key);
+		kmt_json_string(fp, sec->values[i].key);
 		fputs(": ", fp);
 		json_cell(fp, sec->values[i].kind, sec->values[i].cell);
 	}
@@ -163,7 +163,7 @@ static void json_section(FILE *fp, const struct section *sec)
 static void json_nullable(FILE *fp, const char *s)
 {
 	if (s)
-		json_string(fp, s);
+		kmt_json_string(fp, s);
 	else
 		fputs("null", fp);
 }

@@ -20,6 +20,8 @@ int kmt_format_parse(const char *name)
 		return KMT_FORMAT_JSON;
 	if (!strcmp(name, "folded"))
 		return KMT_FORMAT_FOLDED;
+	if (!strcmp(name, "chrome"))
+		return KMT_FORMAT_CHROME;
 	return -1;
 }
 
@@ -330,6 +332,9 @@ int kmt_output_finish(struct kmt_output *out, struct kmt_error *err)
 		break;
 	case KMT_FORMAT_FOLDED:
 		kmt_render_folded(out);
+		break;
+	case KMT_FORMAT_CHROME:
+		kmt_render_chrome(out);
 		break;
 	}
 	if (!ret && (fflush(out->fp) || ferror(out->fp))) {

@@ -70,6 +70,10 @@ void kmt_render_text(struct kmt_output *out);
 int kmt_render_csv(struct kmt_output *out, struct kmt_error *err);
 void kmt_render_json(struct kmt_output *out);
 void kmt_render_folded(struct kmt_output *out);
+void kmt_render_chrome(struct kmt_output *out);
+
+/* @s as a JSON string: escaped, bytes that are not UTF-8 as the text \xNN. */
+void kmt_json_string(FILE *fp, const char *s);
 
 /* The unit JSON names for values of @kind: "bytes", "ns", "count", ... */
 const char *kmt_kind_unit(enum kmt_kind kind);
