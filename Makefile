@@ -39,7 +39,7 @@ WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -Iinclude -Isrc -I. -DKMT_VERSION='"$(VERSION)"' \
 	     -D_GNU_SOURCE $(PKG_CFLAGS) -MMD -MP
-LIBS       = $(PKG_LIBS) -lzstd -lpthread
+LIBS       = $(PKG_LIBS) -lzstd -lpthread -lm
 
 PLUGIN_SRC := $(wildcard plugins/plugin_kmt_*.c)
 # What every plugin .so carries besides its own file.
@@ -66,7 +66,7 @@ PLUGINS   := $(patsubst plugins/%.c,$(BUILD)/plugins/%.so,$(PLUGIN_SRC))
 # Plugins link against nothing: trace-cmd and perf provide libtraceevent.
 PIC_FLAGS := -fPIC -fvisibility=hidden -DKMT_PLUGIN_SO
 
-.PHONY: all plugins deps check layout unit unit-san integration fuzz fuzz-check demo bench install \
+.PHONY: all plugins deps check layout unit unit-san integration fuzz fuzz-check demo bench screenshot install \
 	install-user clean
 
 all: kmtrace plugins
@@ -200,6 +200,11 @@ demo: kmtrace
 
 bench: kmtrace
 	@sh scripts/bench.sh ./kmtrace
+
+# The README's picture of the HTML report, made by the test that checks it.
+screenshot: kmtrace
+	@d=$$(mktemp -d) && python3 tests/check_html.py ./kmtrace traces "$$d" docs/kmtrace-report.png; \
+	 rc=$$?; rm -rf "$$d"; exit $$rc
 
 install: kmtrace plugins
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(MAN7DIR) $(DESTDIR)$(PLUGIN_DIR)

@@ -6,7 +6,8 @@ set -eu
 
 PKGS="gcc make pkg-config libtraceevent-dev libtracefs-dev libtracecmd-dev trace-cmd
 check xz-utils python3 time procps libzstd-dev linux-perf strace util-linux
-clang libclang-rt-14-dev libdw-dev binutils python3-jsonschema sqlite3"
+clang libclang-rt-14-dev libdw-dev binutils python3-jsonschema sqlite3
+chromium"
 LIBPERF_PREFIX=${LIBPERF_PREFIX:-/usr/local}
 LSRC_PKG=${LSRC_PKG:-linux-source-6.12}
 

@@ -90,6 +90,11 @@ test_report_examples() {
 	[ -s "$WORK/examples/slab-callers.csv" ] && [ -s "$WORK/examples/page-summary.csv" ]
 }
 
+# The HTML report in headless Chromium: no console message, every chart drawn, a screenshot.
+test_html_chromium() {
+	python3 "$TOP/tests/check_html.py" "$KMTRACE" "$TRACES" "$WORK" "$WORK/kmtrace-report.png"
+}
+
 test_outputs_checked() {
 	python3 "$TOP/tests/check_outputs.py" "$KMTRACE" "$TRACES" \
 		"$TOP/docs/kmtrace-report.schema.json" "$WORK"
@@ -138,6 +143,12 @@ core_parsing_tests() {
 	check "kmtrace-record(1) documents every record option" test_options_documented record
 	check "every analysis on every fixture: JSON valid against docs/kmtrace-report.schema.json with values of their units; each CSV file (-o DIR) loads into sqlite3 and csv with the JSON's row count" \
 		test_outputs_checked
+	if command -v chromium >/dev/null; then
+		check "report --html of traces/stacks.dat and fault.dat in headless Chromium: no console message, the script ran, every chart has marks, a screenshot" \
+			test_html_chromium
+	else
+		skip "report --html in a browser: no chromium (make deps installs it)"
+	fi
 	check "kmtrace-watch(1) documents every watch option" test_options_documented watch
 }
 

@@ -14,6 +14,7 @@ enum kmt_format {
 	KMT_FORMAT_JSON,
 	KMT_FORMAT_FOLDED,	/* "frame;frame;frame VALUE" per stack, for flame graphs */
 	KMT_FORMAT_CHROME,	/* Chrome trace-event JSON: timelines as counters, Perfetto */
+	KMT_FORMAT_HTML,	/* one self-contained page: charts (SVG) and sortable tables */
 };
 
 /* How a value is shown: the JSON value is always the raw number. */

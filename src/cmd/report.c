@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <kmtrace/analysis.h>
@@ -30,13 +31,15 @@ struct report_args {
 	const char *kallsyms;
 	const char *vmlinux;
 	const char *csv_dir, *csv_table;	/* -o, --table */
+	const char *html;			/* --html FILE */
+	FILE *html_fp;
 	const struct kmt_analysis *an[MAX_ANALYSES];
 	void *priv[MAX_ANALYSES];
 	int n;
 };
 
 /* Keys of the common options without a short form (analyses use 0x100..0x3ff). */
-enum { OPT_KALLSYMS = 0x400, OPT_VMLINUX, OPT_THREADS, OPT_TABLE };
+enum { OPT_KALLSYMS = 0x400, OPT_VMLINUX, OPT_THREADS, OPT_TABLE, OPT_HTML };
 
 static const struct option common_longopts[] = {
 	{ "input", required_argument, NULL, 'i' },
@@ -49,6 +52,7 @@ static const struct option common_longopts[] = {
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "output", required_argument, NULL, 'o' },
 	{ "table", required_argument, NULL, OPT_TABLE },
+	{ "html", required_argument, NULL, OPT_HTML },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -60,7 +64,7 @@ static void usage(FILE *fp)
 
 	fprintf(fp,
 		"usage: kmtrace report [-i FILE] [--format text|csv|json|folded|chrome] [-H]\n"
-		"                      [-o DIR | --table ANALYSIS.TABLE]\n"
+		"                      [-o DIR | --table ANALYSIS.TABLE] [--html FILE]\n"
 		"                      [ANALYSIS [ANALYSIS-OPTIONS]]...\n"
 		"       kmtrace report [-i FILE] --print [--time START,END] [--pid-filter PID,..]\n"
 		"                      [--comm NAME] [-O|--plugin-option kmt:raw[=0|1]]\n\n"
@@ -79,6 +83,8 @@ static void usage(FILE *fp)
 		"  -o, --output DIR  CSV: a file per table there, ANALYSIS-TABLE.csv (new files)\n"
 		"      --table NAME  CSV: only table ANALYSIS.TABLE (e.g. slab.callers,\n"
 		"                    stat.summary), no name column\n"
+		"      --html FILE   one self-contained HTML page instead (charts, sortable\n"
+		"                    tables); FILE must not exist\n"
 		"  -H, --human       sizes as KiB/MiB in text\n"
 		"      --threads N   1: all in one thread; 2 (default for two or more analyses\n"
 		"                    on 2 or more CPUs): records read and decoded in a second one\n"
@@ -117,6 +123,10 @@ static int common_option(struct report_args *a, int c, int *status)
 		return 0;
 	case OPT_TABLE:
 		a->csv_table = optarg;
+		return 0;
+	case OPT_HTML:
+		a->html = optarg;
+		a->format = KMT_FORMAT_HTML;
 		return 0;
 	case 'M':
 		a->formats_dir = optarg;
@@ -497,7 +507,7 @@ static int open_and_run(struct report_args *a)
 		return KMT_EXIT_INPUT;
 	}
 	a->s.tep = kmt_reader_tep(a->s.reader);
-	out = kmt_output_new(a->format, stdout, a->human);
+	out = kmt_output_new(a->format, a->html_fp ? a->html_fp : stdout, a->human);
 	if (out && kmt_output_describe(out, a->s.input, kmt_reader_text(a->s.reader,
 								       KMT_TEXT_UNAME))) {
 		kmt_output_discard(out);
@@ -554,6 +564,28 @@ static int check_csv_args(const struct report_args *a)
 	return 0;
 }
 
+/* --html FILE: a new file of ours (0600); it never replaces one. */
+static int open_html(struct report_args *a)
+{
+	int fd;
+
+	if (!a->html)
+		return 0;
+	if (a->format != KMT_FORMAT_HTML) {
+		fprintf(stderr, "kmtrace report: --html writes HTML: no --format with it\n");
+		return -1;
+	}
+	fd = open(a->html, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	a->html_fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (a->html_fp)
+		return 0;
+	fprintf(stderr, "kmtrace report: --html %s: %s\n", a->html,
+		errno == EEXIST ? "exists (give a new file)" : strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
 int kmt_cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .s.input = "kmtrace.dat", .format = KMT_FORMAT_TEXT };
@@ -561,7 +593,7 @@ int kmt_cmd_report(int argc, char **argv)
 
 	if (parse_args(&a, argc, argv, &ret))
 		goto out;
-	if (check_csv_args(&a)) {
+	if (check_csv_args(&a) || open_html(&a)) {
 		ret = KMT_EXIT_INPUT;
 		goto out;
 	}
@@ -575,5 +607,13 @@ int kmt_cmd_report(int argc, char **argv)
 out:
 	for (i = 0; i < a.n; i++)
 		a.an[i]->free(a.priv[i]);
+	if (a.html_fp && fclose(a.html_fp) && !ret) {
+		fprintf(stderr, "kmtrace report: cannot write %s: %s\n", a.html, strerror(errno));
+		ret = KMT_EXIT_FAIL;
+	}
+	if (a.html && !ret)
+		fprintf(stderr, "kmtrace report: wrote %s\n", a.html);
+	else if (a.html_fp)
+		unlink(a.html);		/* nothing half written stays */
 	return ret;
 }

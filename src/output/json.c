@@ -13,8 +13,7 @@
 
 #include "output_local.h"
 
-/* Length of the valid UTF-8 sequence at @s (1-4), or 0 when it is not one. */
-static int utf8_length(const unsigned char *s)
+int kmt_utf8_length(const unsigned char *s)
 {
 	int n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 :
 		(s[0] & 0xf8) == 0xf0 ? 4 : 0, i;
@@ -40,7 +39,7 @@ void kmt_json_string(FILE *fp, const char *str)
 
 	fputc('"', fp);
 	while (*s) {
-		int n = utf8_length(s);
+		int n = kmt_utf8_length(s);
 
 		if (*s == '"' || *s == '\\')
 			fprintf(fp, "\\%c", *s);

@@ -22,6 +22,8 @@ int kmt_format_parse(const char *name)
 		return KMT_FORMAT_FOLDED;
 	if (!strcmp(name, "chrome"))
 		return KMT_FORMAT_CHROME;
+	if (!strcmp(name, "html"))
+		return KMT_FORMAT_HTML;
 	return -1;
 }
 
@@ -335,6 +337,9 @@ int kmt_output_finish(struct kmt_output *out, struct kmt_error *err)
 		break;
 	case KMT_FORMAT_CHROME:
 		kmt_render_chrome(out);
+		break;
+	case KMT_FORMAT_HTML:
+		kmt_render_html(out);
 		break;
 	}
 	if (!ret && (fflush(out->fp) || ferror(out->fp))) {

@@ -71,6 +71,19 @@ int kmt_render_csv(struct kmt_output *out, struct kmt_error *err);
 void kmt_render_json(struct kmt_output *out);
 void kmt_render_folded(struct kmt_output *out);
 void kmt_render_chrome(struct kmt_output *out);
+void kmt_render_html(struct kmt_output *out);
+
+/* Length of the valid UTF-8 sequence at @s (1-4), or 0 when it is not one. */
+int kmt_utf8_length(const unsigned char *s);
+
+/* @s as HTML text: <, >, & and quotes escaped, bytes that are not UTF-8 as \xNN. */
+void kmt_html_text(FILE *fp, const char *s);
+
+/* SVG charts of the HTML report (svg.c): a timeline, rings by label, an icicle of stacks. */
+int kmt_svg_time_column(const struct kmt_table *t);
+void kmt_svg_timeline(FILE *fp, const struct kmt_table *t);
+void kmt_svg_rings(FILE *fp, const struct kmt_table *t);
+void kmt_svg_icicle(FILE *fp, const struct kmt_table *t);
 
 /* @s as a JSON string: escaped, bytes that are not UTF-8 as the text \xNN. */
 void kmt_json_string(FILE *fp, const char *s);
