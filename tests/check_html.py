@@ -56,13 +56,35 @@ def check_page(browser, page, work):
     dom = run.stdout
     if 'data-ready="1"' not in dom:
         fail(f'{page}: the page script did not run to its end')
-    charts = re.findall(r'<svg class="chart[^"]*".*?</svg>', dom, re.S)
+    charts = re.findall(r'<svg[^>]*class="chart[^"]*".*?</svg>', dom, re.S)
     empty = [c[:80] for c in charts if 'class="mark"' not in c]
     if not charts or empty:
         fail(f'{page}: {len(charts)} charts, without marks: {empty[:2]}')
     tables = dom.count('<table class="data">')
     marks = sum(c.count('class="mark"') for c in charts)
     return len(charts), marks, tables
+
+
+def check_svg_files(kmtrace, traces, work):
+    """--svg DIR: each chart a standalone SVG document with its marks."""
+    import xml.etree.ElementTree as ET
+    d = os.path.join(work, 'svg')
+    shutil.rmtree(d, ignore_errors=True)
+    os.mkdir(d)
+    run = subprocess.run([kmtrace, 'report', '-i', os.path.join(traces, 'stacks.dat'),
+                          '--kallsyms', os.path.join(traces, 'stacks.kallsyms'), '--svg', d,
+                          'slab', '--caller', '--stack', 'page', '--timeline', '100', '--stack'],
+                         capture_output=True, text=True)
+    names = sorted(os.listdir(d))
+    if run.returncode or names != ['page-stacks.svg', 'page-timeline.svg', 'slab-callers.svg',
+                                   'slab-stacks.svg']:
+        fail(f'--svg: exit {run.returncode}, files {names}: {run.stderr.strip()}')
+    for n in names:
+        root = ET.parse(os.path.join(d, n)).getroot()
+        marks = [e for e in root.iter() if e.get('class') == 'mark']
+        if root.tag != '{http://www.w3.org/2000/svg}svg' or not marks:
+            fail(f'--svg: {n}: root {root.tag}, {len(marks)} marks')
+    print(f'  --svg: {len(names)} standalone SVG files, each with its marks')
 
 
 def main():
@@ -82,6 +104,7 @@ def main():
     if run.returncode or not os.path.exists(shot) or os.path.getsize(shot) < 20000:
         fail(f'screenshot {shot}: exit {run.returncode}')
     print(f'  screenshot: {shot} ({os.path.getsize(shot)} bytes)')
+    check_svg_files(kmtrace, traces, work)
 
 
 if __name__ == '__main__':

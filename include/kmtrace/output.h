@@ -136,6 +136,12 @@ void kmt_output_csv_dir(struct kmt_output *out, const char *dir);
 void kmt_output_csv_table(struct kmt_output *out, const char *name);
 
 /*
+ * Besides the output: each table's chart (as --html draws it) as a new file
+ * @dir/ANALYSIS-TABLE.svg, mode 0600.
+ */
+void kmt_output_svg_dir(struct kmt_output *out, const char *dir);
+
+/*
  * Render everything added and free @out. Returns 0, -1 with @err (may be
  * NULL) filled on a write error, -2 for a CSV table that is not there.
  */

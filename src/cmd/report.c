@@ -32,6 +32,7 @@ struct report_args {
 	const char *vmlinux;
 	const char *csv_dir, *csv_table;	/* -o, --table */
 	const char *html;			/* --html FILE */
+	const char *svg_dir;			/* --svg DIR */
 	FILE *html_fp;
 	const struct kmt_analysis *an[MAX_ANALYSES];
 	void *priv[MAX_ANALYSES];
@@ -39,7 +40,7 @@ struct report_args {
 };
 
 /* Keys of the common options without a short form (analyses use 0x100..0x3ff). */
-enum { OPT_KALLSYMS = 0x400, OPT_VMLINUX, OPT_THREADS, OPT_TABLE, OPT_HTML };
+enum { OPT_KALLSYMS = 0x400, OPT_VMLINUX, OPT_THREADS, OPT_TABLE, OPT_HTML, OPT_SVG };
 
 static const struct option common_longopts[] = {
 	{ "input", required_argument, NULL, 'i' },
@@ -53,6 +54,7 @@ static const struct option common_longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "table", required_argument, NULL, OPT_TABLE },
 	{ "html", required_argument, NULL, OPT_HTML },
+	{ "svg", required_argument, NULL, OPT_SVG },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -85,6 +87,7 @@ static void usage(FILE *fp)
 		"                    stat.summary), no name column\n"
 		"      --html FILE   one self-contained HTML page instead (charts, sortable\n"
 		"                    tables); FILE must not exist\n"
+		"      --svg DIR     the charts also as SVG files there, ANALYSIS-TABLE.svg\n"
 		"  -H, --human       sizes as KiB/MiB in text\n"
 		"      --threads N   1: all in one thread; 2 (default for two or more analyses\n"
 		"                    on 2 or more CPUs): records read and decoded in a second one\n"
@@ -127,6 +130,9 @@ static int common_option(struct report_args *a, int c, int *status)
 	case OPT_HTML:
 		a->html = optarg;
 		a->format = KMT_FORMAT_HTML;
+		return 0;
+	case OPT_SVG:
+		a->svg_dir = optarg;
 		return 0;
 	case 'M':
 		a->formats_dir = optarg;
@@ -516,6 +522,7 @@ static int open_and_run(struct report_args *a)
 	if (out) {
 		kmt_output_csv_dir(out, a->csv_dir);
 		kmt_output_csv_table(out, a->csv_table);
+		kmt_output_svg_dir(out, a->svg_dir);
 	}
 	if (!out) {
 		kmt_reader_close(a->s.reader);
@@ -564,6 +571,16 @@ static int check_csv_args(const struct report_args *a)
 	return 0;
 }
 
+static int check_svg_dir(const struct report_args *a)
+{
+	struct stat st;
+
+	if (!a->svg_dir || (!stat(a->svg_dir, &st) && S_ISDIR(st.st_mode)))
+		return 0;
+	fprintf(stderr, "kmtrace report: --svg %s: not a directory\n", a->svg_dir);
+	return -1;
+}
+
 /* --html FILE: a new file of ours (0600); it never replaces one. */
 static int open_html(struct report_args *a)
 {
@@ -593,7 +610,7 @@ int kmt_cmd_report(int argc, char **argv)
 
 	if (parse_args(&a, argc, argv, &ret))
 		goto out;
-	if (check_csv_args(&a) || open_html(&a)) {
+	if (check_csv_args(&a) || check_svg_dir(&a) || open_html(&a)) {
 		ret = KMT_EXIT_INPUT;
 		goto out;
 	}

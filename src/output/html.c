@@ -169,12 +169,7 @@ static void table(FILE *fp, const struct kmt_table *t)
 	fputs("<h3>", fp);
 	kmt_html_text(fp, t->title ? t->title : t->name);
 	fputs("</h3>\n", fp);
-	if (kmt_svg_time_column(t) >= 0 && !strcmp(t->name, "timeline"))
-		kmt_svg_timeline(fp, t);
-	else if (kmt_table_stack_column(t) >= 0)
-		kmt_svg_icicle(fp, t);
-	else if (!strcmp(t->name, "callers") || !strcmp(t->name, "caches"))
-		kmt_svg_rings(fp, t);
+	kmt_svg_chart(fp, t);
 	fputs("<table class=\"data\"><thead><tr>", fp);
 	for (c = 0; c < t->ncols; c++) {
 		fputs("<th>", fp);

@@ -315,6 +315,11 @@ void kmt_output_csv_table(struct kmt_output *out, const char *name)
 	out->csv_table = name;
 }
 
+void kmt_output_svg_dir(struct kmt_output *out, const char *dir)
+{
+	out->svg_dir = dir;
+}
+
 int kmt_output_finish(struct kmt_output *out, struct kmt_error *err)
 {
 	struct kmt_error ignored;
@@ -322,6 +327,10 @@ int kmt_output_finish(struct kmt_output *out, struct kmt_error *err)
 
 	if (!err)
 		err = &ignored;
+	if (out->svg_dir && kmt_svg_files(out, out->svg_dir, err)) {
+		kmt_output_discard(out);
+		return -1;
+	}
 	switch (out->format) {
 	case KMT_FORMAT_TEXT:
 		kmt_render_text(out);

@@ -44,6 +44,7 @@ struct kmt_output {
 	char *input, *kernel;		/* what was reported on (kmt_output_describe) */
 	const char *csv_dir;		/* CSV: a file per table there */
 	const char *csv_table;		/* CSV: only this "SECTION.TABLE" */
+	const char *svg_dir;		/* the charts as SVG files there too */
 	struct section *sections;
 	int nsections;
 };
@@ -79,11 +80,17 @@ int kmt_utf8_length(const unsigned char *s);
 /* @s as HTML text: <, >, & and quotes escaped, bytes that are not UTF-8 as \xNN. */
 void kmt_html_text(FILE *fp, const char *s);
 
-/* SVG charts of the HTML report (svg.c): a timeline, rings by label, an icicle of stacks. */
+/* The time column of a timeline table ("start" or "time"), or -1. */
 int kmt_svg_time_column(const struct kmt_table *t);
-void kmt_svg_timeline(FILE *fp, const struct kmt_table *t);
-void kmt_svg_rings(FILE *fp, const struct kmt_table *t);
-void kmt_svg_icicle(FILE *fp, const struct kmt_table *t);
+
+/*
+ * The SVG chart of @t (svg.c), if its kind has one: a timeline's lines,
+ * rings of a call-site or cache table, an icicle of a stack table.
+ */
+void kmt_svg_chart(FILE *fp, const struct kmt_table *t);
+
+/* Each chart of @out as a new file @dir/ANALYSIS-TABLE.svg. 0, or -1 with @err. */
+int kmt_svg_files(const struct kmt_output *out, const char *dir, struct kmt_error *err);
 
 /* @s as a JSON string: escaped, bytes that are not UTF-8 as the text \xNN. */
 void kmt_json_string(FILE *fp, const char *s);

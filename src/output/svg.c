@@ -7,9 +7,14 @@
  * graph upside down) of a stack table. Every drawn mark has class "mark",
  * which the tests count.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <math.h>
+#include <unistd.h>
+
+#include <kmtrace/error.h>
 
 #include "output_local.h"
 #include "common/util.h"
@@ -148,7 +153,7 @@ static void axes(FILE *fp, double t0, double t1, double vmax, enum kmt_kind kind
 		PAD, top, PAD, H - PAD + 26, W - PAD, H - PAD + 26, (t1 - t0) / 1e9);
 }
 
-void kmt_svg_timeline(FILE *fp, const struct kmt_table *t)
+static void svg_timeline(FILE *fp, const struct kmt_table *t)
 {
 	int tc = kmt_svg_time_column(t), pc = column(t, "pid"), vc, c, r, n, i;
 	unsigned long long pids[64];
@@ -160,7 +165,7 @@ void kmt_svg_timeline(FILE *fp, const struct kmt_table *t)
 		return;
 	t0 = number(t, 0, tc);
 	t1 = number(t, t->rows - 1, tc);
-	fprintf(fp, "<svg class=\"chart\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
+	fprintf(fp, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
 		W, H, W, H);
 	if (pc >= 0) {		/* a line per process, of the first number column */
 		n = top_pids(t, pc, vc, pids, peaks);
@@ -238,7 +243,7 @@ static void ring(FILE *fp, const struct kmt_table *t, int lc, int vc, double cx)
 	free(order);
 }
 
-void kmt_svg_rings(FILE *fp, const struct kmt_table *t)
+static void svg_rings(FILE *fp, const struct kmt_table *t)
 {
 	static const char *const wanted[] = { "bytes_alloc", "live_bytes", "live_waste", "bytes",
 					      "pages", "objects" };
@@ -254,7 +259,7 @@ void kmt_svg_rings(FILE *fp, const struct kmt_table *t)
 	}
 	if (lc == t->ncols || !n || !t->rows)
 		return;
-	fprintf(fp, "<svg class=\"chart\" width=\"%d\" height=\"300\" viewBox=\"0 0 %d 300\">\n",
+	fprintf(fp, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"%d\" height=\"300\" viewBox=\"0 0 %d 300\">\n",
 		n * 240, n * 240);
 	for (i = 0; i < n; i++)
 		ring(fp, t, lc, cols[i], 120 + i * 240);
@@ -345,7 +350,7 @@ static int depth_of(const struct itree *tr, int node)
 	return d + 1;
 }
 
-void kmt_svg_icicle(FILE *fp, const struct kmt_table *t)
+static void svg_icicle(FILE *fp, const struct kmt_table *t)
 {
 	int sc = kmt_table_stack_column(t), vc = t->weight, r, c, depth;
 	struct itree tr = { 0 };
@@ -361,11 +366,66 @@ void kmt_svg_icicle(FILE *fp, const struct kmt_table *t)
 		add_stack(&tr, t->cells[r * t->ncols + sc].s, number(t, r, vc));
 	depth = depth_of(&tr, 0) - 1;
 	depth = depth > ICICLE_DEPTH ? ICICLE_DEPTH : depth;
-	fprintf(fp, "<svg class=\"chart icicle\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
+	fprintf(fp, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart icicle\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
 		W, depth * ICICLE_ROW, W, depth * ICICLE_ROW);
 	draw(fp, &tr, 0, 0, W, 0);
 	fputs("</svg>\n", fp);
 	for (r = 0; r < (int)tr.count; r++)
 		free(tr.n[r].name);
 	free(tr.n);
+}
+
+void kmt_svg_chart(FILE *fp, const struct kmt_table *t)
+{
+	if (kmt_svg_time_column(t) >= 0 && !strcmp(t->name, "timeline"))
+		svg_timeline(fp, t);
+	else if (kmt_table_stack_column(t) >= 0)
+		svg_icicle(fp, t);
+	else if (!strcmp(t->name, "callers") || !strcmp(t->name, "caches"))
+		svg_rings(fp, t);
+}
+
+/* A new file @dir/@section-@table.svg of @len bytes of @svg. 0, or -1 with @err. */
+static int write_svg(const char *dir, const char *section, const char *table, const char *svg,
+		     size_t len, struct kmt_error *err)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s-%s.svg", dir, section, table);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 || kmt_write_all(fd, svg, len)) {
+		kmt_error_set(err, path, -1, "cannot write: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+int kmt_svg_files(const struct kmt_output *out, const char *dir, struct kmt_error *err)
+{
+	int s, i, ret = 0;
+
+	for (s = 0; s < out->nsections && !ret; s++) {
+		const struct section *sec = &out->sections[s];
+
+		for (i = 0; i < sec->ntables && !ret; i++) {
+			char *svg = NULL;
+			size_t len = 0;
+			FILE *fp = open_memstream(&svg, &len);
+
+			if (!fp) {
+				kmt_error_set(err, dir, -1, "out of memory");
+				return -1;
+			}
+			fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", fp);
+			kmt_svg_chart(fp, sec->tables[i]);
+			fclose(fp);
+			if (strstr(svg, "<svg"))
+				ret = write_svg(dir, sec->name, sec->tables[i]->name, svg, len, err);
+			free(svg);
+		}
+	}
+	return ret;
 }
