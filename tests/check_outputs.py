@@ -10,7 +10,9 @@
   row count equals the JSON table's (the summary's: its values);
 - `--format chrome` of the timelines and OOM kills is trace-event JSON: each event has
   the keys its phase needs, and each counter event carries exactly the numbers of its
-  JSON timeline row (same time, same pid).
+  JSON timeline row (same time, same pid);
+- `report events --format jsonl` is an object per event with its keys, as many of each
+  event as stat counts.
 Prints one line per input and exits 1 at the first breach."""
 import csv
 import json
@@ -121,6 +123,25 @@ def check_chrome(kmtrace, path, syms, where):
     return counters
 
 
+def check_events(kmtrace, path, syms, where):
+    """report events --format jsonl: an object per event, as many per event as stat counts."""
+    run = report(kmtrace, path, syms, 'jsonl', 'events')
+    st = report(kmtrace, path, syms, 'json', 'stat')
+    if run.returncode or st.returncode:
+        fail(f'{where}: events exit {run.returncode}: {run.stderr.strip()}')
+    counts = {}
+    for line in run.stdout.splitlines():
+        e = json.loads(line)
+        if set(e) - {'stack'} != {'ts', 'cpu', 'pid', 'tgid', 'comm', 'event', 'fields'}:
+            fail(f'{where}: events line with keys {sorted(e)}')
+        counts[e['event']] = counts.get(e['event'], 0) + 1
+    want = {r['event']: r['count'] for r in json.loads(st.stdout)['analyses']['stat']['tables']['events']}
+    known = {k: v for k, v in counts.items() if k in want}
+    if known != want:
+        fail(f'{where}: events per name {known} != stat {want}')
+    return sum(counts.values())
+
+
 def main():
     kmtrace, traces, schema_path, work = sys.argv[1:5]
     schema = json.load(open(schema_path))
@@ -149,8 +170,9 @@ def main():
                     fail(f'{where}: csv -o exit {out.returncode}: {out.stderr.strip()}')
                 files += check_csv_files(csv_dir, sections, where)
         counters = check_chrome(kmtrace, path, syms, name)
+        events = check_events(kmtrace, path, syms, name)
         print(f'  {name}: {docs} JSON documents valid, {files} CSV files loaded, '
-              f'{counters} chrome counters equal their timeline rows')
+              f'{counters} chrome counters equal their timeline rows, {events} jsonl events')
 
 
 if __name__ == '__main__':

@@ -15,6 +15,7 @@ enum kmt_format {
 	KMT_FORMAT_FOLDED,	/* "frame;frame;frame VALUE" per stack, for flame graphs */
 	KMT_FORMAT_CHROME,	/* Chrome trace-event JSON: timelines as counters, Perfetto */
 	KMT_FORMAT_HTML,	/* one self-contained page: charts (SVG) and sortable tables */
+	KMT_FORMAT_JSONL,	/* report events: a JSON object per event, written as they come */
 };
 
 /* How a value is shown: the JSON value is always the raw number. */
@@ -56,7 +57,7 @@ struct kmt_output;
 struct kmt_table;
 struct kmt_error;
 
-/* Parse "text", "csv", "json", "folded" or "chrome"; -1 if none of them. */
+/* Parse "text", "csv", "json", "folded", "chrome" or "jsonl"; -1 if none of them. */
 int kmt_format_parse(const char *name);
 
 /* Make an output that renders into @fp; @human shows sizes as KiB/MiB. */
@@ -67,6 +68,9 @@ struct kmt_output *kmt_output_new(enum kmt_format format, FILE *fp, int human);
  * may be NULL). JSON carries them in its "kmtrace" object.
  */
 int kmt_output_describe(struct kmt_output *out, const char *input, const char *kernel);
+
+/* Write @s to @fp as a JSON string (escaped; bytes that are not UTF-8 as the text \xNN). */
+void kmt_output_json_string(FILE *fp, const char *s);
 
 /* The version of the JSON document's layout (docs/kmtrace-report.schema.json). */
 #define KMT_JSON_SCHEMA_VERSION	1

@@ -32,6 +32,9 @@ struct kmt_analysis;
 /* kmtrace report --print: its options are parsed as an analysis's are. */
 extern const struct kmt_analysis kmt_print;
 
+/* kmtrace report events --format jsonl: a JSON object per event (events.c). */
+extern const struct kmt_analysis kmt_events;
+
 /* Print one line per analysis, name and help, each after @indent. */
 void kmt_cmd_list_analyses(FILE *fp, const char *indent);
 

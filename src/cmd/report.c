@@ -69,12 +69,15 @@ static void usage(FILE *fp)
 		"                      [-o DIR | --table ANALYSIS.TABLE] [--html FILE]\n"
 		"                      [ANALYSIS [ANALYSIS-OPTIONS]]...\n"
 		"       kmtrace report [-i FILE] --print [--time START,END] [--pid-filter PID,..]\n"
-		"                      [--comm NAME] [-O|--plugin-option kmt:raw[=0|1]]\n\n"
+		"                      [--comm NAME] [-O|--plugin-option kmt:raw[=0|1]]\n"
+		"       kmtrace report [-i FILE] --format jsonl events [--time START,END]\n"
+		"                      [--pid-filter PID,..] [--comm NAME]\n\n"
 		"  -i, --input FILE  recording to read (default kmtrace.dat; - standard input):\n"
 		"                    trace.dat of kmtrace or trace-cmd, perf.data, ftrace text\n"
 		"      --format FMT  text (default), csv, json, folded (the stack tables as\n"
 		"                    'frame;frame;frame VALUE' lines for flame graphs), or\n"
-		"                    chrome (timelines and OOM kills as Chrome trace events)\n"
+		"                    chrome (timelines and OOM kills as Chrome trace events),\n"
+		"                    or jsonl (with events: a JSON object per event and line)\n"
 		"      --formats DIR event formats for ftrace text (SYSTEM/EVENT/format files,\n"
 		"                    as in tracefs's events/; default: those shipped)\n"
 		"      --kallsyms FILE  kernel symbols from FILE (a saved /proc/kallsyms or a\n"
@@ -307,6 +310,21 @@ static int add_print(struct report_args *a, int argc, char **argv, int *status)
 	return used;
 }
 
+/* events at argv[0] and its filter options, alone, with --format jsonl. */
+static int add_events(struct report_args *a, int argc, char **argv, int *status)
+{
+	int used = add_analysis(a, &kmt_events, argc, argv, status);
+
+	if (used < 0)
+		return -1;
+	if (used < argc || a->format != KMT_FORMAT_JSONL) {
+		fprintf(stderr, "kmtrace report: events goes alone, with --format jsonl\n");
+		*status = KMT_EXIT_INPUT;
+		return -1;
+	}
+	return used;
+}
+
 static int parse_args(struct report_args *a, int argc, char **argv, int *status)
 {
 	int c, used;
@@ -330,6 +348,13 @@ static int parse_args(struct report_args *a, int argc, char **argv, int *status)
 	}
 	argc -= optind;
 	argv += optind;
+	if (argc > 0 && !strcmp(argv[0], "events"))
+		return add_events(a, argc, argv, status) < 0 ? -1 : 0;
+	if (a->format == KMT_FORMAT_JSONL) {
+		fprintf(stderr, "kmtrace report: --format jsonl is for 'report events'\n");
+		*status = KMT_EXIT_INPUT;
+		return -1;
+	}
 	while (argc > 0) {
 		used = add_analysis(a, kmt_analysis_find(argv[0]), argc, argv, status);
 		if (used < 0)
@@ -363,8 +388,9 @@ static int report_one(struct report_args *a, int i, struct kmt_output *out)
 	const struct kmt_analysis *an = a->an[i];
 	const char *remark = an->remark ? an->remark(a->priv[i]) : NULL;
 
-	/* --print has written its lines already: no section of its own */
-	if (an != &kmt_print && (kmt_output_begin(out, an->name) || say_missing(a, an, out)))
+	/* --print and events have written their lines already: no section of their own */
+	if (an != &kmt_print && an != &kmt_events &&
+	    (kmt_output_begin(out, an->name) || say_missing(a, an, out)))
 		goto fail;
 	if (remark)
 		fprintf(stderr, "kmtrace report %s: %s\n", an->name, remark);
@@ -486,7 +512,7 @@ static int report_symbols(struct report_args *a, const char *input, struct kmt_o
 	if (unresolved)
 		fprintf(stderr, "kmtrace: %s: %zu of %zu kernel addresses not resolved to a "
 			"function (symbols: %s)\n", input, unresolved, resolved + unresolved, from);
-	if (a->format == KMT_FORMAT_TEXT || a->an[0] == &kmt_print)
+	if (a->format == KMT_FORMAT_TEXT || a->format == KMT_FORMAT_JSONL || a->an[0] == &kmt_print)
 		return 0;
 	if (kmt_output_begin_input(out, "symbols") ||
 	    kmt_output_string(out, "source", "Kernel symbols from", from) ||

@@ -24,6 +24,8 @@ int kmt_format_parse(const char *name)
 		return KMT_FORMAT_CHROME;
 	if (!strcmp(name, "html"))
 		return KMT_FORMAT_HTML;
+	if (!strcmp(name, "jsonl"))
+		return KMT_FORMAT_JSONL;
 	return -1;
 }
 
@@ -46,6 +48,11 @@ int kmt_output_describe(struct kmt_output *out, const char *input, const char *k
 	out->input = input ? strdup(input) : NULL;
 	out->kernel = kernel ? strdup(kernel) : NULL;
 	return (input && !out->input) || (kernel && !out->kernel) ? -1 : 0;
+}
+
+void kmt_output_json_string(FILE *fp, const char *s)
+{
+	kmt_json_string(fp, s);
 }
 
 const char *kmt_kind_unit(enum kmt_kind kind)
@@ -350,6 +357,8 @@ int kmt_output_finish(struct kmt_output *out, struct kmt_error *err)
 	case KMT_FORMAT_HTML:
 		kmt_render_html(out);
 		break;
+	case KMT_FORMAT_JSONL:
+		break;		/* report events wrote its lines as they came */
 	}
 	if (!ret && (fflush(out->fp) || ferror(out->fp))) {
 		kmt_error_set(err, "report", -1, "cannot write the report: %s", strerror(errno));

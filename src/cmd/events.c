@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * kmtrace report events --format jsonl: one JSON object per event, as a log
+ * pipeline or a columnar store takes them: time, CPU, pid, tgid, process
+ * name, the event and every field of its format (numbers as numbers, with
+ * their sign; strings as strings; other arrays as hex), and the call stack
+ * when the recording has one.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include <kmtrace/analysis.h>
+#include <kmtrace/output.h>
+#include "cmd.h"
+#include "input/formats.h"
+#include "analyses/filter.h"
+
+struct events_state {
+	struct kmt_filter filter;
+	struct tep_handle *tep;
+	struct kmt_reader *reader;
+	bool failed;
+};
+
+static void *events_init(void)
+{
+	struct events_state *st = calloc(1, sizeof(*st));
+
+	if (st && kmt_filter_init(&st->filter)) {
+		free(st);
+		return NULL;
+	}
+	return st;
+}
+
+static void events_free(void *priv)
+{
+	struct events_state *st = priv;
+
+	kmt_filter_free(&st->filter);
+	free(st);
+}
+
+static struct kmt_filter *events_filter(void *priv)
+{
+	return &((struct events_state *)priv)->filter;
+}
+
+static int events_start(void *priv, const struct kmt_session *s)
+{
+	struct events_state *st = priv;
+
+	st->tep = s->tep;
+	st->reader = s->reader;
+	st->filter.tep = s->tep;
+	return 0;
+}
+
+/* Field @f of @data: a number (signed as its format says), a string, or hex bytes. */
+static void field_value(FILE *fp, struct tep_format_field *f, const unsigned char *data,
+			int size)
+{
+	int off = f->offset, len = f->size, i;
+	unsigned long long v;
+	char text[4096];
+
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		unsigned int loc;
+
+		memcpy(&loc, data + f->offset, 4);
+		off = (f->flags & TEP_FIELD_IS_RELATIVE ? f->offset + f->size : 0) + (loc & 0xffff);
+		len = loc >> 16;
+	}
+	if (off < 0 || len < 0 || off + len > size) {
+		fputs("null", fp);
+	} else if (f->flags & TEP_FIELD_IS_STRING) {
+		snprintf(text, sizeof(text), "%.*s", (int)strnlen((const char *)data + off, len),
+			 data + off);
+		kmt_output_json_string(fp, text);
+	} else if ((f->flags & TEP_FIELD_IS_ARRAY) || len > 8 || !len) {
+		fputc('"', fp);
+		for (i = 0; i < len && i < 1024; i++)
+			fprintf(fp, "%02x", data[off + i]);
+		fputc('"', fp);
+	} else if (!tep_read_number_field(f, data, &v)) {
+		if ((f->flags & TEP_FIELD_IS_SIGNED) && len < 8 && (v >> (len * 8 - 1) & 1))
+			v |= ~0ull << (len * 8);
+		fprintf(fp, f->flags & TEP_FIELD_IS_SIGNED ? "%lld" : "%llu", v);
+	} else {
+		fputs("null", fp);
+	}
+}
+
+static void write_event(struct events_state *st, const struct kmt_event *ev, FILE *fp)
+{
+	struct tep_event *e = tep_find_event(st->tep, ev->id);
+	struct tep_format_field **fields;
+	const char *comm = tep_data_comm_from_pid(st->tep, ev->pid);
+	char name[256], frame[512];
+	int i;
+
+	snprintf(name, sizeof(name), "%s:%s", e ? e->system : "?", e ? e->name : "?");
+	fprintf(fp, "{\"ts\": %llu, \"cpu\": %d, \"pid\": %d, \"tgid\": %d, \"comm\": ", ev->ts,
+		ev->cpu, ev->pid, kmt_reader_tgid(st->reader, ev->pid));
+	kmt_output_json_string(fp, comm ? comm : "<...>");
+	fputs(", \"event\": ", fp);
+	kmt_output_json_string(fp, name);
+	fputs(", \"fields\": {", fp);
+	fields = e && kmt_formats_record_fits(st->tep, e, ev->raw, ev->raw_size) ?
+		 tep_event_fields(e) : NULL;
+	for (i = 0; fields && fields[i]; i++) {
+		fputs(i ? ", " : "", fp);
+		kmt_output_json_string(fp, fields[i]->name);
+		fputs(": ", fp);
+		field_value(fp, fields[i], ev->raw, ev->raw_size);
+	}
+	free(fields);
+	fputc('}', fp);
+	if (ev->callchain_nr) {
+		int n = 0;
+
+		fputs(", \"stack\": [", fp);
+		for (i = 0; i < ev->callchain_nr; i++) {
+			if (ev->callchain[i] >= KMT_CALLCHAIN_MARKERS)
+				continue;	/* perf's context markers */
+			kmt_reader_symbol(st->reader, ev->callchain[i], frame, sizeof(frame));
+			fputs(n++ ? ", " : "", fp);
+			kmt_output_json_string(fp, frame);
+		}
+		fputc(']', fp);
+	}
+	fputs("}\n", fp);
+}
+
+static void events_event(void *priv, const struct kmt_event *ev)
+{
+	struct events_state *st = priv;
+
+	if (st->failed || kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
+		return;
+	write_event(st, ev, stdout);
+	st->failed = ferror(stdout);
+}
+
+static int events_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
+{
+	struct events_state *st = priv;
+
+	(void)s;
+	(void)out;
+	return st->failed || fflush(stdout) ? -1 : 0;
+}
+
+const struct kmt_analysis kmt_events = {
+	.name = "events",
+	.help = "every event as one JSON object per line (--format jsonl)",
+	.events = KMT_EVMASK_ALL,
+	.init = events_init,
+	.filter = events_filter,
+	.start = events_start,
+	.event = events_event,
+	.report = events_report,
+	.free = events_free,
+};
