@@ -15,7 +15,7 @@ import sys
 
 PAGES = [
     ('stacks.dat', ['--kallsyms', 'stacks.kallsyms'],
-     'stat slab --caller --cache --stack page --timeline 100 --stack leak'),
+     'stat slab --caller --cache --stack --timeline 1 page --timeline 100 --stack leak'),
     ('fault.dat', [], 'stat vm --timeline 10 fault --timeline 10 page'),
 ]
 CHROMIUM_FLAGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--hide-scrollbars',

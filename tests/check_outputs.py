@@ -26,7 +26,7 @@ import jsonschema
 FIXTURES = ['small.dat', 'small-v7.dat', 'fault.dat', 'plugins.dat',
             'perf-small.data:perf-small.kallsyms', 'perf-zg.data:perf-zg.kallsyms',
             'stacks.dat:stacks.kallsyms', 'instance-trace.txt', 'umem.dat']
-ANALYSES = ['stat', 'slab --caller --alloc --cache --pid --stack',
+ANALYSES = ['stat', 'slab --caller --alloc --cache --pid --stack --timeline 1',
             'page --pid --order --migratetype --gfp --live --caller --stack --timeline 1',
             'fault --regions --ip --timeline 1', 'vm --timeline 1', 'oom', 'leak',
             'umem --timeline 20']
@@ -91,7 +91,8 @@ def check_csv_files(csv_dir, sections, where):
     return files
 
 
-TIMED = 'page --timeline 1 fault --timeline 1 vm --timeline 1 umem --timeline 20 oom'
+TIMED = ('slab --timeline 1 page --timeline 1 fault --timeline 1 vm --timeline 1 '
+         'umem --timeline 20 oom')
 NEEDS = {'C': ('name', 'ph', 'ts', 'pid', 'tid', 'args'), 'i': ('name', 'ph', 'ts', 'pid', 'tid', 's'),
          'M': ('name', 'ph', 'pid', 'args')}
 

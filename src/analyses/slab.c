@@ -15,7 +15,7 @@
 
 enum {
 	OPT_CALLER = 0x100, OPT_ALLOC, OPT_CACHE, OPT_PID, OPT_RAW_IP, OPT_KMALLOC_ONLY,
-	OPT_CACHE_ONLY,
+	OPT_CACHE_ONLY, OPT_TIMELINE,
 };
 
 static const struct option slab_longopts[] = {
@@ -28,6 +28,7 @@ static const struct option slab_longopts[] = {
 	{ "lines", required_argument, NULL, 'l' },
 	{ "kmalloc-only", no_argument, NULL, OPT_KMALLOC_ONLY },
 	{ "cache-only", no_argument, NULL, OPT_CACHE_ONLY },
+	{ "timeline", required_argument, NULL, OPT_TIMELINE },
 	KMT_ROLLUP_LONGOPTS,
 	KMT_STACK_LONGOPTS,
 	{ NULL, 0, NULL, 0 }
@@ -70,6 +71,8 @@ static int slab_option(void *priv, int key, const char *arg, char *msg, int msgl
 		return kmt_slab_parse_sort(o, arg, msg, msglen);
 	case 'l':
 		return kmt_parse_count(arg, "--lines", &o->lines, msg, msglen);
+	case OPT_TIMELINE:
+		return kmt_parse_interval_ms(arg, &o->timeline_ns, msg, msglen);
 	}
 	snprintf(msg, msglen, "unhandled option");
 	return -1;
@@ -113,6 +116,7 @@ static void slab_free(void *priv)
 	kmt_hashmap_free(&st->kmalloc_caches);
 	kmt_hashmap_free(&st->unnamed_caches);
 	kmt_objmap_free(&st->live);
+	free(st->points);
 	kmt_filter_free(&st->o.filter);
 	free(st);
 }
@@ -383,6 +387,8 @@ static void slab_event(void *priv, const struct kmt_event *ev)
 
 	if (kmt_filter_done(&st->o.filter, ev) || st->failed)
 		return;
+	if (st->o.timeline_ns)
+		kmt_slab_tick(st, ev->ts);
 	if (ev->type == KMT_EV_KFREE || ev->type == KMT_EV_CACHE_FREE)
 		on_free(st, ev);
 	else
@@ -412,6 +418,8 @@ const struct kmt_analysis kmt_analysis_slab = {
 	"  -l, --lines N       at most N rows per table\n"
 	"  --kmalloc-only      only kmalloc/kfree\n"
 	"  --cache-only        only kmem_cache_alloc/kmem_cache_free\n"
+	"  --timeline MS       live bytes per MS-millisecond interval, total and per\n"
+	"                      process (the -l with most at their peak)\n"
 	KMT_ROLLUP_USAGE,
 	.shortopts = "s:l:",
 	.longopts = slab_longopts,

@@ -72,6 +72,13 @@ struct slab_opts {
 	bool kmalloc_only, cache_only;
 	struct kmt_filter filter;
 	struct kmt_rollup rollup;	/* --by-dir, --by-module, --branch */
+	uint64_t timeline_ns;		/* --timeline: 0 none */
+};
+
+/* --timeline: live bytes of a process (pid row), or of all (SLAB_NO_ROW), at a boundary. */
+struct slab_point {
+	uint64_t ts, live;
+	uint32_t pid;
 };
 
 struct slab_state {
@@ -94,12 +101,21 @@ struct slab_state {
 	struct kmt_hashmap unnamed_caches;	/* bytes_alloc -> cache row */
 
 	struct kmt_objmap live;			/* pointer -> struct slab_obj */
+	struct slab_point *points;		/* --timeline */
+	uint32_t npoints, cap_points;
+	uint64_t first_ts, next_tick;
 };
 
 KMT_OBJMAP_TYPED(slab_live, struct slab_obj)
 
 /* Describe the summary and the chosen tables of @st to @out. */
 int kmt_slab_report(void *priv, const struct kmt_session *s, struct kmt_output *out);
+
+/* --timeline: note live bytes at each boundary that @ts passed (slab_timeline.c). */
+void kmt_slab_tick(struct slab_state *st, uint64_t ts);
+
+/* The --timeline table: total and top processes' live bytes per interval. 0 or -1. */
+int kmt_slab_report_timeline(const struct slab_state *st, struct kmt_output *out);
 
 /* Parse "-s" keys "bytes,hit,..." into @o; 0, or -1 with @msg filled. */
 int kmt_slab_parse_sort(struct slab_opts *o, const char *arg, char *msg, int msglen);

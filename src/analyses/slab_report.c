@@ -517,7 +517,7 @@ int kmt_slab_report(void *priv, const struct kmt_session *s, struct kmt_output *
 		    report_rolled_callers(st, out) : report_table(st, tk, group_of(st, tk->flag), out))
 			return -1;
 	}
-	if (st->o.tables & SLAB_TABLE_STACK)
-		return report_stacks(st, out);
-	return 0;
+	if ((st->o.tables & SLAB_TABLE_STACK) && report_stacks(st, out))
+		return -1;
+	return st->o.timeline_ns ? kmt_slab_report_timeline(st, out) : 0;
 }

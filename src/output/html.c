@@ -110,7 +110,8 @@ static void page_header(FILE *fp, const struct kmt_output *out)
 	header_value(fp, stat, "duration_ns", "Duration", false);
 	header_value(fp, stat, "total_events", "Events", false);
 	header_value(fp, stat, "lost_events", "Lost events", true);
-	header_value(fp, stat, "vmstat_check", "vmstat self-check", false);
+	header_value(fp, find_section(out, "page"), "vmstat_check", "Check against /proc/vmstat",
+		     false);
 	fputs("</table>\n", fp);
 	if (!stat)
 		fputs("<p class=\"note\">Add the stat analysis for the recording's CPUs, duration "
