@@ -13,28 +13,6 @@
 
 #include "output_local.h"
 
-/* The column of @t that holds its rows' times ("time" or "start", ns), or -1. */
-static int time_column(const struct kmt_table *t)
-{
-	int c;
-
-	for (c = 0; c < t->ncols; c++)
-		if (t->cols[c].kind == KMT_KIND_NS &&
-		    (!strcmp(t->cols[c].key, "time") || !strcmp(t->cols[c].key, "start")))
-			return c;
-	return -1;
-}
-
-static int column(const struct kmt_table *t, const char *key)
-{
-	int c;
-
-	for (c = 0; c < t->ncols; c++)
-		if (!strcmp(t->cols[c].key, key))
-			return c;
-	return -1;
-}
-
 static bool is_number(enum kmt_kind kind)
 {
 	return !kmt_kind_is_text(kind) && kind != KMT_KIND_NS && kind != KMT_KIND_ADDRESS;
@@ -61,7 +39,7 @@ static void row_event(FILE *fp, const struct section *sec, const struct kmt_tabl
 		      int tc, bool counter, int *n)
 {
 	const union kmt_cell *row = &t->cells[r * t->ncols];
-	int pc = column(t, "pid"), c, args = 0;
+	int pc = kmt_table_column(t, "pid"), c, args = 0;
 
 	fprintf(fp, "%s\n  {\"name\": ", (*n)++ ? "," : "");
 	if (counter) {
@@ -101,7 +79,7 @@ static bool pid_seen(const struct kmt_table *t, int pc, int r)
 /* A process_name metadata event for each pid and comm of @t's rows, once. */
 static void process_names(FILE *fp, const struct kmt_table *t, int *n)
 {
-	int pc = column(t, "pid"), cc = column(t, "comm"), r;
+	int pc = kmt_table_column(t, "pid"), cc = kmt_table_column(t, "comm"), r;
 
 	for (r = 0; pc >= 0 && cc >= 0 && r < t->rows; r++) {
 		const union kmt_cell *row = &t->cells[r * t->ncols];
@@ -128,7 +106,7 @@ void kmt_render_chrome(struct kmt_output *out)
 
 		for (i = 0; i < sec->ntables; i++) {
 			const struct kmt_table *t = sec->tables[i];
-			int tc = time_column(t);
+			int tc = kmt_table_time_column(t);
 
 			if (tc < 0)
 				continue;

@@ -55,6 +55,25 @@ void kmt_output_json_string(FILE *fp, const char *s)
 	kmt_json_string(fp, s);
 }
 
+int kmt_table_column(const struct kmt_table *t, const char *key)
+{
+	int c;
+
+	for (c = 0; c < t->ncols; c++)
+		if (!strcmp(t->cols[c].key, key))
+			return c;
+	return -1;
+}
+
+int kmt_table_time_column(const struct kmt_table *t)
+{
+	int c = kmt_table_column(t, "start");
+
+	if (c < 0)
+		c = kmt_table_column(t, "time");
+	return c >= 0 && t->cols[c].kind == KMT_KIND_NS ? c : -1;
+}
+
 const char *kmt_kind_unit(enum kmt_kind kind)
 {
 	switch (kind) {

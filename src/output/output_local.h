@@ -80,8 +80,11 @@ int kmt_utf8_length(const unsigned char *s);
 /* @s as HTML text: <, >, & and quotes escaped, bytes that are not UTF-8 as \xNN. */
 void kmt_html_text(FILE *fp, const char *s);
 
-/* The time column of a timeline table ("start" or "time"), or -1. */
-int kmt_svg_time_column(const struct kmt_table *t);
+/* The column of @t named @key, or -1. */
+int kmt_table_column(const struct kmt_table *t, const char *key);
+
+/* The column of @t that holds its rows' times ("start" or "time", in ns), or -1. */
+int kmt_table_time_column(const struct kmt_table *t);
 
 /*
  * The SVG chart of @t (svg.c), if its kind has one: a timeline's lines,

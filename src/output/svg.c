@@ -35,16 +35,6 @@ static const char *const palette[] = {
 };
 #define NCOLORS	(sizeof(palette) / sizeof(palette[0]))
 
-static int column(const struct kmt_table *t, const char *key)
-{
-	int c;
-
-	for (c = 0; c < t->ncols; c++)
-		if (!strcmp(t->cols[c].key, key))
-			return c;
-	return -1;
-}
-
 static double number(const struct kmt_table *t, int r, int c)
 {
 	union kmt_cell v = t->cells[r * t->ncols + c];
@@ -62,14 +52,6 @@ static double number(const struct kmt_table *t, int r, int c)
 static bool plottable(enum kmt_kind kind)
 {
 	return kind == KMT_KIND_COUNT || kind == KMT_KIND_BYTES || kind == KMT_KIND_SIGNED;
-}
-
-/* The time column of a timeline ("start" or "time"), or -1. */
-int kmt_svg_time_column(const struct kmt_table *t)
-{
-	int c = column(t, "start");
-
-	return c >= 0 ? c : column(t, "time");
 }
 
 /* One line: the rows of @t whose pid is @pid (any when @pc < 0), column @vc. */
@@ -155,7 +137,7 @@ static void axes(FILE *fp, double t0, double t1, double vmax, enum kmt_kind kind
 
 static void svg_timeline(FILE *fp, const struct kmt_table *t)
 {
-	int tc = kmt_svg_time_column(t), pc = column(t, "pid"), vc, c, r, n, i;
+	int tc = kmt_table_time_column(t), pc = kmt_table_column(t, "pid"), vc, c, r, n, i;
 	unsigned long long pids[64];
 	double peaks[64], t0, t1, vmax = 0;
 
@@ -252,7 +234,7 @@ static void svg_rings(FILE *fp, const struct kmt_table *t)
 	for (lc = 0; lc < t->ncols && !kmt_kind_is_text(t->cols[lc].kind); lc++)
 		;
 	for (i = 0; i < 6 && n < 3; i++) {
-		int c = column(t, wanted[i]);
+		int c = kmt_table_column(t, wanted[i]);
 
 		if (c >= 0)
 			cols[n++] = c;
@@ -377,7 +359,7 @@ static void svg_icicle(FILE *fp, const struct kmt_table *t)
 
 void kmt_svg_chart(FILE *fp, const struct kmt_table *t)
 {
-	if (kmt_svg_time_column(t) >= 0 && !strcmp(t->name, "timeline"))
+	if (kmt_table_time_column(t) >= 0 && !strcmp(t->name, "timeline"))
 		svg_timeline(fp, t);
 	else if (kmt_table_stack_column(t) >= 0)
 		svg_icicle(fp, t);
