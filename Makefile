@@ -45,7 +45,11 @@ PLUGIN_SRC := $(wildcard plugins/plugin_kmt_*.c)
 # What every plugin .so carries besides its own file.
 PLUGIN_COMMON := plugins/kmt_plugin.c src/common/mmnames.c
 LIB_SRC   := $(filter-out src/cmd/%,$(wildcard src/*/*.c)) $(PLUGIN_SRC) plugins/kmt_plugin.c
-CMD_SRC   := $(wildcard src/cmd/*.c)
+CMD_SRC   := $(filter-out src/cmd/main_record.c,$(wildcard src/cmd/*.c))
+# kmtrace-record (make static): the recorder alone, linked statically.
+STATIC_SRC := src/cmd/main_record.c src/cmd/record.c src/cmd/units.c \
+	      src/core/decode.c $(wildcard src/capture/*.c src/container/*.c src/common/*.c)
+STATIC_LIBS := -ltracefs -ltraceevent -L/usr/local/lib -lperf -lapi -lelf -lz -lzstd -lpthread -lm
 TEST_SRC  := $(wildcard tests/unit/*.c)
 
 # Each build flavour (plain, sanitized) has its own object tree.
@@ -66,7 +70,7 @@ PLUGINS   := $(patsubst plugins/%.c,$(BUILD)/plugins/%.so,$(PLUGIN_SRC))
 # Plugins link against nothing: trace-cmd and perf provide libtraceevent.
 PIC_FLAGS := -fPIC -fvisibility=hidden -DKMT_PLUGIN_SO
 
-.PHONY: all plugins deps check layout unit unit-san integration fuzz fuzz-check demo bench screenshot install \
+.PHONY: all plugins deps check layout unit unit-san integration fuzz fuzz-check demo bench screenshot static install \
 	install-user clean
 
 all: kmtrace plugins
@@ -86,6 +90,11 @@ deps:
 
 kmtrace: $(CMD_OBJ) $(BUILD)/libkmtrace.a
 	$(CC) $(CFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libkmtrace.a $(LIBS)
+
+# A recorder that needs no shared library on the target (report runs off-box).
+static: kmtrace-record
+kmtrace-record: $(call objs,$(BUILD),$(STATIC_SRC))
+	$(CC) $(CFLAGS) -static -o $@ $^ $(STATIC_LIBS)
 
 $(BUILD)/libkmtrace.a: $(LIB_OBJ)
 	@rm -f $@
@@ -140,7 +149,7 @@ unit-san: $(BUILD)/unit-tests-san
 		UBSAN_OPTIONS=print_stacktrace=1 \
 		KMT_TRACES=traces $(BUILD)/unit-tests-san
 
-integration: all $(SYNTH_DAT) $(BUILD)/kmtrace-san
+integration: all $(SYNTH_DAT) $(BUILD)/kmtrace-san kmtrace-record
 	bash tests/integration.sh ./kmtrace
 
 # libFuzzer harnesses: one per reader, --formats text, the plugins' print handlers.
@@ -219,6 +228,6 @@ install-user: plugins
 	install -m 0644 $(PLUGINS) $(USER_PLUGIN_DIR)/
 
 clean:
-	rm -rf $(BUILD) kmtrace
+	rm -rf $(BUILD) kmtrace kmtrace-record
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

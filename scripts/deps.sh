@@ -29,8 +29,9 @@ else
 	say "Debian packages present"
 fi
 
+# libapi.a (fdarray and friends, in libperf.so but not in libperf.a) for make static
 if [ -f "$LIBPERF_PREFIX/lib/pkgconfig/libperf.pc" ] && [ -f "$LIBPERF_PREFIX/lib/libperf.a" ] &&
-   [ -f "$LIBPERF_PREFIX/include/perf/core.h" ]; then
+   [ -f "$LIBPERF_PREFIX/lib/libapi.a" ] && [ -f "$LIBPERF_PREFIX/include/perf/core.h" ]; then
 	say "libperf present in $LIBPERF_PREFIX"
 	exit 0
 fi
@@ -61,5 +62,8 @@ mk="make -s -C $work/$top/tools/lib/perf prefix=$LIBPERF_PREFIX libdir=$LIBPERF_
 $mk >"$work/build.log" 2>&1 || { tail -20 "$work/build.log" >&2; die "libperf build failed"; }
 $mk install_lib install_headers install_pkgconfig >"$work/install.log" 2>&1 ||
 	{ tail -20 "$work/install.log" >&2; die "libperf install failed"; }
+libapi=$(find "$work/$top/tools/lib" -name libapi.a | head -n 1)
+[ -n "$libapi" ] || die "the libperf build made no libapi.a"
+install -m 0644 "$libapi" "$LIBPERF_PREFIX/lib/libapi.a"
 ldconfig 2>/dev/null || true
 say "libperf installed in $LIBPERF_PREFIX"

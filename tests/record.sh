@@ -257,8 +257,25 @@ test_rec_fault_scope() {
 		grep -q True
 }
 
+# make static: kmtrace-record links no shared library, and its recording is
+# kmtrace's: report reads it and its events are those trace-cmd report counts.
+test_rec_static() {
+	local f=$RWORK/static.dat k t
+	file "$TOP/kmtrace-record" | grep -q 'statically linked' ||
+		{ file "$TOP/kmtrace-record"; return 1; }
+	"$TOP/kmtrace-record" -e kmem:kmalloc -e kmem:kfree -e kmem:mm_page_alloc -o "$f" -- \
+		sh -c 'ls -R /usr/share/doc >/dev/null' >/dev/null 2>"$RWORK/static.err" ||
+		{ cat "$RWORK/static.err"; return 1; }
+	k=$("$KMTRACE" report -i "$f" --format json stat | json_get /dev/stdin "d['analyses']['stat']['summary']['total_events']")
+	t=$(trace-cmd report "$f" 2>/dev/null | grep -c ' kmalloc: \| kfree: \| mm_page_alloc: ')
+	[ -n "$k" ] && [ "$k" = "$t" ] && [ "$k" -gt 1000 ] || { echo "  kmtrace $k, trace-cmd $t"; return 1; }
+	echo "  $(stat -c %s "$TOP/kmtrace-record") bytes, statically linked; $k events, as trace-cmd report counts"
+}
+
 record_live_tests() {
 	live "record -f -o a character device node: streamed into it, it stays a device" test_rec_chardev
+	live "make static: kmtrace-record is statically linked; report and trace-cmd report count its events alike" \
+		test_rec_static
 	live "record refuses memory and block devices, directories, dangling links (exit 2)" test_rec_refusals
 	live "record -o -: standard output, refused on a terminal" test_rec_stdout
 	live "record -o FIFO: streamed, the FIFO stays" test_rec_fifo
