@@ -9,6 +9,8 @@
 #   make fuzz    libFuzzer harnesses (clang, ASan+UBSan), each run FUZZ_TIME seconds
 #   make install PREFIX=/usr/local DESTDIR=   (PLUGIN_DIR= to put the plugins elsewhere)
 #   make install-user   the plugins into ~/.local/lib/traceevent/plugins
+#   make static  kmtrace-record, the recorder statically linked (CROSS_COMPILE=aarch64-linux-gnu-
+#                for arm64: kmtrace-record-aarch64, after make deps ARCH=arm64)
 
 VERSION   := 0.1
 PREFIX    ?= /usr/local
@@ -27,6 +29,18 @@ BUILD     ?= build
 export PKG_CONFIG_PATH := /usr/local/lib/pkgconfig:$(PKG_CONFIG_PATH)
 
 CC        ?= gcc
+# make static CROSS_COMPILE=aarch64-linux-gnu-: the recorder for another
+# architecture (make deps ARCH=arm64 installs its toolchain and libraries).
+ifneq ($(CROSS_COMPILE),)
+CC        := $(CROSS_COMPILE)gcc
+CROSS_ARCH := $(patsubst %-linux-gnu-,%,$(CROSS_COMPILE))
+BUILD     := build-$(CROSS_ARCH)
+STATIC_BIN := kmtrace-record-$(CROSS_ARCH)
+LIBPERF_LIBDIR := /usr/local/lib/$(CROSS_ARCH)-linux-gnu
+else
+STATIC_BIN := kmtrace-record
+LIBPERF_LIBDIR := /usr/local/lib
+endif
 PKGS      := libtracefs libtraceevent libtracecmd libdw
 # libperf: record layouts (perf/event.h) and the fault sampler's perf events;
 # its shared library carries the libapi parts the static one leaves out.
@@ -49,7 +63,7 @@ CMD_SRC   := $(filter-out src/cmd/main_record.c,$(wildcard src/cmd/*.c))
 # kmtrace-record (make static): the recorder alone, linked statically.
 STATIC_SRC := src/cmd/main_record.c src/cmd/record.c src/cmd/units.c \
 	      src/core/decode.c $(wildcard src/capture/*.c src/container/*.c src/common/*.c)
-STATIC_LIBS := -ltracefs -ltraceevent -L/usr/local/lib -lperf -lapi -lelf -lz -lzstd -lpthread -lm
+STATIC_LIBS := -ltracefs -ltraceevent -L$(LIBPERF_LIBDIR) -lperf -lapi -lelf -lz -lzstd -lpthread -lm
 TEST_SRC  := $(wildcard tests/unit/*.c)
 
 # Each build flavour (plain, sanitized) has its own object tree.
@@ -86,14 +100,14 @@ $(PIC_DIR)/%.o: %.c
 	$(CC) $(ALL_CFLAGS) $(PIC_FLAGS) -c -o $@ $<
 
 deps:
-	@sh scripts/deps.sh
+	@KMT_DEPS_ARCH=$(ARCH) sh scripts/deps.sh
 
 kmtrace: $(CMD_OBJ) $(BUILD)/libkmtrace.a
 	$(CC) $(CFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libkmtrace.a $(LIBS)
 
 # A recorder that needs no shared library on the target (report runs off-box).
-static: kmtrace-record
-kmtrace-record: $(call objs,$(BUILD),$(STATIC_SRC))
+static: $(STATIC_BIN)
+$(STATIC_BIN): $(call objs,$(BUILD),$(STATIC_SRC))
 	$(CC) $(CFLAGS) -static -o $@ $^ $(STATIC_LIBS)
 
 $(BUILD)/libkmtrace.a: $(LIB_OBJ)
@@ -228,6 +242,6 @@ install-user: plugins
 	install -m 0644 $(PLUGINS) $(USER_PLUGIN_DIR)/
 
 clean:
-	rm -rf $(BUILD) kmtrace kmtrace-record
+	rm -rf build build-* kmtrace kmtrace-record kmtrace-record-*
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -95,6 +95,15 @@ test_html_chromium() {
 	python3 "$TOP/tests/check_html.py" "$KMTRACE" "$TRACES" "$WORK" "$WORK/kmtrace-report.png"
 }
 
+# make static CROSS_COMPILE=aarch64-linux-gnu-: a statically linked arm64 recorder.
+test_static_arm64() {
+	make -s -C "$TOP" static CROSS_COMPILE=aarch64-linux-gnu- >"$WORK/arm64.log" 2>&1 ||
+		{ tail -5 "$WORK/arm64.log"; return 1; }
+	file "$TOP/kmtrace-record-aarch64" | grep -q 'ARM aarch64.*statically linked' ||
+		{ file "$TOP/kmtrace-record-aarch64"; return 1; }
+	echo "  kmtrace-record-aarch64: $(stat -c %s "$TOP/kmtrace-record-aarch64") bytes, ARM aarch64, statically linked"
+}
+
 test_outputs_checked() {
 	python3 "$TOP/tests/check_outputs.py" "$KMTRACE" "$TRACES" \
 		"$TOP/docs/kmtrace-report.schema.json" "$WORK"
@@ -143,6 +152,13 @@ core_parsing_tests() {
 	check "kmtrace-record(1) documents every record option" test_options_documented record
 	check "every analysis on every fixture: JSON valid against docs/kmtrace-report.schema.json with values of their units; each CSV file (-o DIR) loads into sqlite3 and csv with the JSON's row count" \
 		test_outputs_checked
+	if command -v aarch64-linux-gnu-gcc >/dev/null && [ -f /usr/local/lib/aarch64-linux-gnu/libperf.a ]; then
+		check "make static CROSS_COMPILE=aarch64-linux-gnu-: kmtrace-record-aarch64 is a static arm64 binary" \
+			test_static_arm64
+	else
+		echo "SKIP: make static CROSS_COMPILE=aarch64-linux-gnu-: no arm64 toolchain and libraries ******** (make deps ARCH=arm64 installs them) ********"
+		skip=$((skip + 1))
+	fi
 	if command -v chromium >/dev/null; then
 		check "report --html of traces/stacks.dat and fault.dat in headless Chromium: no console message, the script ran, every chart has marks, a screenshot" \
 			test_html_chromium
