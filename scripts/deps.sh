@@ -14,20 +14,26 @@ LSRC_PKG=${LSRC_PKG:-linux-source-6.12}
 say() { echo "deps: $*"; }
 die() { echo "deps: error: $*" >&2; exit 1; }
 
-missing=""
-for p in $PKGS; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		missing="$missing $p"
-done
-if [ -n "$missing" ]; then
+# install_missing PACKAGES: apt-get install those not installed yet.
+install_missing() {
+	missing=""
+	for p in $1; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing="$missing $p"
+	done
+	if [ -z "$missing" ]; then
+		say "Debian packages present"
+		return
+	fi
 	[ "$(id -u)" = 0 ] || die "need root to install:$missing"
 	say "installing:$missing"
 	apt-get update -qq || die "apt-get update failed"
+	# shellcheck disable=SC2086
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null ||
 		die "apt-get install failed for:$missing"
-else
-	say "Debian packages present"
-fi
+}
+
+install_missing "$PKGS"
 
 # libperf (and libapi.a: fdarray and friends, in libperf.so but not in
 # libperf.a, for make static), built from Debian's kernel source tree.
@@ -83,17 +89,7 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 	say "adding the arm64 architecture to dpkg"
 	dpkg --add-architecture arm64 && apt-get update -qq || die "cannot add arm64 to apt"
 fi
-missing=""
-for p in $ARM_PKGS; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	say "installing:$missing"
-	# shellcheck disable=SC2086
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null ||
-		die "apt-get install failed for:$missing"
-fi
+install_missing "$ARM_PKGS"
 arm_libdir=$LIBPERF_PREFIX/lib/aarch64-linux-gnu
 if [ -f "$arm_libdir/libperf.a" ] && [ -f "$arm_libdir/libapi.a" ]; then
 	say "arm64 libperf present in $arm_libdir"
