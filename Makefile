@@ -84,7 +84,7 @@ PLUGINS   := $(patsubst plugins/%.c,$(BUILD)/plugins/%.so,$(PLUGIN_SRC))
 # Plugins link against nothing: trace-cmd and perf provide libtraceevent.
 PIC_FLAGS := -fPIC -fvisibility=hidden -DKMT_PLUGIN_SO
 
-.PHONY: all plugins deps check layout unit unit-san integration fuzz fuzz-check demo bench screenshot static install \
+.PHONY: all plugins deps check layout unit unit-san integration fuzz fuzz-check demo bench screenshot static check-targets install \
 	install-user clean
 
 all: kmtrace plugins
@@ -223,6 +223,10 @@ demo: kmtrace
 
 bench: kmtrace
 	@sh scripts/bench.sh ./kmtrace
+
+# kmtrace on Debian's 6.1 kernel under qemu (downloads it; not part of check).
+check-targets: kmtrace
+	@sh scripts/check_targets.sh
 
 # The README's picture of the HTML report, made by the test that checks it.
 screenshot: kmtrace
