@@ -19,6 +19,7 @@
 
 #include "record_local.h"
 #include "common/hashmap.h"
+#include "common/procmaps.h"
 #include "common/util.h"
 
 #define POLL_MS		5
@@ -79,32 +80,37 @@ static int tgid_of(struct kmt_umaps *m, int tid)
 	return tgid;
 }
 
+/* A process whose mappings are being taken. */
+struct taking {
+	struct kmt_umaps *m;
+	int tgid;
+};
+
+/* Keep @map when it is executable and not kept yet. */
+static bool take_mapping(void *ctx, const struct kmt_mapping *map)
+{
+	struct taking *t = ctx;
+	char out[4352];
+	uint64_t h;
+
+	if (!map->exec)
+		return false;
+	snprintf(out, sizeof(out), "map %d %llx %llx %llx %s\n", t->tgid, map->start, map->end,
+		 map->pgoff, map->path);
+	h = kmt_hash_bytes(out, strlen(out));
+	if (kmt_hashmap_get(&t->m->seen, h, &(uint64_t){ 0 }))
+		return false;
+	kmt_hashmap_put(&t->m->seen, h, 1);
+	append(t->m, out);
+	return false;
+}
+
 /* Keep each executable file mapping of @tgid not kept yet. */
 static void take_maps(struct kmt_umaps *m, int tgid)
 {
-	char path[64], *maps, *line, *save = NULL, out[4352];
+	struct taking t = { m, tgid };
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", tgid);
-	maps = kmt_read_text_file(path, &(size_t){ 0 });
-	for (line = maps ? strtok_r(maps, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		unsigned long long start, end, pgoff;
-		char perms[8];
-		int name_at = 0;
-		uint64_t h;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &pgoff,
-			   &name_at) != 4 || !name_at || line[name_at] != '/' || perms[2] != 'x')
-			continue;
-		snprintf(out, sizeof(out), "map %d %llx %llx %llx %s\n", tgid, start, end, pgoff,
-			 line + name_at);
-		h = kmt_hash_bytes(out, strlen(out));
-		if (kmt_hashmap_get(&m->seen, h, &(uint64_t){ 0 }))
-			continue;
-		kmt_hashmap_put(&m->seen, h, 1);
-		append(m, out);
-	}
-	free(maps);
+	kmt_for_each_mapping(tgid, take_mapping, &t);
 }
 
 /* One look: every traced thread's process. */

@@ -20,7 +20,7 @@
 #include "record_local.h"
 #include "uprobes.h"
 #include "container/elfsyms.h"
-#include "common/util.h"
+#include "common/procmaps.h"
 
 #define UPROBE_EVENTS	"uprobe_events"
 
@@ -56,28 +56,30 @@ void kmt_uprobes_remove(struct recorder *r)
 	r->uprobes = false;
 }
 
-/* A path in /proc/@pid/maps (or ours, @pid 0) whose name starts with "libc.so". */
+/* Where mapped_libc() puts what it finds. */
+struct libc_path {
+	char *path;
+	size_t len;
+	bool found;
+};
+
+static bool is_libc(void *ctx, const struct kmt_mapping *m)
+{
+	struct libc_path *l = ctx;
+
+	if (strncmp(strrchr(m->path, '/') + 1, "libc.so", 7) || strlen(m->path) >= l->len)
+		return false;
+	snprintf(l->path, l->len, "%s", m->path);
+	return l->found = true;
+}
+
+/* A file /proc/@pid/maps (or ours, @pid 0) maps whose name starts with "libc.so". */
 static bool mapped_libc(int pid, char *path, size_t len)
 {
-	char file[64], *maps, *line, *save = NULL;
-	bool found = false;
+	struct libc_path l = { path, len, false };
 
-	if (pid)
-		snprintf(file, sizeof(file), "/proc/%d/maps", pid);
-	else
-		snprintf(file, sizeof(file), "/proc/self/maps");
-	maps = kmt_read_text_file(file, &(size_t){ 0 });
-	for (line = maps ? strtok_r(maps, "\n", &save) : NULL; line && !found;
-	     line = strtok_r(NULL, "\n", &save)) {
-		const char *p = strchr(line, '/'), *base = p ? strrchr(p, '/') + 1 : NULL;
-
-		if (base && !strncmp(base, "libc.so", 7) && strlen(p) < len) {
-			snprintf(path, len, "%s", p);
-			found = true;
-		}
-	}
-	free(maps);
-	return found;
+	kmt_for_each_mapping(pid, is_libc, &l);
+	return l.found;
 }
 
 /* @cmd as execvp() would find it, into @path. */

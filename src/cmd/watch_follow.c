@@ -22,6 +22,7 @@
 #include "analyses/umem.h"
 #include "container/elfsyms.h"
 #include "container/subbuf.h"
+#include "common/procmaps.h"
 #include "common/util.h"
 
 #define PAGE_DATA	16	/* sub-buffer header: time stamp, commit (64-bit kernels) */
@@ -185,36 +186,38 @@ static void totals(struct watch *w)
 			w->peak[l] = w->now[l];
 }
 
-/* @addr of @pid as "function+0xOFF [file]" from its maps and ELF file, now. */
+/* What name_address() looks for, and what it found. */
+struct naming {
+	unsigned long long addr;
+	char *buf;
+	size_t len;
+	bool named;
+};
+
+static bool name_in(void *ctx, const struct kmt_mapping *m)
+{
+	struct naming *n = ctx;
+	struct kmt_elfsyms e;
+	char why[256];
+
+	if (n->addr < m->start || n->addr >= m->end)
+		return false;
+	if (!kmt_elfsyms_load(&e, m->path, why, sizeof(why))) {
+		n->named = kmt_elfsyms_describe(&e, m->path, n->addr - m->start + m->pgoff, n->buf,
+						n->len);
+		kmt_elfsyms_free(&e);
+	}
+	return true;
+}
+
+/* @addr of @pid as "function+0xOFF [file]" from its maps and ELF file, now; else 0xADDR. */
 static void name_address(int pid, unsigned long long addr, char *buf, size_t len)
 {
-	char path[64], *maps, *line, *save = NULL, why[256];
-	struct kmt_elfsyms e;
+	struct naming n = { addr, buf, len, false };
 
-	snprintf(buf, len, "0x%llx", addr);
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	maps = kmt_read_text_file(path, &(size_t){ 0 });
-	for (line = maps ? strtok_r(maps, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		unsigned long long start, end, pgoff;
-		const struct kmt_elf_sym *s;
-		int at = 0;
-		long long v;
-
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &start, &end, &pgoff, &at) != 3 ||
-		    addr < start || addr >= end || !at || line[at] != '/')
-			continue;
-		if (!kmt_elfsyms_load(&e, line + at, why, sizeof(why))) {
-			v = kmt_elfsyms_vaddr_of(&e, addr - start + pgoff);
-			s = v >= 0 ? kmt_elfsyms_at(&e, v) : NULL;
-			if (s)
-				snprintf(buf, len, "%s+0x%llx [%s]", s->name,
-					 (unsigned long long)v - s->addr, strrchr(line + at, '/') + 1);
-			kmt_elfsyms_free(&e);
-		}
-		break;
-	}
-	free(maps);
+	kmt_for_each_mapping(pid, name_in, &n);
+	if (!n.named)
+		snprintf(buf, len, "0x%llx", addr);
 }
 
 static int by_live(const void *a, const void *b)

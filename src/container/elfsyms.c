@@ -186,6 +186,22 @@ long long kmt_elfsyms_vaddr_of(const struct kmt_elfsyms *e, unsigned long long o
 	return through_segments(e, offset, false);
 }
 
+int kmt_elfsyms_describe(const struct kmt_elfsyms *e, const char *path,
+			 unsigned long long offset, char *buf, size_t len)
+{
+	const char *base = strrchr(path, '/');
+	long long vaddr = e ? kmt_elfsyms_vaddr_of(e, offset) : -1;
+	const struct kmt_elf_sym *s = vaddr >= 0 ? kmt_elfsyms_at(e, vaddr) : NULL;
+
+	base = base ? base + 1 : path;
+	if (!s) {
+		snprintf(buf, len, "%s+0x%llx", base, offset);
+		return 0;
+	}
+	snprintf(buf, len, "%s+0x%llx [%s]", s->name, (unsigned long long)vaddr - s->addr, base);
+	return 1;
+}
+
 void kmt_elfsyms_free(struct kmt_elfsyms *e)
 {
 	free(e->syms);

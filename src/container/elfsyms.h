@@ -47,6 +47,14 @@ long long kmt_elfsyms_offset_of(const struct kmt_elfsyms *e, unsigned long long 
 /* Virtual address of file offset @offset; -1 when no segment holds it. */
 long long kmt_elfsyms_vaddr_of(const struct kmt_elfsyms *e, unsigned long long offset);
 
+/*
+ * Name file offset @offset of the file @path as "function+0xOFF [file]"
+ * through its symbols @e (NULL when they could not be read), else as
+ * "file+0xOFFSET", into @buf. Returns 1 when a function holds it.
+ */
+int kmt_elfsyms_describe(const struct kmt_elfsyms *e, const char *path,
+			 unsigned long long offset, char *buf, size_t len);
+
 /* Free what kmt_elfsyms_load() allocated. */
 void kmt_elfsyms_free(struct kmt_elfsyms *e);
 

@@ -145,29 +145,13 @@ int kmt_reader_user_symbol(struct kmt_reader *r, int tgid, unsigned long long ad
 {
 	struct kmt_reader_usyms *u = usyms(r);
 	const struct umap *m = u ? map_at(u, tgid, addr) : NULL;
-	const struct kmt_elfsyms *e;
-	const struct kmt_elf_sym *s = NULL;
-	unsigned long long offset;
-	const char *base;
-	long long vaddr;
 
 	if (!m) {
 		snprintf(buf, len, "0x%llx", addr);
 		return 0;
 	}
-	offset = addr - m->start + m->pgoff;
-	base = strrchr(u->files[m->file].path, '/');
-	base = base ? base + 1 : u->files[m->file].path;
-	e = file_syms(&u->files[m->file]);
-	vaddr = e ? kmt_elfsyms_vaddr_of(e, offset) : -1;
-	if (vaddr >= 0)
-		s = kmt_elfsyms_at(e, vaddr);
-	if (!s) {
-		snprintf(buf, len, "%s+0x%llx", base, offset);
-		return 0;
-	}
-	snprintf(buf, len, "%s+0x%llx [%s]", s->name, (unsigned long long)vaddr - s->addr, base);
-	return 1;
+	return kmt_elfsyms_describe(file_syms(&u->files[m->file]), u->files[m->file].path,
+				    addr - m->start + m->pgoff, buf, len);
 }
 
 void kmt_reader_usyms_free(struct kmt_reader *r)
