@@ -188,8 +188,7 @@ static void pass_boundaries(struct leak_state *st, uint64_t ts)
 	if (ts < st->next_boundary)
 		return;
 	take_point(st, st->next_boundary);
-	st->next_boundary += (ts - st->next_boundary) / st->interval_ns * st->interval_ns +
-			     st->interval_ns;
+	st->next_boundary = kmt_boundary_after(st->next_boundary, ts, st->interval_ns);
 }
 
 static void on_alloc(struct leak_state *st, const struct kmt_event *ev, int kind)

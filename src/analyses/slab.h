@@ -103,7 +103,7 @@ struct slab_state {
 	struct kmt_objmap live;			/* pointer -> struct slab_obj */
 	struct slab_point *points;		/* --timeline */
 	uint32_t npoints, cap_points;
-	uint64_t first_ts, next_tick;
+	uint64_t next_tick;		/* --timeline: next boundary, 0 before any event */
 };
 
 KMT_OBJMAP_TYPED(slab_live, struct slab_obj)

@@ -23,17 +23,15 @@ void kmt_slab_tick(struct slab_state *st, uint64_t ts)
 {
 	uint32_t i;
 
-	if (!st->first_ts) {
-		st->first_ts = ts;
+	if (!st->next_tick)
 		st->next_tick = ts + st->o.timeline_ns;
-	}
 	if (ts < st->next_tick)
 		return;
 	keep_point(st, st->next_tick, st->total.live_bytes, SLAB_NO_ROW);
 	for (i = 0; i < st->pids.n && !st->failed; i++)
 		if (st->pids.rows[i].st.live_bytes)
 			keep_point(st, st->next_tick, st->pids.rows[i].st.live_bytes, i);
-	st->next_tick = ts - (ts - st->first_ts) % st->o.timeline_ns + st->o.timeline_ns;
+	st->next_tick = kmt_boundary_after(st->next_tick, ts, st->o.timeline_ns);
 }
 
 /* Peak live bytes of each pid row in the points; NULL when out of memory. */

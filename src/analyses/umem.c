@@ -227,7 +227,7 @@ static void tick(struct umem_state *st, uint64_t ts)
 								  p->anon_rss, p->kslab_live,
 								  p->kpages_live, p->tgid };
 	}
-	st->next_tick = ts - (ts - st->first_ts) % st->timeline_ns + st->timeline_ns;
+	st->next_tick = kmt_boundary_after(st->next_tick, ts, st->timeline_ns);
 }
 
 uint32_t kmt_umem_proc(struct umem_state *st, int tgid)
@@ -242,10 +242,8 @@ static void umem_event(void *priv, const struct kmt_event *ev)
 
 	if (st->nomem || kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
 		return;
-	if (!st->first_ts) {
-		st->first_ts = ev->ts;
+	if (!st->next_tick)
 		st->next_tick = ev->ts + st->timeline_ns;
-	}
 	st->last_ts = ev->ts;
 	tick(st, ev->ts);
 	ti = row_of(st, &st->thread_of, (uint32_t)ev->pid, make_thread, ev->pid, 0);

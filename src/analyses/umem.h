@@ -75,7 +75,7 @@ struct umem_state {
 	struct kmt_objmap kslab, kpages;	/* by pointer, by pfn */
 	uint64_t page_size;
 	uint64_t unmatched_returns, nested, too_deep, unknown_pointers;
-	uint64_t first_ts, last_ts;
+	uint64_t last_ts;
 	uint64_t timeline_ns, next_tick;
 	struct umem_point *points;
 	uint32_t npoints, cap_points;

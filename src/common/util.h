@@ -7,6 +7,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/*
+ * The first boundary after @ts on the grid @boundary + k * @interval, for a
+ * @boundary at or before @ts: where --timeline and --interval go next.
+ */
+static inline uint64_t kmt_boundary_after(uint64_t boundary, uint64_t ts, uint64_t interval)
+{
+	return boundary + ((ts - boundary) / interval + 1) * interval;
+}
+
 /* kmt_grow() once the array is full: the realloc. */
 int kmt_grow_to(void *arr, uint32_t *cap, uint32_t n, size_t size);
 
