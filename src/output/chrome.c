@@ -30,7 +30,7 @@ static void arg_value(FILE *fp, enum kmt_kind kind, union kmt_cell c)
 		fprintf(fp, "%llu", c.u);
 	else {
 		kmt_output_cell_text(buf, sizeof(buf), kind, c, 0, true);
-		kmt_json_string(fp, buf);
+		kmt_output_json_string(fp, buf);
 	}
 }
 
@@ -45,7 +45,7 @@ static void row_event(FILE *fp, const struct section *sec, const struct kmt_tabl
 	if (counter) {
 		fprintf(fp, "\"%s.%s\"", sec->name, t->name);
 	} else {
-		kmt_json_string(fp, sec->name);
+		kmt_output_json_string(fp, sec->name);
 		fprintf(fp, ", \"cat\": \"%s\"", t->name);
 	}
 	fprintf(fp, ", \"ph\": \"%s\", \"ts\": %llu.%03llu, \"pid\": %llu, \"tid\": %llu",
@@ -58,7 +58,7 @@ static void row_event(FILE *fp, const struct section *sec, const struct kmt_tabl
 		if (c == tc || c == pc || (counter && !is_number(t->cols[c].kind)))
 			continue;
 		fputs(args++ ? ", " : "", fp);
-		kmt_json_string(fp, t->cols[c].key);
+		kmt_output_json_string(fp, t->cols[c].key);
 		fputs(": ", fp);
 		arg_value(fp, t->cols[c].kind, row[c]);
 	}
@@ -88,7 +88,7 @@ static void process_names(FILE *fp, const struct kmt_table *t, int *n)
 			continue;
 		fprintf(fp, "%s\n  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %llu, "
 			"\"args\": {\"name\": ", (*n)++ ? "," : "", row[pc].u);
-		kmt_json_string(fp, row[cc].s);
+		kmt_output_json_string(fp, row[cc].s);
 		fputs("}}", fp);
 	}
 }
@@ -99,7 +99,7 @@ void kmt_render_chrome(struct kmt_output *out)
 
 	fputs("{\"displayTimeUnit\": \"ms\", \"otherData\": {\"generator\": \"kmtrace " KMT_VERSION
 	      "\", \"input\": ", out->fp);
-	kmt_json_string(out->fp, out->input ? out->input : "");
+	kmt_output_json_string(out->fp, out->input ? out->input : "");
 	fputs("},\n \"traceEvents\": [", out->fp);
 	for (s = 0; s < out->nsections; s++) {
 		const struct section *sec = &out->sections[s];

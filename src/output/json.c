@@ -33,7 +33,7 @@ int kmt_utf8_length(const unsigned char *s)
 	return n;
 }
 
-void kmt_json_string(FILE *fp, const char *str)
+void kmt_output_json_string(FILE *fp, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
@@ -68,7 +68,7 @@ static void json_stack(FILE *fp, const char *stack)
 		n = strcspn(p, "\n");
 		snprintf(frame, sizeof(frame), "%.*s", (int)n, p);
 		fputs(i++ ? ", " : "", fp);
-		kmt_json_string(fp, frame);
+		kmt_output_json_string(fp, frame);
 		p += n + (p[n] == '\n');
 	}
 	fputc(']', fp);
@@ -79,7 +79,7 @@ static void json_cell(FILE *fp, enum kmt_kind kind, union kmt_cell c)
 	if (kind == KMT_KIND_STACK)
 		json_stack(fp, c.s);
 	else if (kmt_kind_is_text(kind))
-		kmt_json_string(fp, c.s);
+		kmt_output_json_string(fp, c.s);
 	else if (kind == KMT_KIND_PERCENT && !isfinite(c.d))
 		fputs("null", fp);
 	else if (kind == KMT_KIND_PERCENT)
@@ -94,13 +94,13 @@ static void json_table(FILE *fp, const struct kmt_table *t)
 {
 	int r, c;
 
-	kmt_json_string(fp, t->name);
+	kmt_output_json_string(fp, t->name);
 	fputs(": [", fp);
 	for (r = 0; r < t->rows; r++) {
 		fputs(r ? ",\n        {" : "\n        {", fp);
 		for (c = 0; c < t->ncols; c++) {
 			fputs(c ? ", " : "", fp);
-			kmt_json_string(fp, t->cols[c].key);
+			kmt_output_json_string(fp, t->cols[c].key);
 			fputs(": ", fp);
 			json_cell(fp, t->cols[c].kind, t->cells[r * t->ncols + c]);
 		}
@@ -117,7 +117,7 @@ static void json_units(FILE *fp, const struct section *sec)
 	fputs("    \"units\": {\"summary\": {", fp);
 	for (i = 0; i < sec->nvalues; i++) {
 		fputs(i ? ", " : "", fp);
-		kmt_json_string(fp, sec->values[i].key);
+		kmt_output_json_string(fp, sec->values[i].key);
 		fprintf(fp, ": \"%s\"", kmt_kind_unit(sec->values[i].kind));
 	}
 	fputs("}, \"tables\": {", fp);
@@ -125,11 +125,11 @@ static void json_units(FILE *fp, const struct section *sec)
 		const struct kmt_table *t = sec->tables[i];
 
 		fputs(i ? ",\n      " : "\n      ", fp);
-		kmt_json_string(fp, t->name);
+		kmt_output_json_string(fp, t->name);
 		fputs(": {", fp);
 		for (c = 0; c < t->ncols; c++) {
 			fputs(c ? ", " : "", fp);
-			kmt_json_string(fp, t->cols[c].key);
+			kmt_output_json_string(fp, t->cols[c].key);
 			fprintf(fp, ": \"%s\"", kmt_kind_unit(t->cols[c].kind));
 		}
 		fputc('}', fp);
@@ -141,11 +141,11 @@ static void json_section(FILE *fp, const struct section *sec)
 {
 	int i;
 
-	kmt_json_string(fp, sec->name);
+	kmt_output_json_string(fp, sec->name);
 	fputs(": {\n    \"summary\": {", fp);
 	for (i = 0; i < sec->nvalues; i++) {
 		fputs(i ? ", " : "", fp);
-		kmt_json_string(fp, sec->values[i].key);
+		kmt_output_json_string(fp, sec->values[i].key);
 		fputs(": ", fp);
 		json_cell(fp, sec->values[i].kind, sec->values[i].cell);
 	}
@@ -162,7 +162,7 @@ static void json_section(FILE *fp, const struct section *sec)
 static void json_nullable(FILE *fp, const char *s)
 {
 	if (s)
-		kmt_json_string(fp, s);
+		kmt_output_json_string(fp, s);
 	else
 		fputs("null", fp);
 }

@@ -50,11 +50,6 @@ int kmt_output_describe(struct kmt_output *out, const char *input, const char *k
 	return (input && !out->input) || (kernel && !out->kernel) ? -1 : 0;
 }
 
-void kmt_output_json_string(FILE *fp, const char *s)
-{
-	kmt_json_string(fp, s);
-}
-
 int kmt_table_column(const struct kmt_table *t, const char *key)
 {
 	int c;

@@ -95,9 +95,6 @@ void kmt_svg_chart(FILE *fp, const struct kmt_table *t);
 /* Each chart of @out as a new file @dir/ANALYSIS-TABLE.svg. 0, or -1 with @err. */
 int kmt_svg_files(const struct kmt_output *out, const char *dir, struct kmt_error *err);
 
-/* @s as a JSON string: escaped, bytes that are not UTF-8 as the text \xNN. */
-void kmt_json_string(FILE *fp, const char *s);
-
 /* The unit JSON names for values of @kind: "bytes", "ns", "count", ... */
 const char *kmt_kind_unit(enum kmt_kind kind);
 
