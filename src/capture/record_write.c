@@ -280,10 +280,12 @@ static int keep_last(struct recorder *r, const int *fds, uint64_t *starts)
 
 		if (fstat(fds[cpu], &st))
 			return -1;
-		if ((uint64_t)st.st_size >= page &&
-		    subbuf_time(fds[cpu], (st.st_size / page - 1) * page) > latest)
-			latest = subbuf_time(fds[cpu], (st.st_size / page - 1) * page);
 		starts[cpu] = st.st_size / page;	/* pages, for now */
+		if (starts[cpu]) {
+			uint64_t last = subbuf_time(fds[cpu], (starts[cpu] - 1) * page);
+
+			latest = last > latest ? last : latest;
+		}
 	}
 	cutoff = latest > keep ? latest - keep : 0;
 	for (cpu = 0; cpu < r->ncpus; cpu++) {

@@ -578,11 +578,16 @@ static int open_and_run(struct report_args *a)
 	return ret;
 }
 
-/* -o and --table: CSV only, not both, and -o a directory that is there. */
-static int check_csv_args(const struct report_args *a)
+static bool is_directory(const char *path)
 {
 	struct stat st;
 
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* -o and --table: CSV only, not both, and -o a directory that is there. */
+static int check_csv_args(const struct report_args *a)
+{
 	if (!a->csv_dir && !a->csv_table)
 		return 0;
 	if (a->format != KMT_FORMAT_CSV || (a->csv_dir && a->csv_table)) {
@@ -590,7 +595,7 @@ static int check_csv_args(const struct report_args *a)
 			"one of them\n");
 		return -1;
 	}
-	if (a->csv_dir && (stat(a->csv_dir, &st) || !S_ISDIR(st.st_mode))) {
+	if (a->csv_dir && !is_directory(a->csv_dir)) {
 		fprintf(stderr, "kmtrace report: -o %s: not a directory\n", a->csv_dir);
 		return -1;
 	}
@@ -599,9 +604,7 @@ static int check_csv_args(const struct report_args *a)
 
 static int check_svg_dir(const struct report_args *a)
 {
-	struct stat st;
-
-	if (!a->svg_dir || (!stat(a->svg_dir, &st) && S_ISDIR(st.st_mode)))
+	if (!a->svg_dir || is_directory(a->svg_dir))
 		return 0;
 	fprintf(stderr, "kmtrace report: --svg %s: not a directory\n", a->svg_dir);
 	return -1;
