@@ -47,6 +47,14 @@ struct kmt_record_opts {
 	unsigned long long user_min_size;	/* --user-min-size: smaller ones left out */
 	char *const *command;		/* argv of the command to trace, or NULL */
 	/*
+	 * Extract: take what the existing instance of this name holds (its
+	 * tracing off, its events as they are: set up by a shell, a script or
+	 * trace-cmd) into the output, and leave the instance in place. Nothing
+	 * is enabled, filtered or traced; the options above about events,
+	 * processes and stop conditions do not apply. NULL: record.
+	 */
+	const char *extract;
+	/*
 	 * Watching (kmtrace watch): every few milliseconds the main thread
 	 * gives each sub-buffer the CPUs have spooled since the last time to
 	 * @watch_data (in order per CPU), then asks @watch_tick whether to stop;
@@ -83,6 +91,7 @@ enum kmt_record_stop {
 	KMT_STOP_PIDS_GONE,	/* every -p process exited */
 	KMT_STOP_MAX_SIZE,	/* the raw data reached max_size */
 	KMT_STOP_LIMIT,		/* watch_tick said so (kmtrace watch: a limit passed) */
+	KMT_STOP_EXTRACTED,	/* extract: the instance's buffers were emptied */
 };
 
 struct kmt_record_result {
@@ -99,10 +108,12 @@ struct kmt_record_result {
 /*
  * Record per @o into @o->output. The instance kmtrace-<pid> is created,
  * used and removed on every path; instances of kmtrace recorders that are
- * gone are removed first (a notice names them). Returns 0; -1 with @err
- * filled when it could not be done; -2 with @err filled when the request
- * itself is wrong (no such -p process, an output path that must not be
- * written, an empty command).
+ * gone are removed first (a notice names them). With @o->extract the named
+ * instance's buffers are read out instead, and the instance is left as it
+ * was but for the data taken. Returns 0; -1 with @err filled when it could
+ * not be done; -2 with @err filled when the request itself is wrong (no
+ * such -p process or instance, tracing still on in the instance to
+ * extract, an output path that must not be written, an empty command).
  */
 int kmt_record(const struct kmt_record_opts *o, struct kmt_record_result *res,
 	       struct kmt_error *err);

@@ -112,7 +112,8 @@ static int set_pid_filter(struct recorder *r)
 	return 0;
 }
 
-static int enable_events(struct recorder *r)
+/* Enable each event of the list (unless @enable is false) and read its format. */
+static int take_events(struct recorder *r, bool enable)
 {
 	int i;
 
@@ -120,7 +121,7 @@ static int enable_events(struct recorder *r)
 		struct kmt_event_ref *e = &r->events.ev[i];
 
 		errno = 0;
-		if (tracefs_event_enable(r->inst, e->system, e->name))
+		if (enable && tracefs_event_enable(r->inst, e->system, e->name))
 			return kmt_record_fail(r, "cannot enable event %s", e->name);
 		e->format = tracefs_event_file_read(r->inst, e->system, e->name, "format", NULL);
 		if (!e->format)
@@ -431,7 +432,7 @@ static void teardown(struct recorder *r)
 {
 	int cpu;
 
-	if (r->inst) {
+	if (r->inst && r->own_instance) {
 		tracefs_trace_off(r->inst);
 		/* Before the drain: writing the files allocates pages no event shows. */
 		r->vmstat[1] = kmt_read_text_file("/proc/vmstat", &(size_t){ 0 });
@@ -457,7 +458,8 @@ static void teardown(struct recorder *r)
 	if (r->child > 0)
 		kmt_command_end(r, COMMAND_GRACE_MS);
 	if (r->inst) {
-		tracefs_instance_destroy(r->inst);
+		if (r->own_instance)
+			tracefs_instance_destroy(r->inst);
 		tracefs_instance_free(r->inst);
 		r->inst = NULL;
 	}
@@ -557,6 +559,7 @@ static int make_instance(struct recorder *r)
 	if (!r->inst)
 		return kmt_record_fail(r, "cannot create tracing instance %s (is tracefs mounted "
 				       "and writable?)", name);
+	r->own_instance = true;
 	tracefs_trace_off(r->inst);
 	if (tracefs_instance_set_buffer_size(r->inst, kb, -1) < 0)
 		return kmt_record_fail(r, "cannot set the buffer size of %s", name);
@@ -573,7 +576,7 @@ static int setup_and_run(struct recorder *r, const sigset_t *old)
 	if (make_instance(r) || kmt_command_fork(r, old) || setup_fault_source(r))
 		return -1;
 	r->trace_clock = tracefs_instance_file_read(r->inst, "trace_clock", NULL);
-	if (set_pid_filter(r) || kmt_uprobes_setup(r) || enable_events(r) || apply_filters(r) ||
+	if (set_pid_filter(r) || kmt_uprobes_setup(r) || take_events(r, true) || apply_filters(r) ||
 	    kmt_record_stacks_setup(r) || open_cpus(r) || start_threads(r))
 		return -1;
 	r->cpu_nodes = cpu_nodes_text(r->ncpus);
@@ -590,6 +593,82 @@ static int setup_and_run(struct recorder *r, const sigset_t *old)
 	if (!r->exec_errno)
 		wait_for_stop(r);
 	return 0;
+}
+
+/* extract: the named instance, which must exist and be still. 0, -1 or -2. */
+static int open_existing_instance(struct recorder *r)
+{
+	const char *name = r->o->extract, *dir = tracefs_tracing_dir();
+
+	if (!*name || strchr(name, '/') || !tracefs_instance_exists(name)) {
+		kmt_error_set(r->err, "record", -1, "--extract: no tracing instance '%s' in "
+			      "%s/instances", name, dir);
+		return -2;
+	}
+	errno = 0;
+	r->inst = tracefs_instance_alloc(NULL, name);
+	if (!r->inst)
+		return kmt_record_fail(r, "cannot open tracing instance %s", name);
+	if (tracefs_trace_is_on(r->inst)) {
+		kmt_error_set(r->err, "record", -1, "--extract: tracing is on in instance %s; "
+			      "turn it off first (echo 0 > %s/instances/%s/tracing_on) so that "
+			      "nothing is added while it is read out", name, dir, name);
+		return -2;
+	}
+	return 0;
+}
+
+/*
+ * extract: the events the instance has enabled (its set_event file) and
+ * ftrace's kernel_stack (stacktrace triggers or option), with their formats.
+ */
+static int list_enabled_events(struct recorder *r)
+{
+	char *text = tracefs_instance_file_read(r->inst, "set_event", NULL), *line, *save;
+	int ret = 0;
+
+	/* libtracefs reads an empty file as NULL */
+	if (!text && !tracefs_file_exists(r->inst, "set_event"))
+		return kmt_record_fail(r, "cannot read set_event of instance %s", r->o->extract);
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line && !ret;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		ret = kmt_event_list_add(&r->events, line, colon + 1);
+	}
+	free(text);
+	if (ret)
+		return kmt_record_fail(r, "out of memory");
+	if (!r->events.n) {
+		kmt_error_set(r->err, "record", -1, "--extract: instance %s has no event enabled; "
+			      "enable those it recorded (their formats go into the file)",
+			      r->o->extract);
+		return -2;
+	}
+	if (kmt_event_list_add(&r->events, "ftrace", "kernel_stack"))
+		return kmt_record_fail(r, "out of memory");
+	return take_events(r, false);
+}
+
+/* extract: the CPU threads only drain what the instance holds. 0, -1 or -2. */
+static int setup_extract(struct recorder *r)
+{
+	int ret = open_existing_instance(r);
+
+	if (!ret)
+		ret = list_enabled_events(r);
+	if (ret)
+		return ret;
+	r->trace_clock = tracefs_instance_file_read(r->inst, "trace_clock", NULL);
+	if (open_cpus(r))
+		return -1;
+	r->cpu_nodes = cpu_nodes_text(r->ncpus);
+	r->stopped_by = KMT_STOP_EXTRACTED;
+	atomic_store(&r->stop, true);
+	return start_threads(r);
 }
 
 /* A write that failed while recording stopped it: say which and why. */
@@ -729,12 +808,13 @@ int kmt_record(const struct kmt_record_opts *o, struct kmt_record_result *res,
 		return ret;
 	}
 	block_stop_signals(&r.sigs, &old);
-	if (check_tracefs(err) || kmt_event_list_resolve(&r.events, o->events, o->nevents, err)) {
+	if (check_tracefs(err) ||
+	    (!o->extract && kmt_event_list_resolve(&r.events, o->events, o->nevents, err))) {
 		ret = -1;
 		goto out;
 	}
 	remove_stale(o);
-	ret = setup_and_run(&r, &old);
+	ret = o->extract ? setup_extract(&r) : setup_and_run(&r, &old);
 	teardown(&r);
 	if (o->watch_tick && r.cpus) {		/* what the drain spooled */
 		watch_spooled(&r);

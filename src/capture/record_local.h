@@ -138,6 +138,7 @@ struct recorder {
 	struct kmt_error *err;
 	struct kmt_dest dest;
 	struct tracefs_instance *inst;
+	bool own_instance;		/* made here: removed at teardown */
 	struct kmt_event_list events;
 	struct cpu_recorder *cpus;
 	int ncpus;

@@ -51,6 +51,8 @@ static void add_option(struct meta_texts *m, unsigned short id, const char *text
 /* What the recording covers: whole-system counts (vmstat) compare only with "system-wide". */
 static const char *record_scope(const struct kmt_record_opts *o)
 {
+	if (o->extract)
+		return "extracted: an instance set up outside kmtrace";
 	if (o->command)
 		return "filtered: a command and its children";
 	if (o->npids)

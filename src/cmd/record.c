@@ -23,7 +23,8 @@ static void usage(FILE *fp)
 		"                      [--filter 'GROUP:EVENT:EXPR']... [--no-kallsyms]\n"
 		"                      [--no-kprobes] [-g] [--stack-events EVENT,...]\n"
 		"                      [--user [--user-lib PATH] [--user-min-size SIZE]]\n"
-		"                      [-- COMMAND [ARGS...]]\n\n"
+		"                      [-- COMMAND [ARGS...]]\n"
+		"       kmtrace record --extract INSTANCE [-f] [-o FILE|-] [--no-kallsyms]\n\n"
 		"  -e, --event     event to record (repeatable); default: the kmem, page,\n"
 		"                  fault, rss_stat, OOM and process events the kernel has\n"
 		"  -p, --pid       record only this process (all its threads) and its\n"
@@ -49,7 +50,10 @@ static void usage(FILE *fp)
 		"      --user-lib  probe this allocator library instead (jemalloc, tcmalloc)\n"
 		"      --user-min-size  leave out allocations asking for fewer bytes (a\n"
 		"                  kernel filter; frees and callocs stay)\n"
-		"  -- COMMAND      run COMMAND and record it and its descendants only\n\n"
+		"  -- COMMAND      run COMMAND and record it and its descendants only\n"
+		"      --extract   write what the existing tracing instance INSTANCE holds\n"
+		"                  (set up by hand or a script, its tracing off) and leave it\n"
+		"                  in place; its enabled events' formats go into the file\n\n"
 		"Without COMMAND, -p or -d it records system-wide until SIGINT. On a terminal\n"
 		"it shows progress once a second. Exit status: 0, or the command's own when\n"
 		"it failed (127: it could not be run), 1 when recording failed, 2 for a bad\n"
@@ -124,6 +128,8 @@ static void print_summary(const struct kmt_record_opts *o, const struct kmt_reco
 			res->left_in_buffers);
 	else if (res->stopped_by == KMT_STOP_PIDS_GONE)
 		fprintf(stderr, "kmtrace: every traced process exited\n");
+	else if (res->stopped_by == KMT_STOP_EXTRACTED)
+		fprintf(stderr, "kmtrace: taken out of instance %s (left in place)\n", o->extract);
 	fprintf(stderr, "kmtrace: %llu events, %llu lost, written to %s\n", events, lost,
 		strcmp(o->output, "-") ? o->output : "standard output");
 	if (res->command_status > 0 && WIFEXITED(res->command_status))
@@ -162,6 +168,7 @@ static const struct option longopts[] = {
 	{ "user", no_argument, NULL, 'U' },
 	{ "user-lib", required_argument, NULL, 'L' },
 	{ "user-min-size", required_argument, NULL, 'M' },
+	{ "extract", required_argument, NULL, 'X' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -256,6 +263,9 @@ static int take_option(struct record_args *a, int c)
 		o->user = true;
 		return kmt_cmd_parse_size("record", "--user-min-size", optarg,
 					  &o->user_min_size);
+	case 'X':
+		o->extract = optarg;
+		return 0;
 	case 'h':
 		usage(stdout);
 		return 1;
@@ -283,6 +293,13 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		a->o.command = argv + optind;
 	} else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
 		fprintf(stderr, "kmtrace record: no command after --\n");
+		return -1;
+	}
+	if (a->o.extract && (a->o.command || a->o.npids || a->o.nevents || a->o.nfilters ||
+			     a->o.buffer_kb || a->o.duration > 0 || a->o.max_size ||
+			     a->o.stacks || a->o.user || a->o.no_kprobes)) {
+		fprintf(stderr, "kmtrace record: --extract takes only -o, -f and --no-kallsyms: "
+			"the instance's events, filters and size are as it was set up\n");
 		return -1;
 	}
 	if (a->o.user && !a->o.command && !a->o.npids) {
