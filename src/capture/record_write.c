@@ -7,6 +7,7 @@
  * aborts it and no file is left; a write over a second shows progress.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,8 @@
 
 /* Header texts, formats and options of the recording, all read before writing. */
 struct meta_texts {
-	char *header_page, *header_event, *kallsyms, *printk, *cmdlines;
+	char *header_page, *header_event, *printk, *cmdlines;
+	int kallsyms_fd;		/* /proc/kallsyms, spooled; -1: left out */
 	size_t kallsyms_len;
 	char uname[512];
 	char version[32];
@@ -95,14 +97,38 @@ static int gather_fault_texts(struct recorder *r, struct meta_texts *m,
 	return 0;
 }
 
+/*
+ * /proc/kallsyms into an unlinked file beside the output, copied from there
+ * into the header: held in memory (it is several MB, and reads report no
+ * size) it was most of a small target's recorder. Unreadable: left out.
+ */
+static int spool_kallsyms(struct recorder *r, struct meta_texts *m)
+{
+	char buf[16384];
+	int in = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	ssize_t n = 0;
+
+	if (in < 0)
+		return 0;
+	m->kallsyms_fd = kmt_temp_fd(r->dest.dir);
+	while (m->kallsyms_fd >= 0 && (n = read(in, buf, sizeof(buf))) > 0 &&
+	       !kmt_write_all(m->kallsyms_fd, buf, n))
+		m->kallsyms_len += n;
+	close(in);
+	if (m->kallsyms_fd >= 0 && !n)
+		return 0;
+	return kmt_record_fail(r, "cannot copy /proc/kallsyms into a temporary file in %s",
+			       r->dest.dir);
+}
+
 static int read_headers(struct recorder *r, struct meta_texts *m)
 {
 	int i;
 
 	m->header_page = tracefs_instance_file_read(NULL, "events/header_page", NULL);
 	m->header_event = tracefs_instance_file_read(NULL, "events/header_event", NULL);
-	if (!r->o->no_kallsyms)
-		m->kallsyms = kmt_read_text_file("/proc/kallsyms", &m->kallsyms_len);
+	if (!r->o->no_kallsyms && spool_kallsyms(r, m))
+		return -1;
 	m->printk = tracefs_instance_file_read(NULL, "printk_formats", NULL);
 	m->cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
 	m->formats = calloc(r->events.n + 1, sizeof(*m->formats));
@@ -138,7 +164,7 @@ static int gather_meta(struct recorder *r, struct meta_texts *m, struct kmt_trac
 	add_option(m, KMT_TD_OPT_KMT_VMSTAT_STOP, r->vmstat[1]);
 	add_option(m, KMT_TD_OPT_KMT_CPU_NODES, r->cpu_nodes);
 	add_option(m, KMT_TD_OPT_KMT_SCOPE, record_scope(r->o));
-	kmt_kernel_identity(m->kallsyms, m->kernel, sizeof(m->kernel));
+	kmt_kernel_identity(NULL, m->kernel, sizeof(m->kernel));
 	if (m->kernel[0])
 		add_option(m, KMT_TD_OPT_KMT_KERNEL, m->kernel);
 	m->slab_aliases = kmt_slab_aliases();
@@ -163,7 +189,7 @@ static int gather_meta(struct recorder *r, struct meta_texts *m, struct kmt_trac
 		.header_event = { m->header_event, strlen(m->header_event) },
 		.formats = m->formats,
 		.nformats = r->events.n,
-		.kallsyms = { m->kallsyms, m->kallsyms ? m->kallsyms_len : 0 },
+		.kallsyms = { NULL, m->kallsyms_len, m->kallsyms_fd },
 		.printk = { m->printk, m->printk ? strlen(m->printk) : 0 },
 		.cmdlines = { m->cmdlines, m->cmdlines ? strlen(m->cmdlines) : 0 },
 		.options = m->options,
@@ -181,7 +207,6 @@ static void free_meta(struct meta_texts *m, int ncpus)
 	free(m->cpustats);
 	free(m->header_page);
 	free(m->header_event);
-	free(m->kallsyms);
 	free(m->printk);
 	free(m->cmdlines);
 	free(m->slab_aliases);
@@ -189,6 +214,8 @@ static void free_meta(struct meta_texts *m, int ncpus)
 	free(m->options);
 	if (m->samples_fd >= 0)
 		close(m->samples_fd);
+	if (m->kallsyms_fd >= 0)
+		close(m->kallsyms_fd);
 }
 
 /* The state of the final write, for its progress and cancel hooks. */
@@ -308,7 +335,7 @@ static int keep_last(struct recorder *r, const int *fds, uint64_t *starts)
 
 int kmt_record_write(struct recorder *r, struct kmt_record_result *res)
 {
-	struct meta_texts m = { .samples_fd = -1 };
+	struct meta_texts m = { .samples_fd = -1, .kallsyms_fd = -1 };
 	struct writing w = { .r = r, .start_ns = now_ns() };
 	struct kmt_td_cpu_count *counts = calloc(r->ncpus + 1, sizeof(*counts));
 	struct kmt_td_copy copy = { write_progress, write_cancelled, &w, true, counts, NULL };

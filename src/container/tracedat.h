@@ -73,8 +73,9 @@ struct kmt_td_format {
 
 /* A text blob of the header: pointer and length (need not be NUL-terminated). */
 struct kmt_td_blob {
-	const char *data;
+	const char *data;	/* NULL: @len bytes from the start of @src_fd */
 	size_t len;
+	int src_fd;
 };
 
 /* Everything of a trace.dat but the per-CPU data. */

@@ -76,12 +76,6 @@ static void put_blob64(struct obuf *b, const struct kmt_td_blob *blob)
 	put(b, blob->data, blob->len);
 }
 
-static void put_blob32(struct obuf *b, const struct kmt_td_blob *blob)
-{
-	put_u32(b, blob->len);
-	put(b, blob->data, blob->len);
-}
-
 /* @size bytes of @fd go here when the header is written. */
 static void put_hole(struct obuf *b, int fd, uint64_t size)
 {
@@ -94,6 +88,15 @@ static void put_hole(struct obuf *b, int fd, uint64_t size)
 	b->holes = n;
 	n[b->nholes++] = (struct hole){ b->len, fd, size };
 	b->hole_bytes += size;
+}
+
+static void put_blob32(struct obuf *b, const struct kmt_td_blob *blob)
+{
+	put_u32(b, blob->len);
+	if (blob->data)
+		put(b, blob->data, blob->len);
+	else if (blob->len)
+		put_hole(b, blob->src_fd, blob->len);
 }
 
 static void put_ftrace_formats(struct obuf *b, const struct kmt_tracedat_meta *m)

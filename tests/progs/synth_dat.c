@@ -101,7 +101,7 @@ START_TEST(write_synth)
 	fix_meta(&meta, NULL, 0);
 	meta.formats = formats;
 	meta.nformats = 3;
-	meta.kallsyms = (struct kmt_td_blob){ ksyms, sizeof(ksyms) - 1 };
+	meta.kallsyms = (struct kmt_td_blob){ ksyms, sizeof(ksyms) - 1, -1 };
 	path = fix_write_tracedat(&meta, 1, &pages, &npages);
 	ck_assert_msg(!rename(path, out_path), "cannot write %s", out_path);
 	free(path);

@@ -134,7 +134,7 @@ START_TEST(test_reader_relocates_kallsyms)
 	ck_assert_int_eq(write(fd, other_boot, strlen(other_boot)), (ssize_t)strlen(other_boot));
 	close(fd);
 	fix_meta(&m, &opt, 1);
-	m.kallsyms = (struct kmt_td_blob){ NULL, 0 };
+	m.kallsyms = (struct kmt_td_blob){ NULL, 0, -1 };
 	path = fix_write_tracedat(&m, 1, pages, npages);
 	r = kmt_reader_open(path, &err);
 	ck_assert_ptr_nonnull(r);
@@ -164,7 +164,7 @@ static struct kmt_reader *open_kernel_only(const char *kernel, char **path)
 	struct kmt_error err;
 
 	fix_meta(&m, &opt, kernel ? 1 : 0);
-	m.kallsyms = (struct kmt_td_blob){ NULL, 0 };
+	m.kallsyms = (struct kmt_td_blob){ NULL, 0, -1 };
 	*path = fix_write_tracedat(&m, 1, pages, npages);
 	return kmt_reader_open(*path, &err);
 }
