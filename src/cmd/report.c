@@ -78,8 +78,9 @@ static void usage(FILE *fp)
 		"                    'frame;frame;frame VALUE' lines for flame graphs), or\n"
 		"                    chrome (timelines and OOM kills as Chrome trace events),\n"
 		"                    or jsonl (with events: a JSON object per event and line)\n"
-		"      --formats DIR event formats for ftrace text (SYSTEM/EVENT/format files,\n"
-		"                    as in tracefs's events/; default: those shipped)\n"
+		"      --formats DIR|VERSION  event formats for ftrace text (SYSTEM/EVENT/format\n"
+		"                    files, as in tracefs's events/, and its uname), or those\n"
+		"                    kmtrace ships for Linux VERSION (6.1, 6.18: the default)\n"
 		"      --kallsyms FILE  kernel symbols from FILE (a saved /proc/kallsyms or a\n"
 		"                    System.map) instead of the recording's or this machine's\n"
 		"      --vmlinux FILE   kernel symbols from an image with a symbol table; with\n"
@@ -466,11 +467,12 @@ static void warn_input_faults(const struct report_args *a, const char *input)
 	if (skipped)
 		n += snprintf(line + n, sizeof(line) - n, "; %u event formats not usable",
 			      skipped);
-	if (left_out)
-		n += snprintf(line + n, sizeof(line) - n, "; %u print formats left out (unsafe)",
-			      left_out);
 	if (n)
 		fprintf(stderr, "kmtrace: %s: damaged input, mended%s\n", input, line);
+	/* Real kernels have such formats too (hex dumps, divisions by a field). */
+	if (left_out)
+		fprintf(stderr, "kmtrace: %s: %u print formats left out (unsafe): their events "
+			"print their fields raw\n", input, left_out);
 }
 
 /*

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <traceevent/event-parse.h>
 
@@ -33,6 +34,7 @@
 #define FAKE_SYM_BASE	0x0000100000000000ull	/* below any kernel's addresses */
 #define FAKE_SYM_STRIDE	(1ull << 24)	/* room for offsets inside one function */
 #define MAX_TEXT_CPUS	8192
+#define KMT_UNAME_MAX	256	/* of a --formats directory's uname file */
 #define MAX_RECORD	65536	/* formats.c lets no field past it */
 #define MAX_SECONDS	18446744072ull	/* the most a u64 of nanoseconds holds, a second short */
 
@@ -173,31 +175,79 @@ static int load_dir(struct tl_formats *l, const char *dir)
 	return ret;
 }
 
-/* Formats from @dir (or its events/ directory), else the newest shipped ones. */
+/* The index of the shipped set of Linux @version, the newest for NULL; -1 if none. */
+static int shipped_set(const char *version)
+{
+	int i;
+
+	for (i = 0; kmt_shipped_formats[i][0]; i++)
+		if (version && !strcmp(kmt_shipped_formats[i][0], version))
+			return i;
+	return version ? -1 : i - 1;
+}
+
+/* @dir/uname, the target's `uname -a`, as the kernel's uname() gives it (no GNU/Linux). */
+static void load_uname(struct kmt_reader *r, const char *dir)
+{
+	static const char os_word[] = " GNU/Linux";
+	char path[4096], *text;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/uname", dir);
+	text = kmt_read_text_file(path, &len);
+	if (!text)
+		return;
+	len = strcspn(text, "\n");
+	if (len > KMT_UNAME_MAX)
+		len = KMT_UNAME_MAX;
+	text[len] = '\0';
+	if (len >= sizeof(os_word) && !strcmp(text + len - (sizeof(os_word) - 1), os_word))
+		text[len - (sizeof(os_word) - 1)] = '\0';
+	r->texts[KMT_TEXT_UNAME] = text;
+}
+
+/* The formats of @dir (or of its events/ directory) and its uname file. */
+static int load_formats_dir(struct kmt_reader *r, struct tl_formats *l, const char *dir,
+			    struct kmt_error *err)
+{
+	char events[4096];
+
+	snprintf(events, sizeof(events), "%s/events", dir);
+	if (load_dir(l, events) && load_dir(l, dir)) {
+		kmt_error_set(err, dir, -1, "cannot read formats: %s", strerror(errno));
+		return -1;
+	}
+	if (kmt_formats_parse(r->tep, l->f, l->n, false, &r->formats) || !r->formats.parsed) {
+		kmt_error_set(err, dir, -1, l->n ? "no usable SYSTEM/EVENT/format file in it" :
+			      "no SYSTEM/EVENT/format files in it");
+		return -1;
+	}
+	load_uname(r, dir);
+	return 0;
+}
+
+/*
+ * Formats from @dir, or the shipped set @dir names ("6.1": a version no
+ * directory has), else the newest shipped ones.
+ */
 static int load_formats(struct kmt_reader *r, const char *dir, const char *path,
 			struct kmt_error *err)
 {
 	struct tl_formats l = { 0 };
-	char events[4096], uname[128];
+	char uname[128];
+	struct stat st;
 	int i, ret = -1;
 
-	if (dir) {
-		snprintf(events, sizeof(events), "%s/events", dir);
-		if (load_dir(&l, events) && load_dir(&l, dir)) {
-			kmt_error_set(err, dir, -1, "cannot read formats: %s", strerror(errno));
-			goto out;
-		}
-		if (kmt_formats_parse(r->tep, l.f, l.n, false, &r->formats) ||
-		    !r->formats.parsed) {
-			kmt_error_set(err, dir, -1, l.n ? "no usable SYSTEM/EVENT/format file in it" :
-				      "no SYSTEM/EVENT/format files in it");
-			goto out;
-		}
-		ret = 0;
+	if (dir && !stat(dir, &st)) {
+		ret = load_formats_dir(r, &l, dir, err);
 		goto out;
 	}
-	for (i = 0; kmt_shipped_formats[i + 1][0]; i++)
-		;
+	i = shipped_set(dir);
+	if (i < 0) {
+		kmt_error_set(err, dir, -1, "cannot read formats: %s (nor is it a kernel version "
+			      "kmtrace ships formats of)", strerror(errno));
+		goto out;
+	}
 	if (load_shipped(&l, kmt_shipped_formats[i][1]) ||
 	    kmt_formats_parse(r->tep, l.f, l.n, true, &r->formats) || r->formats.skipped) {
 		kmt_error_set(err, path, -1, "shipped formats of Linux %s do not parse",
@@ -291,15 +341,105 @@ static char *label_before(const char *fmt, const char *pct)
 	return eq && eq > start ? strndup(start, eq - start) : NULL;
 }
 
+/* How many arguments the conversions of @fmt take ('*' widths too). */
+static int arguments_wanted(const char *fmt)
+{
+	const char *p = fmt;
+	int n = 0;
+
+	while ((p = strchr(p, '%'))) {
+		char conv;
+		bool star;
+
+		if (p[1] == '%') {
+			p += 2;
+			continue;
+		}
+		p = conversion(p + 1, &conv, &star);
+		n += 1 + star;
+	}
+	return n;
+}
+
+static int arguments_parsed(const struct tep_print_arg *a)
+{
+	int n = 0;
+
+	for (; a; a = a->next)
+		n++;
+	return n;
+}
+
+/*
+ * A flags or symbol table another event prints a field named @l->label
+ * with: every kmem event shows gfp_flags through the same table.
+ */
+static void borrow_table(struct tep_handle *tep, struct tl_label *l)
+{
+	struct tep_event **events = tep_list_events(tep, TEP_EVENT_SORT_ID);
+	int i;
+
+	for (i = 0; events && events[i]; i++) {
+		struct tep_print_arg *a;
+
+		for (a = events[i]->print_fmt.args; a; a = a->next) {
+			struct tl_label t = { .kind = TL_NUMBER };
+			struct tep_format_field *f = dig(events[i], a, &t);
+
+			if (f && t.table && !strcmp(f->name, l->label)) {
+				l->kind = t.kind;
+				l->table = t.table;
+				l->delim = t.delim;
+				return;
+			}
+		}
+	}
+}
+
+/*
+ * Where libtraceevent could not parse a print format's arguments whole
+ * (arm64's page events compute page=%p with __builtin_clzll(), which it
+ * does not know; a format it leaked on is left without one), every field
+ * is its own label, as the kernel's print formats name them: numbers in
+ * either base, flags and symbols through another event's table. A
+ * "field != K ? field : C" sentinel is then not known.
+ */
+static int labels_by_name(struct tep_handle *tep, struct tl_event *te)
+{
+	struct tep_format_field *f;
+	int n = 0;
+
+	for (f = te->event->format.fields; f; f = f->next)
+		n++;
+	te->labels = calloc(n + 1, sizeof(*te->labels));
+	if (!te->labels)
+		return -1;
+	for (f = te->event->format.fields; f; f = f->next) {
+		struct tl_label *l = &te->labels[te->nlabels];
+
+		*l = (struct tl_label){ .kind = TL_NUMBER, .base = 0, .field = f,
+					.label = strdup(f->name) };
+		if (!l->label)
+			return -1;
+		borrow_table(tep, l);
+		te->nlabels++;
+	}
+	return 0;
+}
+
 /* Pair the print format's "label=%conv"s with their arguments. */
-static int build_labels(struct tl_event *te)
+static int build_labels(struct tep_handle *tep, struct tl_event *te)
 {
 	struct tep_event *ev = te->event;
 	const char *fmt = ev->print_fmt.format, *p = fmt;
 	struct tep_print_arg *arg = ev->print_fmt.args;
+	int wanted;
 
 	if (!fmt)
 		return -1;	/* no print format: nothing to match a line with */
+	wanted = arguments_wanted(fmt);
+	if (!wanted || wanted != arguments_parsed(arg))
+		return labels_by_name(tep, te);
 	te->labels = calloc(strlen(fmt) / 2 + 1, sizeof(*te->labels));
 	if (!te->labels)
 		return -1;
@@ -368,7 +508,7 @@ static struct tl_event *event_of(struct kmt_reader *r, struct textlog *tl, const
 	ev = copy ? tep_find_event_by_name(r->tep, NULL, copy) : NULL;
 	te = &tl->events[tl->nevents];
 	*te = (struct tl_event){ .name = copy, .event = ev };
-	if (ev && (build_labels(te) || (te->size = record_size(ev)) <= 0 ||
+	if (ev && (build_labels(r->tep, te) || (te->size = record_size(ev)) <= 0 ||
 		   te->size > MAX_RECORD ||
 		   !(te->type_field = tep_find_common_field(ev, "common_type")) ||
 		   !(te->pid_field = tep_find_common_field(ev, "common_pid"))))
@@ -484,7 +624,7 @@ static int put_value(struct textlog *tl, const struct tl_label *l, const char *v
 	case TL_NUMBER:
 		if (l->field->flags & TEP_FIELD_IS_STRING)
 			return put_string(tl, l->field, v, tail);
-		n = l->base == 16 ? (long long)strtoull(v, NULL, 16) : *v == '-' ?
+		n = l->base != 10 ? (long long)strtoull(v, NULL, l->base) : *v == '-' ?
 		    strtoll(v, NULL, 10) : (long long)strtoull(v, NULL, 10);
 		if (l->sentinel && n == l->sentinel_shown)
 			n = l->sentinel_value;

@@ -28,9 +28,14 @@ static size_t rec_len;
 /* Parse the shipped 6.18 formats ("#system NAME" before each) into @t. */
 static void parse_shipped(struct tep_handle *t)
 {
-	char *text = strdup(kmt_shipped_formats[0][1]), *p = text;
+	char *text = NULL, *p;
+	int i;
 
+	for (i = 0; kmt_shipped_formats[i][0]; i++)
+		if (!strcmp(kmt_shipped_formats[i][0], "6.18"))
+			text = strdup(kmt_shipped_formats[i][1]);
 	ck_assert_ptr_nonnull(text);
+	p = text;
 	while ((p = strstr(p, "#system "))) {
 		char *sys = p + 8, *nl = strchr(sys, '\n'), *next;
 
