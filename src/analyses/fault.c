@@ -178,14 +178,18 @@ static void take_source(struct fault_state *st, struct kmt_reader *r)
 }
 
 /* Only x86 has the exceptions:page_fault_* events and their error code. */
-static bool uname_is_x86(const char *uname)
+static bool machine_is_x86(const char *machine)
+{
+	return !strcmp(machine, "x86_64") || (machine[0] == 'i' && !strcmp(machine + 2, "86"));
+}
+
+/* The machine, the last word of the recorded kernel's uname, into st->machine. */
+static void take_machine(struct fault_state *st, const char *uname)
 {
 	const char *machine = uname ? strrchr(uname, ' ') : NULL;
 
-	if (!machine)
-		return false;
-	machine++;
-	return !strcmp(machine, "x86_64") || (machine[0] == 'i' && !strcmp(machine + 2, "86"));
+	snprintf(st->machine, sizeof(st->machine), "%s", machine ? machine + 1 : "");
+	st->x86 = machine_is_x86(st->machine);
 }
 
 static int fault_start(void *priv, const struct kmt_session *s)
@@ -201,7 +205,7 @@ static int fault_start(void *priv, const struct kmt_session *s)
 	ru = kmt_reader_text(s->reader, KMT_TEXT_RUSAGE);
 	if (ru)
 		parse_rusage(st, ru);
-	st->x86 = uname_is_x86(kmt_reader_text(s->reader, KMT_TEXT_UNAME));
+	take_machine(st, kmt_reader_text(s->reader, KMT_TEXT_UNAME));
 	return st->nomem ? -1 : 0;
 }
 
@@ -541,6 +545,21 @@ static int fault_report_cb(void *priv, const struct kmt_session *s, struct kmt_o
 	return kmt_fault_report(st, s, out);
 }
 
+/* No fault traced on a kernel that cannot trace them: say why, once. */
+static const char *fault_remark(void *priv)
+{
+	struct fault_state *st = priv;
+	char machine[sizeof(st->machine) * 4];
+
+	if (st->total.faults || st->x86 || !st->machine[0])
+		return NULL;
+	kmt_escape(machine, sizeof(machine), st->machine);
+	snprintf(st->remark, sizeof(st->remark), "the recorded kernel is %s, and the "
+		 "exceptions:page_fault_* tracepoints exist on x86 only: its faults cannot be "
+		 "traced (perf's page-faults software event counts them)", machine);
+	return st->remark;
+}
+
 static const struct kmt_need fault_needs[] = {
 	{ KMT_EVMASK(KMT_EV_FAULT_USER) | KMT_EVMASK(KMT_EV_FAULT_KERNEL), "faults" },
 	{ 0 }
@@ -558,6 +577,7 @@ const struct kmt_analysis kmt_analysis_fault = {
 	.shortopts = "l:",
 	.longopts = fault_longopts,
 	.needs = fault_needs,
+	.remark = fault_remark,
 	.events = KMT_EVMASK(KMT_EV_FAULT_USER) | KMT_EVMASK(KMT_EV_FAULT_KERNEL) |
 		  KMT_EVMASK(KMT_EV_FAULT_RETURN) | VMMAP_EVENTS,
 	.reader_thread_ok = true,

@@ -98,6 +98,8 @@ struct fault_state {
 	const char *source_text;
 	uint64_t perf_lost;
 	bool x86;
+	char machine[32];		/* the recorded kernel's, from its uname */
+	char remark[320];
 
 	struct fault_counts total;
 	uint64_t without_event[2];	/* accounted returns with no fault event: minor, major */
