@@ -1,25 +1,34 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1
-# Boot a Debian kernel under qemu with the static recorder and a workload in
-# an initramfs, record system-wide there, and bring the trace.dat out over the
-# serial console (base64 between markers: no guest driver needed):
-#   guest.sh KERNEL-DEB RECORDER WORK [QEMU]
+# Boot a Debian kernel under qemu with the static recorder, busybox and a
+# workload in an initramfs, record there, and bring the results out over the
+# serial console (a gzipped tar, base64 between markers: no guest driver
+# needed):
+#   guest.sh KERNEL-DEB RECORDER BUSYBOX WORK QEMU...
 # KERNEL-DEB is a Debian linux-image .deb (its vmlinuz is booted); RECORDER
-# the static kmtrace-record for its architecture; WORK gets guest.dat and
-# serial.log. QEMU (default qemu-system-x86_64 with KVM where /dev/kvm opens)
-# may be another machine, e.g. "qemu-system-aarch64 -M virt -cpu max".
+# the static kmtrace-record and BUSYBOX a static busybox, both for the
+# guest's architecture; QEMU the machine to run, e.g. "qemu-system-x86_64
+# -cpu max" or "qemu-system-aarch64 -M virt -cpu cortex-a57"; exit status 3
+# when it did not finish in KMT_GUEST_TIMEOUT seconds (600). WORK/out gets:
+#   guest.dat     kmtrace-record -d 3 of the default events, system-wide,
+#                 beside the workload; record.err (with time -v's figures),
+#                 record.status (its /proc status 2 s into the recording)
+#   text.txt      `cat trace` of an instance made with the shell, slab and
+#                 page events, the same workload; text.dat the same buffer
+#                 taken out afterwards with kmtrace-record --extract
+#   formats/      the guest's events/*/*/format and uname -a; kallsyms, vmstat.*
 set -eu
 
-deb=$1 recorder=$2 work=$3
-qemu=${4:-}
+deb=$1 recorder=$2 busybox=$3 work=$4
+shift 4
 mkdir -p "$work/deb" "$work/root/bin" "$work/root/proc" "$work/root/sys" "$work/root/dev" \
 	"$work/root/tmp"
 dpkg-deb -x "$deb" "$work/deb"
 kernel=$(ls "$work"/deb/boot/vmlinuz-* | head -n 1)
 
-# the initramfs: busybox (static), the recorder, and an init that records
-cp /bin/busybox "$work/root/bin/busybox"
-for a in sh mount cat base64 sleep ls poweroff seq echo dd rm mkdir; do
+cp "$busybox" "$work/root/bin/busybox"
+for a in sh mount cat base64 sleep ls poweroff seq echo dd rm rmdir mkdir cp find tar gzip \
+	time uname sed pidof grep; do
 	ln -sf busybox "$work/root/bin/$a"
 done
 cp "$recorder" "$work/root/bin/kmtrace-record"
@@ -29,34 +38,78 @@ export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
-# a workload beside a system-wide recording of 2 s: files written, read, removed
-( sleep 0.2; for i in $(seq 40); do dd if=/dev/zero of=/tmp/f$i bs=64k count=16 2>/dev/null;
-  cat /tmp/f$i >/dev/null; done; rm -f /tmp/f*; ls -R /sys/kernel >/dev/null 2>&1 ) &
-kmtrace-record -d 2 -o /tmp/guest.dat -e kmem:kmalloc -e kmem:kfree -e kmem:kmem_cache_alloc \
-	-e kmem:kmem_cache_free -e kmem:mm_page_alloc -e kmem:mm_page_free \
-	-e kmem:mm_page_free_batched -e kmem:rss_stat 2>/tmp/record.err
-echo "===KMT-RC $?==="
-cat /tmp/record.err
-echo "===KMT-DAT==="
-base64 /tmp/guest.dat
+mount -t tracefs nodev /sys/kernel/tracing
+T=/sys/kernel/tracing
+O=/tmp/out
+mkdir -p $O
+# Page cache pages (a 32 MB file written, read and removed) and slab objects
+# (a walk of /sys), from few processes: every fork takes a kernel stack from
+# the bulk page allocator, which /proc/vmstat counts and no event traces.
+work() {
+	dd if=/dev/zero of=/tmp/big bs=1M count=32 2>/dev/null
+	cat /tmp/big >/dev/null
+	rm -f /tmp/big
+	ls -R /sys/kernel >/dev/null 2>&1
+}
+uname -a >$O/uname
+
+# 1. kmtrace-record, system-wide, its default events; its RSS after 2 s
+( until ls $T/instances | grep -q kmtrace-; do sleep 0.1; done; sleep 0.5; work ) &
+( sleep 2; cat /proc/$(pidof kmtrace-record)/status >$O/record.status ) &
+time -v kmtrace-record -d 3 -o $O/guest.dat 2>$O/record.err
+echo $? >$O/record.rc
+wait
+
+# 2. the shell's own instance: cat trace, then the same buffer extracted
+I=$T/instances/kmtrace-text
+mkdir $I
+echo 0 >$I/tracing_on
+echo 16384 >$I/buffer_size_kb
+for e in kmalloc kfree kmem_cache_alloc kmem_cache_free mm_page_alloc mm_page_free \
+	mm_page_free_batched; do
+	echo 1 >$I/events/kmem/$e/enable
+done
+cat /proc/vmstat >$O/vmstat.before
+echo 1 >$I/tracing_on
+work
+echo 0 >$I/tracing_on
+cat /proc/vmstat >$O/vmstat.after
+cat $I/trace >$O/text.txt
+cat $I/per_cpu/cpu*/stats >$O/text.stats
+kmtrace-record --extract kmtrace-text -o $O/text.dat 2>$O/extract.err
+echo $? >$O/extract.rc
+rmdir $I
+
+# 3. what a report of the text needs from the target
+for f in $T/events/*/*/format; do
+	d=$O/formats/${f#$T/events/}
+	mkdir -p ${d%/format}
+	cat $f >$d
+done
+uname -a >$O/formats/uname
+cat /proc/kallsyms >$O/kallsyms
+
+tar -czf /tmp/out.tgz -C /tmp out
+echo "===KMT-OUT==="
+base64 /tmp/out.tgz
 echo "===KMT-END==="
 poweroff -f
 EOF
 chmod +x "$work/root/init"
 (cd "$work/root" && find . | cpio -o -H newc 2>/dev/null | gzip) >"$work/initrd.gz"
 
-if [ -z "$qemu" ]; then
-	qemu="qemu-system-x86_64 -cpu max"
-	[ -r /dev/kvm ] && [ -w /dev/kvm ] && qemu="qemu-system-x86_64 -enable-kvm -cpu host"
+rc=0
+timeout "${KMT_GUEST_TIMEOUT:-600}" "$@" -m 1024 -smp 2 -kernel "$kernel" \
+	-initrd "$work/initrd.gz" -append "console=ttyS0 console=ttyAMA0 quiet panic=-1" \
+	-nographic -no-reboot </dev/null >"$work/serial.log" 2>&1 || rc=$?
+if [ "$rc" = 124 ]; then
+	echo "guest.sh: the guest did not finish in ${KMT_GUEST_TIMEOUT:-600} s" >&2
+	exit 3
 fi
-# shellcheck disable=SC2086
-timeout "${KMT_GUEST_TIMEOUT:-300}" $qemu -m 768 -smp 2 -kernel "$kernel" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 console=ttyAMA0 quiet panic=-1" -nographic -no-reboot \
-	</dev/null >"$work/serial.log" 2>&1 || true
-sed -n '/^===KMT-DAT===/,/^===KMT-END===/p' "$work/serial.log" | tr -d '\r' |
-	sed '1d;$d' | base64 -d >"$work/guest.dat" 2>/dev/null || true
-grep -a "===KMT-RC 0===" "$work/serial.log" >/dev/null && [ -s "$work/guest.dat" ] || {
+sed -n '/===KMT-OUT===/,/^===KMT-END===/p' "$work/serial.log" | tr -d '\r' |
+	sed '1d;$d' | base64 -d 2>/dev/null | tar -xzf - -C "$work" 2>/dev/null || true
+[ -s "$work/out/guest.dat" ] && [ "$(cat "$work/out/record.rc" 2>/dev/null)" = 0 ] || {
 	echo "guest.sh: no recording came out (see $work/serial.log)" >&2
-	tail -20 "$work/serial.log" >&2
+	tail -n 20 "$work/serial.log" >&2
 	exit 1
 }

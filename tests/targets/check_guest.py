@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Check what tests/targets/guest.sh brought out of a guest, reported here.
+
+usage: check_guest.py KMTRACE OUT NAME [VERSION]
+OUT is guest.sh's WORK/out; NAME labels the lines (e.g. "x86-64 6.1");
+VERSION names the formats kmtrace ships for this kernel (formats/linux-*).
+  1. guest.dat (kmtrace-record, system-wide, default events): its events
+     per type equal trace-cmd report's; slab, page, vm and fault figures
+     are those counts; page's traced pages are within 1% of the guest's own
+     /proc/vmstat deltas. Without exceptions events (arm64) the fault
+     analysis must say why, once.
+  2. the text path: `cat trace` of the shell's instance, reported with the
+     guest's formats and kallsyms, gives the slab and page reports of
+     text.dat, the same buffer extracted; its lines per event equal
+     text.dat's events per type and trace-cmd report's. With VERSION, the
+     shipped formats (--formats VERSION) give the same reports too.
+  3. the recorder's RSS 2 s into the recording, its peak RSS and its CPU
+     time (time -v) in the guest, printed.
+Prints a line per check; exits 1 if any failed.
+"""
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+
+kmtrace, out, name = sys.argv[1:4]
+shipped = sys.argv[4] if len(sys.argv) > 4 else None
+same_reports = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'same_reports.py')
+failed = []
+
+
+def say(ok, what):
+    print('check-targets: %s: %s%s' % (name, '' if ok else 'FAILED: ', what))
+    if not ok:
+        failed.append(what)
+
+
+def report(*args, want_rc=0):
+    p = subprocess.run([kmtrace, 'report'] + list(args), capture_output=True, text=True)
+    if p.returncode != want_rc:
+        say(False, 'kmtrace report %s: exit %d: %s' % (' '.join(args), p.returncode,
+                                                       p.stderr.strip()))
+        return None, p.stderr
+    return (json.loads(p.stdout) if '--format' in args else p.stdout), p.stderr
+
+
+def trace_cmd_counts(dat):
+    """Events per name in trace-cmd report's text of @dat."""
+    text = subprocess.run(['trace-cmd', 'report', dat], capture_output=True,
+                          text=True).stdout
+    counts = collections.Counter()
+    for line in text.splitlines():
+        m = re.search(r'\s\d+\.\d+:\s+(\w+):', line)
+        if m:
+            counts[m[1]] += 1
+    return counts
+
+
+def stat_counts(doc):
+    return collections.Counter({r['event'].split(':')[1]: r['count']
+                                for r in doc['analyses']['stat']['tables']['events']})
+
+
+def check_recording():
+    dat = os.path.join(out, 'guest.dat')
+    doc, _ = report('-i', dat, '--format', 'json', 'stat', 'slab', 'page', 'vm')
+    if not doc:
+        return
+    a, tc, mine = doc['analyses'], trace_cmd_counts(dat), stat_counts(doc)
+    say(mine == tc, 'guest.dat (%s): %d events of %d types, per type %s trace-cmd report'
+        % (doc['kmtrace']['kernel'], sum(mine.values()), len(mine),
+           'equal to' if mine == tc else 'NOT equal to'))
+    slab, page, vm = (a[k]['summary'] for k in ('slab', 'page', 'vm'))
+    figures = [
+        ('slab allocations', slab['allocations'], tc['kmalloc'] + tc['kmem_cache_alloc']),
+        ('slab frees', slab['frees'] + slab['unmatched_frees'] + slab['null_frees'],
+         tc['kfree'] + tc['kmem_cache_free']),
+        ('page allocations', page['alloc_requests'], tc['mm_page_alloc']),
+        ('page frees', page['free_requests'], tc['mm_page_free']),
+        ('page batched frees', page['batched_free_events'], tc['mm_page_free_batched']),
+        ('vm rss_stat events', vm['rss_stat_events'], tc['rss_stat']),
+    ]
+    for what, got, want in figures:
+        say(got == want and want > 0, '%s %d, trace-cmd report %d' % (what, got, want))
+    for key, delta in (('pgalloc_diff_percent', 'vmstat_pgalloc'),
+                       ('pgfree_diff_percent', 'vmstat_pgfree')):
+        diff = page.get(key)
+        say(diff is not None and abs(diff) <= 1,
+            'page vs the guest\'s /proc/vmstat %s delta %s: %s' %
+            (delta[7:], page.get(delta), 'no check' if diff is None else '%+.2f%%' % diff))
+    check_faults(dat, tc)
+
+
+def check_faults(dat, tc):
+    if tc['page_fault_user'] + tc['page_fault_kernel']:
+        doc, _ = report('-i', dat, '--format', 'json', 'fault')
+        if doc:
+            s = doc['analyses']['fault']['summary']
+            want = tc['page_fault_user'] + tc['page_fault_kernel']
+            say(s['faults'] == want, 'fault: %d faults (trace-cmd report %d), outcomes from %s'
+                % (s['faults'], want, s['outcome_source']))
+        return
+    _, err = report('-i', dat, 'fault')
+    said = [line for line in err.splitlines() if 'x86 only' in line]
+    say(len(said) == 1, 'fault: no exceptions events on this kernel, said as: %s'
+        % (said[0] if said else 'nothing'))
+
+
+def check_text_path():
+    dat, txt = os.path.join(out, 'text.dat'), os.path.join(out, 'text.txt')
+    opts = ['slab', '--caller', '--cache', 'page', '--order', '--gfp', '--pid', '--format',
+            'json']
+    a, _ = report('-i', dat, 'stat', *opts)
+    b, err = report('-i', txt, '--formats', os.path.join(out, 'formats'), '--kallsyms',
+                    os.path.join(out, 'kallsyms'), 'stat', *opts)
+    if not a or not b:
+        return
+    lines = collections.Counter()
+    for line in open(txt, errors='replace'):
+        m = re.search(r'\s\d+\.\d+:\s+(\w+):', line)
+        if m:
+            lines[m[1]] += 1
+    mine, tc = stat_counts(a), trace_cmd_counts(dat)
+    say(mine == lines == tc and sum(mine.values()) > 0,
+        'cat trace: %d lines; text.dat (--extract): %d events, trace-cmd report %d, per type %s'
+        % (sum(lines.values()), sum(mine.values()), sum(tc.values()),
+           'equal' if mine == lines == tc else 'NOT equal'))
+    a_path, b_path = os.path.join(out, 'text-dat.json'), os.path.join(out, 'text-txt.json')
+    json.dump(a, open(a_path, 'w'))
+    json.dump(b, open(b_path, 'w'))
+    p = subprocess.run([sys.executable, same_reports, '--usec', a_path, b_path],
+                       capture_output=True, text=True)
+    say(p.returncode == 0, 'cat trace + formats + kallsyms vs text.dat, slab and page: %s'
+        % (p.stdout.strip() or p.stderr.strip()))
+    if shipped:
+        c, _ = report('-i', txt, '--formats', shipped, '--kallsyms',
+                      os.path.join(out, 'kallsyms'), *opts)
+        if not c:
+            return
+        c_path = os.path.join(out, 'text-shipped.json')
+        json.dump(c, open(c_path, 'w'))
+        p = subprocess.run([sys.executable, same_reports, '--usec', a_path, c_path],
+                           capture_output=True, text=True)
+        say(p.returncode == 0, 'cat trace + kmtrace\'s shipped formats/linux-%s vs text.dat: %s'
+            % (shipped, p.stdout.strip() or p.stderr.strip()))
+
+
+def check_footprint():
+    text = open(os.path.join(out, 'record.err')).read()
+    status = open(os.path.join(out, 'record.status')).read()
+    rss = re.search(r'VmRSS:\s+(\d+) kB', status)
+    peak = re.search(r'Maximum resident set size \(kbytes\): (\d+)', text)
+    user = re.search(r'User time \(seconds\): ([\d.]+)', text)
+    sys_ = re.search(r'System time \(seconds\): ([\d.]+)', text)
+    ok = rss and peak and user and sys_
+    say(bool(ok), 'recorder footprint: %s' % (
+        'RSS %.1f MiB while recording, %.1f MiB at its peak (writing the file), CPU %.2f s '
+        'user + %.2f s system for a 3 s system-wide recording'
+        % (int(rss[1]) / 1024, int(peak[1]) / 1024, float(user[1]), float(sys_[1]))
+        if ok else 'no figures from /proc or time -v'))
+
+
+check_recording()
+check_text_path()
+check_footprint()
+sys.exit(1 if failed else 0)
