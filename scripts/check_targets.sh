@@ -19,10 +19,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${KMT_TARGET_CACHE:-/var/cache/kmtrace-targets}
 targets=${KMT_TARGETS:-"x86_64 arm64"}
 work=$(mktemp -d /tmp/kmtrace-targets.XXXXXX)
-failed=0
+passed=0 failed=0 skipped=0
 say() { echo "check-targets: $*"; }
-skip() { echo "check-targets: SKIP: $*"; }
+skip() { echo "check-targets: SKIP: $*"; skipped=$((skipped + 1)); }
 trap 'if [ "$failed" = 0 ]; then rm -rf "$work"; else say "kept $work"; fi' EXIT
+trap 'exit 143' TERM INT
 
 # have_packages PKG...: installed, or installed now (root); else false.
 have_packages() {
@@ -71,9 +72,12 @@ run_guest() {
 		skip "$name: the guest did not finish in ${KMT_GUEST_TIMEOUT:-600} s (slow TCG?)"
 		return
 	fi
-	[ "$rc" = 0 ] || { failed=1; return; }
-	python3 "$top/tests/targets/check_guest.py" "$top/kmtrace" "$work/$arch/out" "$name" \
-		$version || failed=1
+	if [ "$rc" = 0 ] && python3 "$top/tests/targets/check_guest.py" "$top/kmtrace" \
+		"$work/$arch/out" "$name" $version; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+	fi
 }
 
 target_x86_64() {
@@ -102,14 +106,14 @@ target_arm64() {
 		"$work/busybox-arm64/bin/busybox" "" qemu-system-aarch64 -M virt -cpu cortex-a57
 }
 
-mkdir -p "$cache" 2>/dev/null || { skip "cannot make $cache (need root)"; exit 0; }
-[ "$(id -u)" = 0 ] || { skip "needs root (apt-get for qemu and the kernels)"; exit 0; }
+[ "$(id -u)" = 0 ] && mkdir -p "$cache" ||
+	{ skip "needs root (apt-get for qemu and the kernels, $cache)"; exit 0; }
 for t in $targets; do
 	case $t in
 	x86_64) target_x86_64 ;;
 	arm64) target_arm64 ;;
-	*) say "unknown target $t (x86_64, arm64)"; failed=1 ;;
+	*) say "unknown target $t (x86_64, arm64)"; failed=$((failed + 1)) ;;
 	esac
 done
-[ "$failed" = 0 ] && say "done: $targets" || say "FAILED"
-exit "$failed"
+echo "check-targets: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
