@@ -11,6 +11,8 @@
 #   make install-user   the plugins into ~/.local/lib/traceevent/plugins
 #   make static  kmtrace-record, the recorder statically linked (CROSS_COMPILE=aarch64-linux-gnu-
 #                for arm64: kmtrace-record-aarch64, after make deps ARCH=arm64)
+#   make check-targets  Debian 12's 6.1 kernels (x86-64, arm64) under qemu: record there,
+#                report here (downloads from Debian's archive; CI runs it after check)
 
 VERSION   := 0.1
 PREFIX    ?= /usr/local
@@ -224,7 +226,7 @@ demo: kmtrace
 bench: kmtrace
 	@sh scripts/bench.sh ./kmtrace
 
-# kmtrace on Debian's 6.1 kernel under qemu (downloads it; not part of check).
+# kmtrace on Debian's 6.1 kernels under qemu (downloads them; .ci/run runs it after check).
 check-targets: kmtrace
 	@sh scripts/check_targets.sh
 
