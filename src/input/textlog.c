@@ -341,23 +341,29 @@ static char *label_before(const char *fmt, const char *pct)
 	return eq && eq > start ? strndup(start, eq - start) : NULL;
 }
 
+/*
+ * The next conversion of a print format at or after @p: its '%', or NULL
+ * when none is left; *@next is past it, its kind letter in *@conv.
+ */
+static const char *next_conversion(const char *p, const char **next, char *conv, bool *star)
+{
+	while ((p = strchr(p, '%')) && p[1] == '%')
+		p += 2;
+	if (p)
+		*next = conversion(p + 1, conv, star);
+	return p;
+}
+
 /* How many arguments the conversions of @fmt take ('*' widths too). */
 static int arguments_wanted(const char *fmt)
 {
 	const char *p = fmt;
+	char conv;
+	bool star;
 	int n = 0;
 
-	while ((p = strchr(p, '%'))) {
-		char conv;
-		bool star;
-
-		if (p[1] == '%') {
-			p += 2;
-			continue;
-		}
-		p = conversion(p + 1, &conv, &star);
+	while (next_conversion(p, &p, &conv, &star))
 		n += 1 + star;
-	}
 	return n;
 }
 
@@ -431,8 +437,10 @@ static int labels_by_name(struct tep_handle *tep, struct tl_event *te)
 static int build_labels(struct tep_handle *tep, struct tl_event *te)
 {
 	struct tep_event *ev = te->event;
-	const char *fmt = ev->print_fmt.format, *p = fmt;
+	const char *fmt = ev->print_fmt.format, *p = fmt, *pct;
 	struct tep_print_arg *arg = ev->print_fmt.args;
+	char conv;
+	bool star;
 	int wanted;
 
 	if (!fmt)
@@ -443,17 +451,9 @@ static int build_labels(struct tep_handle *tep, struct tl_event *te)
 	te->labels = calloc(strlen(fmt) / 2 + 1, sizeof(*te->labels));
 	if (!te->labels)
 		return -1;
-	while (p && (p = strchr(p, '%'))) {
+	while ((pct = next_conversion(p, &p, &conv, &star))) {
 		struct tl_label l = { .kind = TL_NUMBER, .base = 10 };
-		const char *pct = p;
-		char conv;
-		bool star;
 
-		if (p[1] == '%') {
-			p += 2;
-			continue;
-		}
-		p = conversion(p + 1, &conv, &star);
 		if (star && arg)
 			arg = arg->next;
 		l.label = label_before(fmt, pct);
