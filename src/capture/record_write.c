@@ -185,13 +185,13 @@ static int gather_meta(struct recorder *r, struct meta_texts *m, struct kmt_trac
 	*td = (struct kmt_tracedat_meta){
 		.page_size = getpagesize(),
 		.long_size = sizeof(long),
-		.header_page = { m->header_page, strlen(m->header_page) },
-		.header_event = { m->header_event, strlen(m->header_event) },
+		.header_page = { m->header_page, strlen(m->header_page), -1 },
+		.header_event = { m->header_event, strlen(m->header_event), -1 },
 		.formats = m->formats,
 		.nformats = r->events.n,
 		.kallsyms = { NULL, m->kallsyms_len, m->kallsyms_fd },
-		.printk = { m->printk, m->printk ? strlen(m->printk) : 0 },
-		.cmdlines = { m->cmdlines, m->cmdlines ? strlen(m->cmdlines) : 0 },
+		.printk = { m->printk, m->printk ? strlen(m->printk) : 0, -1 },
+		.cmdlines = { m->cmdlines, m->cmdlines ? strlen(m->cmdlines) : 0, -1 },
 		.options = m->options,
 		.noptions = m->noptions,
 	};

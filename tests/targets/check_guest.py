@@ -4,9 +4,10 @@
 usage: check_guest.py KMTRACE OUT NAME [VERSION]
 OUT is guest.sh's WORK/out; NAME labels the lines (e.g. "x86-64 6.1");
 VERSION names the formats kmtrace ships for this kernel (formats/linux-*).
-  1. guest.dat (kmtrace-record, system-wide, default events): its events
-     per type equal trace-cmd report's; slab, page, vm and fault figures
-     are those counts; page's traced pages are within 1% of the guest's own
+  1. command.dat (kmtrace-record -- the workload) and guest.dat (3 s
+     system-wide), default events: their events per type equal trace-cmd
+     report's; slab, page, vm and fault figures are those counts; in
+     guest.dat, page's traced pages are within 1% of the guest's own
      /proc/vmstat deltas. Without exceptions events (arm64) the fault
      analysis must say why, once.
   2. the text path: `cat trace` of the shell's instance, reported with the
@@ -63,14 +64,15 @@ def stat_counts(doc):
                                 for r in doc['analyses']['stat']['tables']['events']})
 
 
-def check_recording():
-    dat = os.path.join(out, 'guest.dat')
+def check_recording(file, system_wide):
+    """@file's figures against trace-cmd report's counts; /proc/vmstat if @system_wide."""
+    dat = os.path.join(out, file)
     doc, _ = report('-i', dat, '--format', 'json', 'stat', 'slab', 'page', 'vm')
     if not doc:
         return
     a, tc, mine = doc['analyses'], trace_cmd_counts(dat), stat_counts(doc)
-    say(mine == tc, 'guest.dat (%s): %d events of %d types, per type %s trace-cmd report'
-        % (doc['kmtrace']['kernel'], sum(mine.values()), len(mine),
+    say(mine == tc, '%s (%s): %d events of %d types, per type %s trace-cmd report'
+        % (file, doc['kmtrace']['kernel'], sum(mine.values()), len(mine),
            'equal to' if mine == tc else 'NOT equal to'))
     slab, page, vm = (a[k]['summary'] for k in ('slab', 'page', 'vm'))
     figures = [
@@ -83,29 +85,33 @@ def check_recording():
         ('vm rss_stat events', vm['rss_stat_events'], tc['rss_stat']),
     ]
     for what, got, want in figures:
-        say(got == want and want > 0, '%s %d, trace-cmd report %d' % (what, got, want))
+        say(got == want and want > 0, '%s: %s %d, trace-cmd report %d'
+            % (file, what, got, want))
+    check_faults(dat, tc)
+    if not system_wide:
+        return
     for key, delta in (('pgalloc_diff_percent', 'vmstat_pgalloc'),
                        ('pgfree_diff_percent', 'vmstat_pgfree')):
         diff = page.get(key)
         say(diff is not None and abs(diff) <= 1,
             'page vs the guest\'s /proc/vmstat %s delta %s: %s' %
             (delta[7:], page.get(delta), 'no check' if diff is None else '%+.2f%%' % diff))
-    check_faults(dat, tc)
 
 
 def check_faults(dat, tc):
+    file = os.path.basename(dat)
     if tc['page_fault_user'] + tc['page_fault_kernel']:
         doc, _ = report('-i', dat, '--format', 'json', 'fault')
         if doc:
             s = doc['analyses']['fault']['summary']
             want = tc['page_fault_user'] + tc['page_fault_kernel']
-            say(s['faults'] == want, 'fault: %d faults (trace-cmd report %d), outcomes from %s'
-                % (s['faults'], want, s['outcome_source']))
+            say(s['faults'] == want, '%s: fault: %d faults (trace-cmd report %d), outcomes '
+                'from %s' % (file, s['faults'], want, s['outcome_source']))
         return
     _, err = report('-i', dat, 'fault')
     said = [line for line in err.splitlines() if 'x86 only' in line]
-    say(len(said) == 1, 'fault: no exceptions events on this kernel, said as: %s'
-        % (said[0] if said else 'nothing'))
+    say(len(said) == 1, '%s: fault: no exceptions events on this kernel, said as: %s'
+        % (file, said[0] if said else 'nothing'))
 
 
 def check_text_path():
@@ -162,7 +168,8 @@ def check_footprint():
         if ok else 'no figures from /proc or time -v'))
 
 
-check_recording()
+check_recording('command.dat', False)
+check_recording('guest.dat', True)
 check_text_path()
 check_footprint()
 sys.exit(1 if failed else 0)

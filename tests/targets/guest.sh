@@ -10,6 +10,7 @@
 # guest's architecture; QEMU the machine to run, e.g. "qemu-system-x86_64
 # -cpu max" or "qemu-system-aarch64 -M virt -cpu cortex-a57"; exit status 3
 # when it did not finish in KMT_GUEST_TIMEOUT seconds (600). WORK/out gets:
+#   command.dat   kmtrace-record -- the workload (default events), command.err
 #   guest.dat     kmtrace-record -d 3 of the default events, system-wide,
 #                 beside the workload; record.err (with time -v's figures),
 #                 record.status (its /proc status 2 s into the recording)
@@ -42,16 +43,12 @@ mount -t tracefs nodev /sys/kernel/tracing
 T=/sys/kernel/tracing
 O=/tmp/out
 mkdir -p $O
-# Page cache pages (a 32 MB file written, read and removed) and slab objects
-# (a walk of /sys), from few processes: every fork takes a kernel stack from
-# the bulk page allocator, which /proc/vmstat counts and no event traces.
-work() {
-	dd if=/dev/zero of=/tmp/big bs=1M count=32 2>/dev/null
-	cat /tmp/big >/dev/null
-	rm -f /tmp/big
-	ls -R /sys/kernel >/dev/null 2>&1
-}
+work() { /bin/workload; }
 uname -a >$O/uname
+
+# 0. kmtrace-record -- the workload (it and its children only)
+kmtrace-record -o $O/command.dat -- /bin/workload 2>$O/command.err
+echo $? >$O/command.rc
 
 # 1. kmtrace-record, system-wide, its default events; its RSS after 2 s
 ( until ls $T/instances | grep -q kmtrace-; do sleep 0.1; done; sleep 0.5; work ) &
@@ -96,6 +93,17 @@ echo "===KMT-END==="
 poweroff -f
 EOF
 chmod +x "$work/root/init"
+# Page cache pages (a 32 MB file written, read and removed) and slab objects
+# (a walk of /sys), from few processes: every fork takes a kernel stack from
+# the bulk page allocator, which /proc/vmstat counts and no event traces.
+cat >"$work/root/bin/workload" <<'EOF'
+#!/bin/sh
+dd if=/dev/zero of=/tmp/big bs=1M count=32 2>/dev/null
+cat /tmp/big >/dev/null
+rm -f /tmp/big
+ls -R /sys/kernel >/dev/null 2>&1
+EOF
+chmod +x "$work/root/bin/workload"
 (cd "$work/root" && find . | cpio -o -H newc 2>/dev/null | gzip) >"$work/initrd.gz"
 
 rc=0

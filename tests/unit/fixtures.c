@@ -179,12 +179,12 @@ void fix_meta(struct kmt_tracedat_meta *m, const struct kmt_td_option *opts, int
 	*m = (struct kmt_tracedat_meta){
 		.page_size = FIX_PAGE_SIZE,
 		.long_size = 8,
-		.header_page = { fix_header_page, strlen(fix_header_page) },
-		.header_event = { fix_header_event, strlen(fix_header_event) },
+		.header_page = { fix_header_page, strlen(fix_header_page), -1 },
+		.header_event = { fix_header_event, strlen(fix_header_event), -1 },
 		.formats = formats,
 		.nformats = 4,
-		.kallsyms = { ksyms, sizeof(ksyms) - 1 },
-		.cmdlines = { "100 tester\n", 11 },
+		.kallsyms = { ksyms, sizeof(ksyms) - 1, -1 },
+		.cmdlines = { "100 tester\n", 11, -1 },
 		.options = opts,
 		.noptions = nopts,
 	};
