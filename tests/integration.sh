@@ -179,6 +179,7 @@ core_parsing_tests() {
 . "$TOP/tests/symbols.sh"
 . "$TOP/tests/stacks.sh"
 . "$TOP/tests/umem.sh"
+. "$TOP/tests/mm.sh"
 
 parsing_tests() {
 	foreign_machine_check
@@ -358,6 +359,7 @@ plugins_live_tests
 symbols_live_tests
 stacks_live_tests
 umem_live_tests
+mm_live_tests
 
 # Only what this run started is ours: an instance named kmtrace-PID of a
 # process this run did not start is neither reported nor removed.

@@ -30,17 +30,25 @@ struct kmt_session {
 	int threads;		/* 2: records read and decoded in a thread of their own */
 };
 
+/*
+ * A set of event types, a bit each: more types than 64, so 128 bits (every
+ * 64-bit target of GCC and clang has them).
+ */
+typedef unsigned __int128 kmt_evmask_t;
+
+_Static_assert(KMT_EV_NR <= 128, "kmt_evmask_t holds a bit per event type");
+
 /* Bit of @type in kmt_analysis.events. */
-#define KMT_EVMASK(type)	(1ull << (type))
+#define KMT_EVMASK(type)	((kmt_evmask_t)1 << (type))
 /* Every event, the unknown ones included. */
-#define KMT_EVMASK_ALL		(~0ull)
+#define KMT_EVMASK_ALL		(~(kmt_evmask_t)0)
 
 struct option;
 struct kmt_filter;
 
 /* Events an analysis cannot do without: one of @any must be in the recording. */
 struct kmt_need {
-	uint64_t any;			/* KMT_EVMASK()s */
+	kmt_evmask_t any;		/* KMT_EVMASK()s */
 	const char *without;		/* what the report lacks then, e.g. "frees" */
 };
 
@@ -55,7 +63,7 @@ struct kmt_analysis {
 	const char *usage;		/* its options, for --help; NULL if none */
 	const char *shortopts;		/* NULL if none */
 	const struct option *longopts;	/* NULL-terminated; NULL if none */
-	uint64_t events;		/* KMT_EVMASK() of the events it wants */
+	kmt_evmask_t events;		/* KMT_EVMASK() of the events it wants */
 	/*
 	 * Its event handler touches only its own state, the event and the tep's
 	 * comms (no symbol lookup, nothing of the reader): it may take the

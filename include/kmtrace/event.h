@@ -43,6 +43,72 @@ enum kmt_event_type {
 	KMT_EV_BRK_EXIT,
 	KMT_EV_U_CALL,		/* record --user: a C library allocator entered */
 	KMT_EV_U_RETURN,	/* ... and returned */
+	/* vmscan: reclaim */
+	KMT_EV_DIRECT_RECLAIM_BEGIN,
+	KMT_EV_DIRECT_RECLAIM_END,
+	KMT_EV_MEMCG_RECLAIM_BEGIN,
+	KMT_EV_MEMCG_RECLAIM_END,
+	KMT_EV_MEMCG_SOFTLIMIT_RECLAIM_BEGIN,
+	KMT_EV_MEMCG_SOFTLIMIT_RECLAIM_END,
+	KMT_EV_NODE_RECLAIM_BEGIN,
+	KMT_EV_NODE_RECLAIM_END,
+	KMT_EV_KSWAPD_WAKE,
+	KMT_EV_KSWAPD_SLEEP,
+	KMT_EV_WAKEUP_KSWAPD,
+	KMT_EV_LRU_ISOLATE,
+	KMT_EV_LRU_SHRINK_ACTIVE,
+	KMT_EV_LRU_SHRINK_INACTIVE,
+	KMT_EV_RECLAIM_PAGES,
+	KMT_EV_RECLAIM_THROTTLED,
+	KMT_EV_RECLAIM_WRITE_FOLIO,
+	KMT_EV_SHRINK_SLAB_START,
+	KMT_EV_SHRINK_SLAB_END,
+	/* compaction */
+	KMT_EV_COMPACTION_BEGIN,
+	KMT_EV_COMPACTION_END,
+	KMT_EV_COMPACTION_TRY,
+	KMT_EV_COMPACTION_SUITABLE,
+	KMT_EV_COMPACTION_FINISHED,
+	KMT_EV_COMPACTION_DEFERRED,
+	KMT_EV_COMPACTION_DEFER,
+	KMT_EV_COMPACTION_DEFER_RESET,
+	KMT_EV_COMPACTION_ISOLATE_MIGRATE,
+	KMT_EV_COMPACTION_ISOLATE_FREE,
+	KMT_EV_COMPACTION_FAST_ISOLATE_FREE,
+	KMT_EV_COMPACTION_MIGRATE,
+	KMT_EV_KCOMPACTD_WAKE,
+	KMT_EV_KCOMPACTD_SLEEP,
+	KMT_EV_WAKEUP_KCOMPACTD,
+	/* vmalloc and percpu */
+	KMT_EV_VMAP_ALLOC,
+	KMT_EV_VMAP_FREE,
+	KMT_EV_VMAP_PURGE,
+	KMT_EV_PERCPU_ALLOC,
+	KMT_EV_PERCPU_FREE,
+	KMT_EV_PERCPU_ALLOC_FAIL,
+	KMT_EV_PERCPU_CREATE_CHUNK,
+	KMT_EV_PERCPU_DESTROY_CHUNK,
+	/* filemap: the page cache */
+	KMT_EV_PAGECACHE_ADD,
+	KMT_EV_PAGECACHE_DELETE,
+	KMT_EV_FILEMAP_FAULT,
+	KMT_EV_FILEMAP_GET_PAGES,
+	KMT_EV_FILEMAP_MAP_PAGES,
+	KMT_EV_FILEMAP_SET_WB_ERR,
+	KMT_EV_FILEMAP_CHECK_WB_ERR,
+	/* oom */
+	KMT_EV_OOM_SCORE_ADJ_UPDATE,
+	KMT_EV_OOM_RECLAIM_RETRY,
+	KMT_EV_OOM_COMPACT_RETRY,
+	KMT_EV_OOM_WAKE_REAPER,
+	KMT_EV_OOM_START_REAPING,
+	KMT_EV_OOM_FINISH_REAPING,
+	KMT_EV_OOM_SKIP_REAPING,
+	/* memcg */
+	KMT_EV_MEMCG_MOD_STATE,
+	KMT_EV_MEMCG_MOD_LRUVEC_STATE,
+	KMT_EV_MEMCG_COUNT_EVENTS,
+	KMT_EV_MEMCG_FLUSH_STATS,
 	KMT_EV_NR
 };
 
@@ -102,6 +168,21 @@ struct kmt_event {
 	const void *raw;	/* the record's payload, valid during the event call */
 	int raw_size;
 	unsigned long long func;	/* KMT_EV_U_*: enum kmt_user_func (decoded as u64) */
+
+	/* reclaim, compaction, page cache, memcg */
+	long long nid;
+	long long priority;
+	unsigned long long nr_scanned;	/* also compaction's pages isolated from */
+	unsigned long long nr_reclaimed;	/* also compaction's pages migrated */
+	unsigned long long nr_taken;	/* also compaction's migrations failed */
+	long long status;		/* compaction status or result, throttle reason, shrinker's freed */
+	unsigned long long end;		/* the end of a range: pfns, vmap purge */
+	unsigned long long ino;		/* page cache: the file's inode and device */
+	unsigned long long dev;
+	unsigned long long index;
+	unsigned long long memcg_id;	/* the memory cgroup's id (its cgroupfs inode) */
+	long long item;
+	long long val;
 };
 
 /*
@@ -143,6 +224,13 @@ const char *kmt_event_type_system(enum kmt_event_type type);
 
 /* Return the tracefs event name of @type ("kmalloc"), or NULL. */
 const char *kmt_event_type_event(enum kmt_event_type type);
+
+/*
+ * Is @type recorded only when asked for (record -e GROUP, -e mm), not by
+ * default: reclaim, compaction, vmalloc, percpu, page cache, memcg, the
+ * oom group's events besides mark_victim?
+ */
+bool kmt_event_type_on_request(enum kmt_event_type type);
 
 /* Look up "system:event" or "event"; KMT_EV_UNKNOWN when not known. */
 enum kmt_event_type kmt_event_type_lookup(const char *name);

@@ -14,6 +14,7 @@ extern const struct kmt_analysis kmt_analysis_vm;
 extern const struct kmt_analysis kmt_analysis_oom;
 extern const struct kmt_analysis kmt_analysis_leak;
 extern const struct kmt_analysis kmt_analysis_umem;
+extern const struct kmt_analysis kmt_analysis_reclaim;
 
 const struct kmt_analysis *const kmt_analyses[] = {
 	&kmt_analysis_stat,
@@ -24,6 +25,7 @@ const struct kmt_analysis *const kmt_analyses[] = {
 	&kmt_analysis_oom,
 	&kmt_analysis_leak,
 	&kmt_analysis_umem,
+	&kmt_analysis_reclaim,
 	NULL
 };
 

@@ -14,6 +14,7 @@
 
 struct stat_state {
 	unsigned long long *by_id;	/* MAX_ID counters */
+	unsigned char *decoded;		/* MAX_ID flags: kmtrace decodes the id's events */
 	unsigned long long *by_cpu;
 	int ncpus;
 	unsigned long long total;
@@ -26,7 +27,13 @@ static void *stat_init(void)
 {
 	struct stat_state *st = calloc(1, sizeof(*st));
 
-	if (st && !(st->by_id = calloc(MAX_ID, sizeof(*st->by_id)))) {
+	if (!st)
+		return NULL;
+	st->by_id = calloc(MAX_ID, sizeof(*st->by_id));
+	st->decoded = calloc(MAX_ID, 1);
+	if (!st->by_id || !st->decoded) {
+		free(st->by_id);
+		free(st->decoded);
 		free(st);
 		return NULL;
 	}
@@ -68,8 +75,10 @@ static void stat_event(void *priv, const struct kmt_event *ev)
 	if (ev->type == KMT_EV_UNKNOWN)
 		st->unknown++;
 	st->with_stack += ev->callchain_nr > 0;
-	if (ev->id >= 0 && ev->id < MAX_ID)
+	if (ev->id >= 0 && ev->id < MAX_ID) {
 		st->by_id[ev->id]++;
+		st->decoded[ev->id] |= ev->type != KMT_EV_UNKNOWN;
+	}
 	if (ev->cpu >= 0 && !cover_cpus(st, ev->cpu + 1))
 		st->by_cpu[ev->cpu]++;
 }
@@ -123,6 +132,59 @@ static int report_events(const struct stat_state *st, const struct kmt_session *
 	}
 	free(ids);
 	return ret;
+}
+
+struct group_count {
+	const char *system;
+	unsigned long long events, decoded;
+};
+
+/* Add the events of id @id to its group's counts in @g (@n groups so far). */
+static int count_group(struct group_count *g, int n, const char *system,
+		       unsigned long long events, bool decoded)
+{
+	int i;
+
+	for (i = 0; i < n && strcmp(g[i].system, system); i++)
+		;
+	if (i == n)
+		g[n++] = (struct group_count){ .system = system };
+	g[i].events += events;
+	g[i].decoded += decoded ? events : 0;
+	return n;
+}
+
+static const struct kmt_column group_columns[] = {
+	{ "group", "GROUP", KMT_KIND_STRING },
+	{ "events", "EVENTS", KMT_KIND_COUNT },
+	{ "decoded", "DECODED", KMT_KIND_COUNT },
+	{ "share_decoded", "SHARE", KMT_KIND_PERCENT },
+};
+
+/* Per event group: how many events kmtrace decoded (the others only count here). */
+static int report_groups(const struct stat_state *st, const struct kmt_session *s,
+			 struct kmt_output *out)
+{
+	struct kmt_table *t;
+	struct group_count *g;
+	int *ids, n, ng = 0, i, ret = 0;
+
+	ids = ids_by_count(st, &n);
+	g = ids ? calloc(n + 1, sizeof(*g)) : NULL;
+	t = g ? kmt_output_table(out, "groups", "Decoded, by event group", 4, group_columns) : NULL;
+	for (i = 0; t && i < n; i++) {
+		struct tep_event *e = tep_find_event(s->tep, ids[i]);
+
+		ng = count_group(g, ng, e ? e->system : "(unknown id)", st->by_id[ids[i]],
+				 st->decoded[ids[i]]);
+	}
+	for (i = 0; t && i < ng && !ret; i++)
+		ret = kmt_table_row(t, (union kmt_cell[]){
+			{ .s = g[i].system }, { .u = g[i].events }, { .u = g[i].decoded },
+			{ .d = 100.0 * g[i].decoded / g[i].events } });
+	free(g);
+	free(ids);
+	return t ? ret : -1;
 }
 
 static const struct kmt_column cpu_columns[] = {
@@ -238,11 +300,15 @@ static int stat_report(void *priv, const struct kmt_session *s, struct kmt_outpu
 	    (kmt_reader_text(s->reader, KMT_TEXT_SYMBOLS) &&
 	     kmt_output_string(out, "kernel_symbols", "Kernel symbols",
 			       kmt_reader_text(s->reader, KMT_TEXT_SYMBOLS))) ||
-	    report_events(st, s, out) || report_cpus(st, s, out, &lost) ||
+	    report_events(st, s, out) || report_groups(st, s, out) ||
+	    report_cpus(st, s, out, &lost) ||
 	    put_count(out, "cpus", "CPUs", KMT_KIND_COUNT, st->ncpus) ||
 	    put_count(out, "total_events", "Events", KMT_KIND_COUNT, st->total) ||
 	    put_count(out, "unknown_events", "Events kmtrace does not decode",
 		      KMT_KIND_COUNT, st->unknown) ||
+	    kmt_output_value(out, "share_decoded", "Share of events decoded", KMT_KIND_PERCENT,
+			     (union kmt_cell){ .d = st->total ? 100.0 * (st->total - st->unknown) /
+							   st->total : 0 }) ||
 	    put_count(out, "lost_events", "Lost events", KMT_KIND_COUNT, lost) ||
 	    (kmt_reader_text(s->reader, KMT_TEXT_UNPARSED) &&
 	     put_count(out, "unparsed_lines", "Text lines not parsed", KMT_KIND_COUNT,
@@ -263,6 +329,7 @@ static void stat_free(void *priv)
 	struct stat_state *st = priv;
 
 	free(st->by_id);
+	free(st->decoded);
 	free(st->by_cpu);
 	free(st);
 }

@@ -45,7 +45,8 @@ static int add_defaults(struct kmt_event_list *l)
 		const char *sys = kmt_event_type_system(t), *name = kmt_event_type_event(t);
 
 		/* kmtrace's own probes are added by record when it made them. */
-		if (!strncmp(sys, KMT_PROBE_SYSTEM, strlen(KMT_PROBE_SYSTEM)))
+		if (!strncmp(sys, KMT_PROBE_SYSTEM, strlen(KMT_PROBE_SYSTEM)) ||
+		    kmt_event_type_on_request(t))
 			continue;
 		if (event_exists(sys, name) && kmt_event_list_add(l, sys, name))
 			return -1;
@@ -66,13 +67,37 @@ static int add_group(struct kmt_event_list *l, const char *sys)
 	return ret;
 }
 
-/* An event name alone: a known kmtrace event, a group, or a unique match. */
+/* The groups of all of kernel memory ("-e mm"): those the running kernel has. */
+static int add_mm_groups(struct kmt_event_list *l)
+{
+	static const char *const groups[] = { "kmem", "vmscan", "vmalloc", "percpu", "filemap",
+					      "compaction", "oom", "memcg" };
+	size_t i;
+	int ret, found = 0;
+
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+		ret = add_group(l, groups[i]);
+		if (ret < 0)
+			return ret;
+		found += !ret;
+	}
+	return found ? 0 : 1;
+}
+
+/*
+ * An event name alone: "default" (what a recording takes without -e),
+ * "mm" (every memory group), a known kmtrace event, a group, or a unique match.
+ */
 static int add_bare(struct kmt_event_list *l, const char *name)
 {
 	enum kmt_event_type t = kmt_event_type_lookup(name);
 	char **systems, *found = NULL;
 	int i, ret;
 
+	if (!strcmp(name, "default"))
+		return add_defaults(l);
+	if (!strcmp(name, "mm"))
+		return add_mm_groups(l);
 	if (t != KMT_EV_UNKNOWN && event_exists(kmt_event_type_system(t), name))
 		return kmt_event_list_add(l, kmt_event_type_system(t), name);
 	ret = add_group(l, name);

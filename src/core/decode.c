@@ -32,6 +32,7 @@ struct event_spec {
 	const char *system;
 	const char *name;
 	struct field_spec fields[MAX_FIELDS];
+	bool on_request;	/* not in a default recording: only when asked for */
 };
 
 #define INT(n, m)	{ n, SLOT_INT, offsetof(struct kmt_event, m), 0, 0 }
@@ -104,6 +105,130 @@ static const struct event_spec specs[KMT_EV_NR] = {
 			    { INT("a0", arg[0]), INT("a1", arg[1]), INT("a2", arg[2]),
 			      INT("caller", call_site), INT("fn", func) } },
 	[KMT_EV_U_RETURN] = { "kmtrace_user", "return", { INT("ret", ret), INT("fn", func) } },
+
+#define RECLAIM_BEGIN	{ INT("order", order), INT("gfp_flags", gfp_flags) }, true
+#define RECLAIM_END	{ INT("nr_reclaimed", nr_reclaimed) }, true
+#define NID		INT("nid", nid)
+#define LRU_COUNTS	NID, INT("nr_scanned", nr_scanned), INT("nr_reclaimed", nr_reclaimed), \
+			INT("priority", priority)
+#define RANGE_SCAN	{ INT("start_pfn", pfn), INT("end_pfn", end), INT("nr_scanned", nr_scanned), \
+			  INT("nr_taken", nr_taken) }, true
+#define DEFER_FIELDS	{ NID, INT("order", order), INT("order_failed", status), \
+			  INT("considered", nr_scanned), INT("defer_shift", priority) }, true
+#define ZONE_RESULT	{ NID, INT("order", order), INT("ret", status) }, true
+#define KCOMPACTD	{ NID, INT("order", order) }, true
+#define PAGECACHE	{ PFN, INT("i_ino", ino), INT("index", index), INT("s_dev", dev), \
+			  INT("order", order) }, true
+#define FILE_RANGE	{ INT("i_ino", ino), INT("s_dev", dev), INT("index", index), \
+			  INT("last_index", end) }, true
+#define REAPING		{ INT("pid", target_pid) }, true
+#define MEMCG_STATE	{ INT("id", memcg_id), INT("item", item), INT("val", val) }, true
+
+	[KMT_EV_DIRECT_RECLAIM_BEGIN] = { "vmscan", "mm_vmscan_direct_reclaim_begin", RECLAIM_BEGIN },
+	[KMT_EV_DIRECT_RECLAIM_END] = { "vmscan", "mm_vmscan_direct_reclaim_end", RECLAIM_END },
+	[KMT_EV_MEMCG_RECLAIM_BEGIN] = { "vmscan", "mm_vmscan_memcg_reclaim_begin", RECLAIM_BEGIN },
+	[KMT_EV_MEMCG_RECLAIM_END] = { "vmscan", "mm_vmscan_memcg_reclaim_end", RECLAIM_END },
+	[KMT_EV_MEMCG_SOFTLIMIT_RECLAIM_BEGIN] = { "vmscan",
+		"mm_vmscan_memcg_softlimit_reclaim_begin", RECLAIM_BEGIN },
+	[KMT_EV_MEMCG_SOFTLIMIT_RECLAIM_END] = { "vmscan",
+		"mm_vmscan_memcg_softlimit_reclaim_end", RECLAIM_END },
+	[KMT_EV_NODE_RECLAIM_BEGIN] = { "vmscan", "mm_vmscan_node_reclaim_begin",
+		{ NID, INT("order", order), INT("gfp_flags", gfp_flags) }, true },
+	[KMT_EV_NODE_RECLAIM_END] = { "vmscan", "mm_vmscan_node_reclaim_end", RECLAIM_END },
+	[KMT_EV_KSWAPD_WAKE] = { "vmscan", "mm_vmscan_kswapd_wake",
+		{ NID, INT("order", order) }, true },
+	[KMT_EV_KSWAPD_SLEEP] = { "vmscan", "mm_vmscan_kswapd_sleep", { NID }, true },
+	[KMT_EV_WAKEUP_KSWAPD] = { "vmscan", "mm_vmscan_wakeup_kswapd",
+		{ NID, INT("order", order), INT("gfp_flags", gfp_flags) }, true },
+	[KMT_EV_LRU_ISOLATE] = { "vmscan", "mm_vmscan_lru_isolate",
+		{ INT("order", order), INT("nr_scanned", nr_scanned), INT("nr_taken", nr_taken),
+		  INT("lru", item) }, true },
+	[KMT_EV_LRU_SHRINK_ACTIVE] = { "vmscan", "mm_vmscan_lru_shrink_active",
+		{ NID, INT("nr_taken", nr_taken), INT("nr_deactivated", val),
+		  INT("priority", priority) }, true },
+	[KMT_EV_LRU_SHRINK_INACTIVE] = { "vmscan", "mm_vmscan_lru_shrink_inactive",
+		{ LRU_COUNTS }, true },
+	[KMT_EV_RECLAIM_PAGES] = { "vmscan", "mm_vmscan_reclaim_pages",
+		{ NID, INT("nr_scanned", nr_scanned), INT("nr_reclaimed", nr_reclaimed) }, true },
+	[KMT_EV_RECLAIM_THROTTLED] = { "vmscan", "mm_vmscan_throttled",
+		{ NID, INT("usec_timeout", end), INT("usec_delayed", val),
+		  INT("reason", status) }, true },
+	[KMT_EV_RECLAIM_WRITE_FOLIO] = { "vmscan", "mm_vmscan_write_folio", { PFN }, true },
+	[KMT_EV_SHRINK_SLAB_START] = { "vmscan", "mm_shrink_slab_start",
+		{ INT("shrink", call_site), NID, INT("cache_items", val),
+		  INT("total_scan", nr_scanned), INT("priority", priority) }, true },
+	[KMT_EV_SHRINK_SLAB_END] = { "vmscan", "mm_shrink_slab_end",
+		{ INT("shrink", call_site), NID, INT("retval", status),
+		  INT("total_scan", nr_scanned) }, true },
+	[KMT_EV_COMPACTION_BEGIN] = { "compaction", "mm_compaction_begin",
+		{ INT("zone_start", pfn), INT("zone_end", end), INT("sync", item) }, true },
+	[KMT_EV_COMPACTION_END] = { "compaction", "mm_compaction_end",
+		{ INT("zone_start", pfn), INT("zone_end", end), INT("sync", item),
+		  INT("status", status) }, true },
+	[KMT_EV_COMPACTION_TRY] = { "compaction", "mm_compaction_try_to_compact_pages",
+		{ INT("order", order), INT("gfp_mask", gfp_flags), INT("prio", priority) }, true },
+	[KMT_EV_COMPACTION_SUITABLE] = { "compaction", "mm_compaction_suitable", ZONE_RESULT },
+	[KMT_EV_COMPACTION_FINISHED] = { "compaction", "mm_compaction_finished", ZONE_RESULT },
+	[KMT_EV_COMPACTION_DEFERRED] = { "compaction", "mm_compaction_deferred", DEFER_FIELDS },
+	[KMT_EV_COMPACTION_DEFER] = { "compaction", "mm_compaction_defer_compaction",
+		DEFER_FIELDS },
+	[KMT_EV_COMPACTION_DEFER_RESET] = { "compaction", "mm_compaction_defer_reset",
+		DEFER_FIELDS },
+	[KMT_EV_COMPACTION_ISOLATE_MIGRATE] = { "compaction",
+		"mm_compaction_isolate_migratepages", RANGE_SCAN },
+	[KMT_EV_COMPACTION_ISOLATE_FREE] = { "compaction", "mm_compaction_isolate_freepages",
+		RANGE_SCAN },
+	[KMT_EV_COMPACTION_FAST_ISOLATE_FREE] = { "compaction",
+		"mm_compaction_fast_isolate_freepages", RANGE_SCAN },
+	[KMT_EV_COMPACTION_MIGRATE] = { "compaction", "mm_compaction_migratepages",
+		{ INT("nr_migrated", nr_reclaimed), INT("nr_failed", nr_taken) }, true },
+	[KMT_EV_KCOMPACTD_WAKE] = { "compaction", "mm_compaction_kcompactd_wake", KCOMPACTD },
+	[KMT_EV_KCOMPACTD_SLEEP] = { "compaction", "mm_compaction_kcompactd_sleep", { NID }, true },
+	[KMT_EV_WAKEUP_KCOMPACTD] = { "compaction", "mm_compaction_wakeup_kcompactd", KCOMPACTD },
+	[KMT_EV_VMAP_ALLOC] = { "vmalloc", "alloc_vmap_area",
+		{ INT("addr", ptr), INT("size", bytes_alloc), INT("failed", status) }, true },
+	[KMT_EV_VMAP_FREE] = { "vmalloc", "free_vmap_area_noflush",
+		{ INT("va_start", ptr), INT("nr_lazy", val) }, true },
+	[KMT_EV_VMAP_PURGE] = { "vmalloc", "purge_vmap_area_lazy",
+		{ INT("start", ptr), INT("end", end), INT("npurged", val) }, true },
+	[KMT_EV_PERCPU_ALLOC] = { "percpu", "percpu_alloc_percpu",
+		{ INT("call_site", call_site), INT("size", bytes_req), INT("bytes_alloc", bytes_alloc),
+		  INT("ptr", ptr), INT("gfp_flags", gfp_flags), INT("is_atomic", item) }, true },
+	[KMT_EV_PERCPU_FREE] = { "percpu", "percpu_free_percpu", { INT("ptr", ptr) }, true },
+	[KMT_EV_PERCPU_ALLOC_FAIL] = { "percpu", "percpu_alloc_percpu_fail",
+		{ INT("size", bytes_req), INT("is_atomic", item) }, true },
+	[KMT_EV_PERCPU_CREATE_CHUNK] = { "percpu", "percpu_create_chunk",
+		{ INT("base_addr", ptr) }, true },
+	[KMT_EV_PERCPU_DESTROY_CHUNK] = { "percpu", "percpu_destroy_chunk",
+		{ INT("base_addr", ptr) }, true },
+	[KMT_EV_PAGECACHE_ADD] = { "filemap", "mm_filemap_add_to_page_cache", PAGECACHE },
+	[KMT_EV_PAGECACHE_DELETE] = { "filemap", "mm_filemap_delete_from_page_cache", PAGECACHE },
+	[KMT_EV_FILEMAP_FAULT] = { "filemap", "mm_filemap_fault",
+		{ INT("i_ino", ino), INT("s_dev", dev), INT("index", index) }, true },
+	[KMT_EV_FILEMAP_GET_PAGES] = { "filemap", "mm_filemap_get_pages", FILE_RANGE },
+	[KMT_EV_FILEMAP_MAP_PAGES] = { "filemap", "mm_filemap_map_pages", FILE_RANGE },
+	[KMT_EV_FILEMAP_SET_WB_ERR] = { "filemap", "filemap_set_wb_err",
+		{ INT("i_ino", ino), INT("s_dev", dev), INT("errseq", val) }, true },
+	[KMT_EV_FILEMAP_CHECK_WB_ERR] = { "filemap", "file_check_and_advance_wb_err",
+		{ INT("i_ino", ino), INT("s_dev", dev), INT("new", val) }, true },
+	[KMT_EV_OOM_SCORE_ADJ_UPDATE] = { "oom", "oom_score_adj_update",
+		{ INT("pid", target_pid), STR("comm"), INT("oom_score_adj", oom_score_adj) }, true },
+	[KMT_EV_OOM_RECLAIM_RETRY] = { "oom", "reclaim_retry_zone",
+		{ INT("node", nid), INT("order", order), INT("reclaimable", nr_scanned),
+		  INT("available", val), INT("no_progress_loops", item),
+		  INT("wmark_check", status) }, true },
+	[KMT_EV_OOM_COMPACT_RETRY] = { "oom", "compact_retry",
+		{ INT("order", order), INT("priority", priority), INT("result", status),
+		  INT("retries", item), INT("ret", val) }, true },
+	[KMT_EV_OOM_WAKE_REAPER] = { "oom", "wake_reaper", REAPING },
+	[KMT_EV_OOM_START_REAPING] = { "oom", "start_task_reaping", REAPING },
+	[KMT_EV_OOM_FINISH_REAPING] = { "oom", "finish_task_reaping", REAPING },
+	[KMT_EV_OOM_SKIP_REAPING] = { "oom", "skip_task_reaping", REAPING },
+	[KMT_EV_MEMCG_MOD_STATE] = { "memcg", "mod_memcg_state", MEMCG_STATE },
+	[KMT_EV_MEMCG_MOD_LRUVEC_STATE] = { "memcg", "mod_memcg_lruvec_state", MEMCG_STATE },
+	[KMT_EV_MEMCG_COUNT_EVENTS] = { "memcg", "count_memcg_events", MEMCG_STATE },
+	[KMT_EV_MEMCG_FLUSH_STATS] = { "memcg", "memcg_flush_stats",
+		{ INT("id", memcg_id), INT("stats_updates", val), INT("force", item) }, true },
 };
 
 /* A resolved field: where it is in the payload and where it goes. */
@@ -141,6 +266,11 @@ const char *kmt_event_type_system(enum kmt_event_type type)
 const char *kmt_event_type_event(enum kmt_event_type type)
 {
 	return type > KMT_EV_UNKNOWN && type < KMT_EV_NR ? specs[type].name : NULL;
+}
+
+bool kmt_event_type_on_request(enum kmt_event_type type)
+{
+	return type > KMT_EV_UNKNOWN && type < KMT_EV_NR && specs[type].on_request;
 }
 
 const char *kmt_event_type_name(enum kmt_event_type type)

@@ -50,7 +50,7 @@ struct pipe_state {
 	const struct kmt_analysis *const *an;	/* those of the reader thread */
 	void *const *priv;
 	int n;
-	uint64_t batched;		/* KMT_EVMASK()s the calling thread's analyses want */
+	kmt_evmask_t batched;		/* KMT_EVMASK()s the calling thread's analyses want */
 };
 
 /* Room for @len more bytes in @b's copies; -1 when out of memory. */
