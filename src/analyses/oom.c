@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * oom: every OOM kill (oom:mark_victim) with the victim's memory as the
- * kernel reported it: total_vm, anon/file/shmem RSS, oom_score_adj, and
- * the task whose allocation chose it.
+ * kernel reported it: total_vm, anon/file/shmem RSS, oom_score_adj, the
+ * task whose allocation chose it, the constraint (memcg when that task was
+ * last in memcg reclaim, global when in the page allocator's reclaim or
+ * its retries) and how long the OOM reaper took. The kernel traces no
+ * badness score.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,7 +15,15 @@
 
 #include <kmtrace/analysis.h>
 #include "filter.h"
+#include "common/hashmap.h"
 #include "common/util.h"
+
+/* What a task was last seen doing before an OOM kill it triggered. */
+enum oom_constraint { OC_UNKNOWN, OC_GLOBAL, OC_MEMCG };
+
+static const char *const constraint_names[] = {
+	"unknown (no vmscan or oom retry events of the task)", "global", "memcg",
+};
 
 struct oom_kill {
 	uint64_t ts;
@@ -20,6 +31,9 @@ struct oom_kill {
 	char comm[32];
 	uint64_t total_vm_kb, anon_kb, file_kb, shmem_kb;
 	int64_t score_adj;
+	enum oom_constraint constraint;
+	uint64_t reap_begin, reap_ns;
+	const char *reaped;		/* "yes", "skipped", "no" */
 };
 
 struct oom_state {
@@ -27,6 +41,8 @@ struct oom_state {
 	struct tep_handle *tep;
 	struct oom_kill *kills;
 	uint32_t nkills, cap;
+	struct kmt_hashmap last_reclaim;	/* pid -> enum oom_constraint */
+	uint64_t score_adj_updates;
 	bool nomem;
 };
 
@@ -35,6 +51,7 @@ static void oom_free(void *priv)
 	struct oom_state *st = priv;
 
 	kmt_filter_free(&st->filter);
+	kmt_hashmap_free(&st->last_reclaim);
 	free(st->kills);
 	free(st);
 }
@@ -43,8 +60,8 @@ static void *oom_init(void)
 {
 	struct oom_state *st = calloc(1, sizeof(*st));
 
-	if (st && kmt_filter_init(&st->filter)) {
-		free(st);
+	if (st && (kmt_filter_init(&st->filter) || kmt_hashmap_init(&st->last_reclaim))) {
+		oom_free(st);
 		return NULL;
 	}
 	return st;
@@ -66,15 +83,76 @@ static int oom_start(void *priv, const struct kmt_session *s)
 	return 0;
 }
 
+/* The last kill of victim @pid, or NULL. */
+static struct oom_kill *kill_of(struct oom_state *st, long long pid)
+{
+	uint32_t i;
+
+	for (i = st->nkills; i-- > 0;)
+		if (st->kills[i].victim == pid)
+			return &st->kills[i];
+	return NULL;
+}
+
+/* The reaper's work on a victim: when it began, how long it took, or that it skipped it. */
+static void reaping_event(struct oom_state *st, const struct kmt_event *ev)
+{
+	struct oom_kill *k = kill_of(st, ev->target_pid);
+
+	if (!k)
+		return;
+	if (ev->type == KMT_EV_OOM_START_REAPING) {
+		k->reap_begin = ev->ts;
+	} else if (ev->type == KMT_EV_OOM_SKIP_REAPING) {
+		k->reaped = "skipped";
+	} else if (k->reap_begin) {
+		k->reap_ns = ev->ts - k->reap_begin;
+		k->reaped = "yes";
+	}
+}
+
+/* Events before the kill: what the task that will trigger it is doing. */
+static bool context_event(struct oom_state *st, const struct kmt_event *ev)
+{
+	enum oom_constraint c;
+
+	switch (ev->type) {
+	case KMT_EV_MEMCG_RECLAIM_BEGIN:
+		c = OC_MEMCG;
+		break;
+	case KMT_EV_DIRECT_RECLAIM_BEGIN:
+	case KMT_EV_OOM_RECLAIM_RETRY:
+	case KMT_EV_OOM_COMPACT_RETRY:
+		c = OC_GLOBAL;
+		break;
+	case KMT_EV_OOM_SCORE_ADJ_UPDATE:
+		st->score_adj_updates++;
+		return true;
+	case KMT_EV_OOM_START_REAPING:
+	case KMT_EV_OOM_FINISH_REAPING:
+	case KMT_EV_OOM_SKIP_REAPING:
+		reaping_event(st, ev);
+		return true;
+	default:
+		return false;
+	}
+	if (kmt_hashmap_put(&st->last_reclaim, (uint32_t)ev->pid, c))
+		st->nomem = true;
+	return true;
+}
+
 /* The filters choose by victim: --pid-filter VICTIM finds its kill. */
 static void oom_event(void *priv, const struct kmt_event *ev)
 {
 	struct oom_state *st = priv;
 	struct kmt_event victim = *ev;
 	struct oom_kill *k;
+	uint64_t c = OC_UNKNOWN;
 
+	if (st->nomem || context_event(st, ev))
+		return;
 	victim.pid = (int)ev->target_pid;
-	if (st->nomem || kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, &victim))
+	if (kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, &victim))
 		return;
 	if (kmt_grow(&st->kills, &st->cap, st->nkills, sizeof(*st->kills))) {
 		st->nomem = true;
@@ -84,7 +162,9 @@ static void oom_event(void *priv, const struct kmt_event *ev)
 	*k = (struct oom_kill){ .ts = ev->ts, .victim = (int)ev->target_pid, .by = ev->pid,
 				.total_vm_kb = ev->total_vm, .anon_kb = ev->anon_rss,
 				.file_kb = ev->file_rss, .shmem_kb = ev->shmem_rss,
-				.score_adj = ev->oom_score_adj };
+				.score_adj = ev->oom_score_adj, .reaped = "no" };
+	kmt_hashmap_get(&st->last_reclaim, (uint32_t)ev->pid, &c);
+	k->constraint = (enum oom_constraint)c;
 	snprintf(k->comm, sizeof(k->comm), "%.*s", ev->str_len, ev->str ? ev->str : "");
 }
 
@@ -95,6 +175,8 @@ static const struct kmt_column kill_cols[] = {
 	{ "shmem_rss", "SHMEM_RSS", KMT_KIND_BYTES },
 	{ "oom_score_adj", "OOM_SCORE_ADJ", KMT_KIND_SIGNED },
 	{ "by_pid", "BY_PID", KMT_KIND_COUNT }, { "by_comm", "BY_COMM", KMT_KIND_STRING },
+	{ "constraint", "CONSTRAINT", KMT_KIND_STRING }, { "reaped", "REAPED", KMT_KIND_STRING },
+	{ "reap_time", "REAP_TIME", KMT_KIND_NS },
 };
 
 static int oom_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
@@ -109,9 +191,12 @@ static int oom_report(void *priv, const struct kmt_session *s, struct kmt_output
 		errno = ENOMEM;
 		return -1;
 	}
-	if (kmt_output_count(out, "kills", "OOM kills (oom:mark_victim)", st->nkills))
+	if (kmt_output_count(out, "kills", "OOM kills (oom:mark_victim)", st->nkills) ||
+	    kmt_output_count(out, "score_adj_updates", "oom_score_adj changes",
+			     st->score_adj_updates))
 		return -1;
-	t = kmt_output_table(out, "kills", "OOM kills", sizeof(kill_cols) / sizeof(kill_cols[0]),
+	t = kmt_output_table(out, "kills", "OOM kills (the kernel traces no badness score)",
+			     sizeof(kill_cols) / sizeof(kill_cols[0]),
 			     kill_cols);
 	for (i = 0; t && i < st->nkills && !ret; i++) {
 		const struct oom_kill *k = &st->kills[i];
@@ -121,7 +206,9 @@ static int oom_report(void *priv, const struct kmt_session *s, struct kmt_output
 			{ .u = k->ts }, { .u = k->victim }, { .s = k->comm },
 			{ .u = k->total_vm_kb * 1024 }, { .u = k->anon_kb * 1024 },
 			{ .u = k->file_kb * 1024 }, { .u = k->shmem_kb * 1024 },
-			{ .i = k->score_adj }, { .u = k->by }, { .s = by ? by : "<...>" } });
+			{ .i = k->score_adj }, { .u = k->by }, { .s = by ? by : "<...>" },
+			{ .s = constraint_names[k->constraint] }, { .s = k->reaped },
+			{ .u = k->reap_ns } });
 	}
 	return t ? ret : -1;
 }
@@ -135,7 +222,11 @@ const struct kmt_analysis kmt_analysis_oom = {
 	.name = "oom",
 	.help = "OOM kills: victim, its total_vm and RSS, oom_score_adj, who triggered it",
 	.needs = oom_needs,
-	.events = KMT_EVMASK(KMT_EV_OOM_VICTIM),
+	.events = KMT_EVMASK(KMT_EV_OOM_VICTIM) | KMT_EVMASK(KMT_EV_MEMCG_RECLAIM_BEGIN) |
+		  KMT_EVMASK(KMT_EV_DIRECT_RECLAIM_BEGIN) | KMT_EVMASK(KMT_EV_OOM_RECLAIM_RETRY) |
+		  KMT_EVMASK(KMT_EV_OOM_COMPACT_RETRY) | KMT_EVMASK(KMT_EV_OOM_SCORE_ADJ_UPDATE) |
+		  KMT_EVMASK(KMT_EV_OOM_WAKE_REAPER) | KMT_EVMASK(KMT_EV_OOM_START_REAPING) |
+		  KMT_EVMASK(KMT_EV_OOM_FINISH_REAPING) | KMT_EVMASK(KMT_EV_OOM_SKIP_REAPING),
 	.reader_thread_ok = true,
 	.init = oom_init,
 	.filter = oom_filter,

@@ -15,6 +15,11 @@ extern const struct kmt_analysis kmt_analysis_oom;
 extern const struct kmt_analysis kmt_analysis_leak;
 extern const struct kmt_analysis kmt_analysis_umem;
 extern const struct kmt_analysis kmt_analysis_reclaim;
+extern const struct kmt_analysis kmt_analysis_compaction;
+extern const struct kmt_analysis kmt_analysis_vmalloc;
+extern const struct kmt_analysis kmt_analysis_percpu;
+extern const struct kmt_analysis kmt_analysis_pagecache;
+extern const struct kmt_analysis kmt_analysis_memcg;
 
 const struct kmt_analysis *const kmt_analyses[] = {
 	&kmt_analysis_stat,
@@ -26,6 +31,11 @@ const struct kmt_analysis *const kmt_analyses[] = {
 	&kmt_analysis_leak,
 	&kmt_analysis_umem,
 	&kmt_analysis_reclaim,
+	&kmt_analysis_compaction,
+	&kmt_analysis_vmalloc,
+	&kmt_analysis_percpu,
+	&kmt_analysis_pagecache,
+	&kmt_analysis_memcg,
 	NULL
 };
 
