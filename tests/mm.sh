@@ -54,7 +54,53 @@ test_reclaim_memcg() {
 		grep -q True
 }
 
+
+# A system-wide recording of the slab allocations while `top --count 3`
+# runs: each interval's count agrees with the recording's for its seconds;
+# top's instance is gone after the count.
+test_top_count() {
+	local rec tp rc=0 w
+	"$KMTRACE" record -e kmem:kmalloc -e kmem:kmem_cache_alloc -o "$WORK/top.dat" \
+		2>"$WORK/top-rec.err" &
+	rec=$!
+	for w in $(seq 50); do [ -d "$TRACEFS/instances/kmtrace-$rec" ] && break; sleep 0.1; done
+	sleep 0.3
+	( for w in $(seq 40); do ls -R /usr/share >/dev/null 2>&1; sleep 0.05; done ) &
+	w=$!
+	"$KMTRACE" top --count 3 --format json >"$WORK/top.json" 2>"$WORK/top.err" &
+	tp=$!
+	wait $tp || rc=1
+	sleep 0.3
+	kill -INT $rec
+	wait $rec || rc=1
+	wait $w
+	[ -d "$TRACEFS/instances/kmtrace-$tp" ] && { echo "  top's instance left"; rc=1; }
+	[ $rc = 0 ] || { cat "$WORK/top.err" "$WORK/top-rec.err"; return 1; }
+	trace-cmd report -t -i "$WORK/top.dat" 2>/dev/null |
+		python3 "$TOP/tests/top_recount.py" "$WORK/top.json" | sed 's/^/  /'
+	[ "${PIPESTATUS[1]}" = 0 ]
+}
+
+# top until SIGINT: exit 0, at least one interval printed, its instance gone.
+test_top_sigint() {
+	local tp rc
+	"$KMTRACE" top -d 300 >"$WORK/top-int.txt" 2>"$WORK/top-int.err" &
+	tp=$!
+	sleep 1.2
+	[ -d "$TRACEFS/instances/kmtrace-$tp" ] || { echo "  no instance while running"; return 1; }
+	kill -INT $tp
+	wait $tp
+	rc=$?
+	[ $rc = 0 ] && [ ! -d "$TRACEFS/instances/kmtrace-$tp" ] &&
+	[ "$(grep -c '^== top ==' "$WORK/top-int.txt")" -ge 2 ] &&
+	grep -q 'Slab by cache' "$WORK/top-int.txt" ||
+		{ echo "  rc $rc: $(cat "$WORK/top-int.err")"; return 1; }
+}
+
 mm_live_tests() {
+	live "top --count 3: three intervals whose slab allocations agree with a recording of the same seconds; no instance left" \
+		test_top_count
+	live "top until SIGINT: exit 0, intervals printed, no instance left" test_top_sigint
 	live "reclaim: a 200 MiB read in a 32 MiB memcg stalls in memcg reclaim, apart from global; stalls, pages and p50/p99/max equal trace-cmd report's" \
 		test_reclaim_memcg
 }

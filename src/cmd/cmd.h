@@ -24,6 +24,9 @@ int kmt_cmd_parse_size(const char *cmd, const char *opt, const char *s, unsigned
 /* @n bytes as "1.5 MiB" in @buf. */
 const char *kmt_cmd_human(unsigned long long n, char *buf, size_t len);
 
+/* kmtrace top: argv[0] is "top". Returns the exit status. */
+int kmt_cmd_top(int argc, char **argv);
+
 /* kmtrace watch: argv[0] is "watch". Returns the exit status. */
 int kmt_cmd_watch(int argc, char **argv);
 
