@@ -97,10 +97,59 @@ test_top_sigint() {
 		{ echo "  rc $rc: $(cat "$WORK/top-int.err")"; return 1; }
 }
 
+# record --cgroup on an empty cgroup; a shell joins it later and forks
+# children that each write their pid to a log first thing (the cgroup's
+# members, all of them), while a loop outside the cgroup runs too. Every
+# member has events in the recording, and no other process has; a snapshot
+# of the cgroup's cgroup.procs taken meanwhile is among the recorded.
+test_record_cgroup() {
+	local cg rec log=$WORK/members.log rc=0 noise
+	cg=$(make_memcg "kmtrace-it-$$-members" $((1 << 30))) || return 1
+	: >"$log"
+	( while :; do cat /etc/hostname >/dev/null; sleep 0.05; done ) &
+	noise=$!
+	"$KMTRACE" record --cgroup "$cg" -d 3 -o "$WORK/cgroup.dat" 2>"$WORK/cgroup.err" &
+	rec=$!
+	sleep 0.5
+	sh -c "echo \$\$ >$cg/cgroup.procs && echo \$\$ >>$log && sh -c 'echo \$\$ >>$log; exec sleep 0.4' &&
+		for i in 1 2 3 4 5 6 7 8; do
+			sh -c 'echo \$\$ >>$log; exec cat /etc/passwd >/dev/null' &
+			sh -c 'echo \$\$ >>$log; exec sleep 0.1'
+		done; while read p; do echo \$p; done <$cg/cgroup.procs >$WORK/procs.snapshot; wait"
+	wait $rec || rc=1
+	kill $noise; wait $noise 2>/dev/null
+	rmdir "$cg"
+	[ $rc = 0 ] || { cat "$WORK/cgroup.err"; return 1; }
+	trace-cmd report -i "$WORK/cgroup.dat" 2>/dev/null |
+		sed -n 's/^ *[^ ]*-\([0-9][0-9]*\) .*/\1/p' | sort -un >"$WORK/recorded.pids"
+	sort -un "$log" >"$WORK/members.pids"
+	echo "  members $(wc -l <"$WORK/members.pids"), recorded processes $(wc -l <"$WORK/recorded.pids"), others recorded: $(comm -13 "$WORK/members.pids" "$WORK/recorded.pids" | tr '\n' ' ')"
+	[ "$(wc -l <"$WORK/members.pids")" -ge 18 ] &&
+	cmp -s "$WORK/members.pids" "$WORK/recorded.pids" &&
+	[ -z "$(sort -un "$WORK/procs.snapshot" | comm -23 - "$WORK/recorded.pids")" ]
+}
+
+# A 2 s system-wide recording of every memory group (record -e mm) under a
+# file-reading load: stat decodes more than 99% of each group's events.
+test_stat_mm_decoded() {
+	local w
+	( for w in $(seq 30); do find /usr/share -type f 2>/dev/null | head -200 | xargs cat >/dev/null 2>&1; done ) &
+	w=$!
+	"$KMTRACE" record -e mm -d 2 -o "$WORK/mm.dat" 2>"$WORK/mm.err" || { kill $w; cat "$WORK/mm.err"; return 1; }
+	kill $w 2>/dev/null; wait $w 2>/dev/null
+	"$KMTRACE" report -i "$WORK/mm.dat" stat --format json >"$WORK/mm.json" || return 1
+	json_get "$WORK/mm.json" "'\\n'.join('  %s: %d events, %.2f%% decoded' % (r['group'], r['events'], r['share_decoded']) for r in d['analyses']['stat']['tables']['groups'])"
+	json_get "$WORK/mm.json" "d['analyses']['stat']['summary']['total_events'] > 10000 and all(r['share_decoded'] > 99 for r in d['analyses']['stat']['tables']['groups'] if r['group'] in ('kmem','vmscan','vmalloc','percpu','filemap','compaction','oom','memcg')) and {'kmem','memcg','filemap'} <= {r['group'] for r in d['analyses']['stat']['tables']['groups']}" | grep -q True
+}
+
 mm_live_tests() {
+	live "record -e mm system-wide: stat decodes more than 99% of each memory group's events" \
+		test_stat_mm_decoded
 	live "top --count 3: three intervals whose slab allocations agree with a recording of the same seconds; no instance left" \
 		test_top_count
 	live "top until SIGINT: exit 0, intervals printed, no instance left" test_top_sigint
+	live "record --cgroup: a cgroup a shell joins later, and its forked children: all of them recorded, nothing else" \
+		test_record_cgroup
 	live "reclaim: a 200 MiB read in a 32 MiB memcg stalls in memcg reclaim, apart from global; stalls, pages and p50/p99/max equal trace-cmd report's" \
 		test_reclaim_memcg
 }

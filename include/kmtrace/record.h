@@ -32,6 +32,15 @@ struct kmt_record_opts {
 	int nfilters;
 	const int *pids;
 	int npids;
+	/*
+	 * Processes chosen by what they are, found at the start and at every
+	 * tick after (those joining later are followed, their children too);
+	 * all given must match. NULL: not a condition.
+	 */
+	const char *cgroup;		/* a cgroup (v1 or v2): path, or under /sys/fs/cgroup */
+	const char *container;		/* a cgroup whose directory name holds this id or name */
+	const char *comm;		/* process name */
+	const char *exe;		/* executable path (/proc/PID/exe) */
 	unsigned int buffer_kb;		/* per CPU; 0: KMT_RECORD_DEFAULT_BUFFER_KB */
 	double duration;		/* seconds; 0: until the command ends or a signal */
 	unsigned long long max_size;	/* bytes of raw data to stop at; 0: no limit */

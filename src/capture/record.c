@@ -405,7 +405,8 @@ static void wait_for_stop(struct recorder *r)
 				kill(r->child, sig);
 			return;
 		}
-		if (stop_condition(r, &end) || (r->o->watch_tick && watch_step(r)))
+		if (stop_condition(r, &end) || (r->o->watch_tick && watch_step(r)) ||
+		    kmt_members_poll(r))
 			return;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if ((now.tv_sec - last_progress.tv_sec) * 1000000000L + now.tv_nsec -
@@ -576,14 +577,14 @@ static int setup_and_run(struct recorder *r, const sigset_t *old)
 	if (make_instance(r) || kmt_command_fork(r, old) || setup_fault_source(r))
 		return -1;
 	r->trace_clock = tracefs_instance_file_read(r->inst, "trace_clock", NULL);
-	if (set_pid_filter(r) || kmt_uprobes_setup(r) || take_events(r, true) || apply_filters(r) ||
+	if (set_pid_filter(r) || kmt_members_setup(r) || kmt_uprobes_setup(r) || take_events(r, true) || apply_filters(r) ||
 	    kmt_record_stacks_setup(r) || open_cpus(r) || start_threads(r))
 		return -1;
 	r->cpu_nodes = cpu_nodes_text(r->ncpus);
 	r->vmstat[0] = kmt_read_text_file("/proc/vmstat", &(size_t){ 0 });
 	if (r->sampler && kmt_fault_sampler_start(r->sampler))
 		return kmt_record_fail(r, "cannot start the fault sampler");
-	if (tracefs_trace_on(r->inst))
+	if (!kmt_members_waiting(r) && tracefs_trace_on(r->inst))
 		return kmt_record_fail(r, "cannot turn tracing on");
 	if (r->o->user && !(r->umaps = kmt_umaps_start(r->inst)))
 		return kmt_record_fail(r, "--user: cannot start following the processes' maps");
@@ -714,6 +715,7 @@ static void free_recorder(struct recorder *r)
 	free(r->user_maps);
 	kmt_fault_sampler_free(r->sampler);
 	kmt_event_list_free(&r->events);
+	kmt_members_free(r);
 	kmt_command_free(r);
 	kmt_dest_close(&r->dest);
 }

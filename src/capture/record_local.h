@@ -173,7 +173,22 @@ struct recorder {
 	struct rusage rusage;			/* of the command, from wait4 */
 	bool have_rusage;
 	long before_minflt, before_majflt;	/* the command's faults before tracing */
+	struct kmt_members *members;		/* --cgroup, --container, --comm, --exe */
 };
+
+/*
+ * --cgroup, --container, --comm, --exe: find the matching processes and put
+ * them in set_event_pid (event-fork on). 0, or -1 with the error set.
+ */
+int kmt_members_setup(struct recorder *r);
+
+/* Add the processes that match now (at every tick); tracing starts with the first. */
+int kmt_members_poll(struct recorder *r);
+
+/* Is the recording still waiting for its first matching process? */
+bool kmt_members_waiting(const struct recorder *r);
+
+void kmt_members_free(struct recorder *r);
 
 /*
  * record -g: a stacktrace trigger on each stack event (the slab and page

@@ -23,6 +23,7 @@ static void usage(FILE *fp)
 		"                      [--filter 'GROUP:EVENT:EXPR']... [--no-kallsyms]\n"
 		"                      [--no-kprobes] [-g] [--stack-events EVENT,...]\n"
 		"                      [--user [--user-lib PATH] [--user-min-size SIZE]]\n"
+		"                      [--cgroup PATH] [--container ID] [--comm NAME] [--exe PATH]\n"
 		"                      [-- COMMAND [ARGS...]]\n"
 		"       kmtrace record --extract INSTANCE [-f] [-o FILE|-] [--no-kallsyms]\n\n"
 		"  -e, --event     event to record (repeatable); default: the kmem, page,\n"
@@ -50,6 +51,14 @@ static void usage(FILE *fp)
 		"      --user-lib  probe this allocator library instead (jemalloc, tcmalloc)\n"
 		"      --user-min-size  leave out allocations asking for fewer bytes (a\n"
 		"                  kernel filter; frees and callocs stay)\n"
+		"      --cgroup    record the processes of this cgroup (v1 or v2; a path, or\n"
+		"                  one under /sys/fs/cgroup), those that join later and all\n"
+		"                  their children; tracing starts with the first of them\n"
+		"      --container  the same, for the cgroup whose directory name holds ID\n"
+		"                  (docker-ID.scope, libpod-ID.scope, kubepods/.../ID)\n"
+		"      --comm      record the processes named NAME (and their children)\n"
+		"      --exe       record the processes running executable PATH\n"
+		"                  (--cgroup, --container, --comm and --exe combine: all match)\n"
 		"  -- COMMAND      run COMMAND and record it and its descendants only\n"
 		"      --extract   write what the existing tracing instance INSTANCE holds\n"
 		"                  (set up by hand or a script, its tracing off) and leave it\n"
@@ -169,6 +178,10 @@ static const struct option longopts[] = {
 	{ "user-lib", required_argument, NULL, 'L' },
 	{ "user-min-size", required_argument, NULL, 'M' },
 	{ "extract", required_argument, NULL, 'X' },
+	{ "cgroup", required_argument, NULL, 'c' },
+	{ "container", required_argument, NULL, 'C' },
+	{ "comm", required_argument, NULL, 'N' },
+	{ "exe", required_argument, NULL, 'x' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -266,6 +279,18 @@ static int take_option(struct record_args *a, int c)
 	case 'X':
 		o->extract = optarg;
 		return 0;
+	case 'c':
+		o->cgroup = optarg;
+		return 0;
+	case 'C':
+		o->container = optarg;
+		return 0;
+	case 'N':
+		o->comm = optarg;
+		return 0;
+	case 'x':
+		o->exe = optarg;
+		return 0;
 	case 'h':
 		usage(stdout);
 		return 1;
@@ -300,6 +325,12 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 			     a->o.stacks || a->o.user || a->o.no_kprobes)) {
 		fprintf(stderr, "kmtrace record: --extract takes only -o, -f and --no-kallsyms: "
 			"the instance's events, filters and size are as it was set up\n");
+		return -1;
+	}
+	if ((a->o.cgroup || a->o.container || a->o.comm || a->o.exe) &&
+	    (a->o.command || a->o.npids || a->o.extract)) {
+		fprintf(stderr, "kmtrace record: --cgroup, --container, --comm and --exe choose "
+			"the processes: not with -p, --extract or a COMMAND\n");
 		return -1;
 	}
 	if (a->o.user && !a->o.command && !a->o.npids) {
