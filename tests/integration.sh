@@ -166,6 +166,7 @@ core_parsing_tests() {
 		skip "report --html in a browser: no chromium (make deps installs it)"
 	fi
 	check "kmtrace-watch(1) documents every watch option" test_options_documented watch
+	check "kmtrace-top(1) documents every top option" test_options_documented top
 }
 
 . "$TOP/tests/slab.sh"
@@ -348,6 +349,7 @@ live "-- COMMAND traces the command and its children only" test_command_only
 live "-d stops a system-wide record" test_duration
 live "kmtrace-record(1) examples run" test_man_examples kmtrace-record.1 "$WORK"
 live "kmtrace-watch(1) examples run" test_man_examples kmtrace-watch.1 "$WORK"
+live "kmtrace-top(1) examples run" test_man_examples kmtrace-top.1 "$WORK"
 
 record_live_tests
 slab_live_tests
