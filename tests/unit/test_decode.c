@@ -6,6 +6,7 @@
 
 #include <kmtrace/event.h>
 #include "fixtures.h"
+#include "analyses/symbolic.h"
 #include "suites.h"
 
 static struct tep_handle *tep_with(const char *const *formats, int n)
@@ -150,6 +151,66 @@ START_TEST(test_event_names)
 }
 END_TEST
 
+/* mm_compaction_end as 6.18 writes it (its status names trimmed to three). */
+static const char fmt_compaction_end[] =
+	"name: mm_compaction_end\nID: 669\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:unsigned long zone_start;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long migrate_pfn;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long free_pfn;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long zone_end;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:bool sync;\toffset:40;\tsize:1;\tsigned:0;\n"
+	"\tfield:int status;\toffset:44;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"zone_end=0x%lx, mode=%s status=%s\", REC->zone_end, "
+	"REC->sync ? \"sync\" : \"async\", __print_symbolic(REC->status, {1, \"skipped\"}, "
+	"{8, \"success\"}, {3, \"no_suitable_page\"})\n";
+
+START_TEST(test_compaction_end_and_status_names)
+{
+	struct tep_handle *tep = tep_alloc();
+	struct kmt_decoder *dec;
+	unsigned char buf[48] = { 0 };
+	uint16_t id = 669;
+	int32_t pid = 77, status = 8;
+	uint64_t start = 0x1000, end = 0x48000;
+	struct kmt_event ev;
+	char name[32];
+
+	tep_set_long_size(tep, 8);
+	ck_assert_int_eq(tep_parse_event(tep, fmt_compaction_end, strlen(fmt_compaction_end),
+					 "compaction"), 0);
+	dec = kmt_decoder_new(tep);
+	memcpy(buf, &id, 2);
+	memcpy(buf + 4, &pid, 4);
+	memcpy(buf + 8, &start, 8);
+	memcpy(buf + 32, &end, 8);
+	buf[40] = 1;
+	memcpy(buf + 44, &status, 4);
+	ck_assert_int_eq(kmt_decode(dec, buf, sizeof(buf), &ev), KMT_EV_COMPACTION_END);
+	ck_assert_int_eq(ev.pid, 77);
+	ck_assert_uint_eq(ev.pfn, 0x1000);
+	ck_assert_uint_eq(ev.end, 0x48000);
+	ck_assert_int_eq(ev.item, 1);
+	ck_assert_int_eq(ev.status, 8);
+	ck_assert(kmt_event_type_on_request(KMT_EV_COMPACTION_END));
+	ck_assert(!kmt_event_type_on_request(KMT_EV_KMALLOC));
+	ck_assert_str_eq(kmt_symbolic_name(tep, "compaction", "mm_compaction_end", "status", 8,
+					   name, sizeof(name)), "success");
+	ck_assert_str_eq(kmt_symbolic_name(tep, "compaction", "mm_compaction_end", "status", 3,
+					   name, sizeof(name)), "no_suitable_page");
+	ck_assert_str_eq(kmt_symbolic_name(tep, "compaction", "mm_compaction_end", "status", 5,
+					   name, sizeof(name)), "5");
+	ck_assert_str_eq(kmt_symbolic_name(tep, "compaction", "mm_compaction_end", "sync", 1,
+					   name, sizeof(name)), "1");
+	ck_assert_int_eq(kmt_decode(dec, buf, 44, &ev), KMT_EV_UNKNOWN);	/* status cut off */
+	kmt_decoder_free(dec);
+	tep_free(tep);
+}
+END_TEST
+
 Suite *decode_suite(void)
 {
 	Suite *s = suite_create("decode");
@@ -161,6 +222,7 @@ Suite *decode_suite(void)
 	tcase_add_test(tc, test_cache_alloc_data_loc_name);
 	tcase_add_test(tc, test_page_alloc_pfn_and_page_fallback);
 	tcase_add_test(tc, test_event_names);
+	tcase_add_test(tc, test_compaction_end_and_status_names);
 	suite_add_tcase(s, tc);
 	return s;
 }
