@@ -43,8 +43,10 @@ enum kmt_event_type {
 	KMT_EV_BRK_EXIT,
 	KMT_EV_U_CALL,		/* record --user: a C library allocator entered */
 	KMT_EV_U_RETURN,	/* ... and returned */
+	/* recorded only when asked for (kmt_event_type_on_request()) from here on */
 	/* vmscan: reclaim */
 	KMT_EV_DIRECT_RECLAIM_BEGIN,
+	KMT_EV_FIRST_ON_REQUEST = KMT_EV_DIRECT_RECLAIM_BEGIN,
 	KMT_EV_DIRECT_RECLAIM_END,
 	KMT_EV_MEMCG_RECLAIM_BEGIN,
 	KMT_EV_MEMCG_RECLAIM_END,

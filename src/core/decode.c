@@ -32,7 +32,6 @@ struct event_spec {
 	const char *system;
 	const char *name;
 	struct field_spec fields[MAX_FIELDS];
-	bool on_request;	/* not in a default recording: only when asked for */
 };
 
 #define INT(n, m)	{ n, SLOT_INT, offsetof(struct kmt_event, m), 0, 0 }
@@ -106,23 +105,23 @@ static const struct event_spec specs[KMT_EV_NR] = {
 			      INT("caller", call_site), INT("fn", func) } },
 	[KMT_EV_U_RETURN] = { "kmtrace_user", "return", { INT("ret", ret), INT("fn", func) } },
 
-#define RECLAIM_BEGIN	{ INT("order", order), INT("gfp_flags", gfp_flags) }, true
-#define RECLAIM_END	{ INT("nr_reclaimed", nr_reclaimed) }, true
+#define RECLAIM_BEGIN	{ INT("order", order), INT("gfp_flags", gfp_flags) }
+#define RECLAIM_END	{ INT("nr_reclaimed", nr_reclaimed) }
 #define NID		INT("nid", nid)
 #define LRU_COUNTS	NID, INT("nr_scanned", nr_scanned), INT("nr_reclaimed", nr_reclaimed), \
 			INT("priority", priority)
 #define RANGE_SCAN	{ INT("start_pfn", pfn), INT("end_pfn", end), INT("nr_scanned", nr_scanned), \
-			  INT("nr_taken", nr_taken) }, true
+			  INT("nr_taken", nr_taken) }
 #define DEFER_FIELDS	{ NID, INT("order", order), INT("order_failed", status), \
-			  INT("considered", nr_scanned), INT("defer_shift", priority) }, true
-#define ZONE_RESULT	{ NID, INT("order", order), INT("ret", status) }, true
-#define KCOMPACTD	{ NID, INT("order", order) }, true
+			  INT("considered", nr_scanned), INT("defer_shift", priority) }
+#define ZONE_RESULT	{ NID, INT("order", order), INT("ret", status) }
+#define KCOMPACTD	{ NID, INT("order", order) }
 #define PAGECACHE	{ PFN, INT("i_ino", ino), INT("index", index), INT("s_dev", dev), \
-			  INT("order", order) }, true
+			  INT("order", order) }
 #define FILE_RANGE	{ INT("i_ino", ino), INT("s_dev", dev), INT("index", index), \
-			  INT("last_index", end) }, true
-#define REAPING		{ INT("pid", target_pid) }, true
-#define MEMCG_STATE	{ INT("id", memcg_id), INT("item", item), INT("val", val) }, true
+			  INT("last_index", end) }
+#define REAPING		{ INT("pid", target_pid) }
+#define MEMCG_STATE	{ INT("id", memcg_id), INT("item", item), INT("val", val) }
 
 	[KMT_EV_DIRECT_RECLAIM_BEGIN] = { "vmscan", "mm_vmscan_direct_reclaim_begin", RECLAIM_BEGIN },
 	[KMT_EV_DIRECT_RECLAIM_END] = { "vmscan", "mm_vmscan_direct_reclaim_end", RECLAIM_END },
@@ -133,40 +132,40 @@ static const struct event_spec specs[KMT_EV_NR] = {
 	[KMT_EV_MEMCG_SOFTLIMIT_RECLAIM_END] = { "vmscan",
 		"mm_vmscan_memcg_softlimit_reclaim_end", RECLAIM_END },
 	[KMT_EV_NODE_RECLAIM_BEGIN] = { "vmscan", "mm_vmscan_node_reclaim_begin",
-		{ NID, INT("order", order), INT("gfp_flags", gfp_flags) }, true },
+		{ NID, INT("order", order), INT("gfp_flags", gfp_flags)  } },
 	[KMT_EV_NODE_RECLAIM_END] = { "vmscan", "mm_vmscan_node_reclaim_end", RECLAIM_END },
 	[KMT_EV_KSWAPD_WAKE] = { "vmscan", "mm_vmscan_kswapd_wake",
-		{ NID, INT("order", order) }, true },
-	[KMT_EV_KSWAPD_SLEEP] = { "vmscan", "mm_vmscan_kswapd_sleep", { NID }, true },
+		{ NID, INT("order", order)  } },
+	[KMT_EV_KSWAPD_SLEEP] = { "vmscan", "mm_vmscan_kswapd_sleep", { NID  } },
 	[KMT_EV_WAKEUP_KSWAPD] = { "vmscan", "mm_vmscan_wakeup_kswapd",
-		{ NID, INT("order", order), INT("gfp_flags", gfp_flags) }, true },
+		{ NID, INT("order", order), INT("gfp_flags", gfp_flags)  } },
 	[KMT_EV_LRU_ISOLATE] = { "vmscan", "mm_vmscan_lru_isolate",
 		{ INT("order", order), INT("nr_scanned", nr_scanned), INT("nr_taken", nr_taken),
-		  INT("lru", item) }, true },
+		  INT("lru", item)  } },
 	[KMT_EV_LRU_SHRINK_ACTIVE] = { "vmscan", "mm_vmscan_lru_shrink_active",
 		{ NID, INT("nr_taken", nr_taken), INT("nr_deactivated", val),
-		  INT("priority", priority) }, true },
+		  INT("priority", priority)  } },
 	[KMT_EV_LRU_SHRINK_INACTIVE] = { "vmscan", "mm_vmscan_lru_shrink_inactive",
-		{ LRU_COUNTS }, true },
+		{ LRU_COUNTS  } },
 	[KMT_EV_RECLAIM_PAGES] = { "vmscan", "mm_vmscan_reclaim_pages",
-		{ NID, INT("nr_scanned", nr_scanned), INT("nr_reclaimed", nr_reclaimed) }, true },
+		{ NID, INT("nr_scanned", nr_scanned), INT("nr_reclaimed", nr_reclaimed)  } },
 	[KMT_EV_RECLAIM_THROTTLED] = { "vmscan", "mm_vmscan_throttled",
 		{ NID, INT("usec_timeout", end), INT("usec_delayed", val),
-		  INT("reason", status) }, true },
-	[KMT_EV_RECLAIM_WRITE_FOLIO] = { "vmscan", "mm_vmscan_write_folio", { PFN }, true },
+		  INT("reason", status)  } },
+	[KMT_EV_RECLAIM_WRITE_FOLIO] = { "vmscan", "mm_vmscan_write_folio", { PFN  } },
 	[KMT_EV_SHRINK_SLAB_START] = { "vmscan", "mm_shrink_slab_start",
 		{ INT("shrink", call_site), NID, INT("cache_items", val),
-		  INT("total_scan", nr_scanned), INT("priority", priority) }, true },
+		  INT("total_scan", nr_scanned), INT("priority", priority)  } },
 	[KMT_EV_SHRINK_SLAB_END] = { "vmscan", "mm_shrink_slab_end",
 		{ INT("shrink", call_site), NID, INT("retval", status),
-		  INT("total_scan", nr_scanned) }, true },
+		  INT("total_scan", nr_scanned)  } },
 	[KMT_EV_COMPACTION_BEGIN] = { "compaction", "mm_compaction_begin",
-		{ INT("zone_start", pfn), INT("zone_end", end), INT("sync", item) }, true },
+		{ INT("zone_start", pfn), INT("zone_end", end), INT("sync", item)  } },
 	[KMT_EV_COMPACTION_END] = { "compaction", "mm_compaction_end",
 		{ INT("zone_start", pfn), INT("zone_end", end), INT("sync", item),
-		  INT("status", status) }, true },
+		  INT("status", status)  } },
 	[KMT_EV_COMPACTION_TRY] = { "compaction", "mm_compaction_try_to_compact_pages",
-		{ INT("order", order), INT("gfp_mask", gfp_flags), INT("prio", priority) }, true },
+		{ INT("order", order), INT("gfp_mask", gfp_flags), INT("prio", priority)  } },
 	[KMT_EV_COMPACTION_SUITABLE] = { "compaction", "mm_compaction_suitable", ZONE_RESULT },
 	[KMT_EV_COMPACTION_FINISHED] = { "compaction", "mm_compaction_finished", ZONE_RESULT },
 	[KMT_EV_COMPACTION_DEFERRED] = { "compaction", "mm_compaction_deferred", DEFER_FIELDS },
@@ -181,45 +180,45 @@ static const struct event_spec specs[KMT_EV_NR] = {
 	[KMT_EV_COMPACTION_FAST_ISOLATE_FREE] = { "compaction",
 		"mm_compaction_fast_isolate_freepages", RANGE_SCAN },
 	[KMT_EV_COMPACTION_MIGRATE] = { "compaction", "mm_compaction_migratepages",
-		{ INT("nr_migrated", nr_reclaimed), INT("nr_failed", nr_taken) }, true },
+		{ INT("nr_migrated", nr_reclaimed), INT("nr_failed", nr_taken)  } },
 	[KMT_EV_KCOMPACTD_WAKE] = { "compaction", "mm_compaction_kcompactd_wake", KCOMPACTD },
-	[KMT_EV_KCOMPACTD_SLEEP] = { "compaction", "mm_compaction_kcompactd_sleep", { NID }, true },
+	[KMT_EV_KCOMPACTD_SLEEP] = { "compaction", "mm_compaction_kcompactd_sleep", { NID  } },
 	[KMT_EV_WAKEUP_KCOMPACTD] = { "compaction", "mm_compaction_wakeup_kcompactd", KCOMPACTD },
 	[KMT_EV_VMAP_ALLOC] = { "vmalloc", "alloc_vmap_area",
-		{ INT("addr", ptr), INT("size", bytes_alloc), INT("failed", status) }, true },
+		{ INT("addr", ptr), INT("size", bytes_alloc), INT("failed", status)  } },
 	[KMT_EV_VMAP_FREE] = { "vmalloc", "free_vmap_area_noflush",
-		{ INT("va_start", ptr), INT("nr_lazy", val) }, true },
+		{ INT("va_start", ptr), INT("nr_lazy", val)  } },
 	[KMT_EV_VMAP_PURGE] = { "vmalloc", "purge_vmap_area_lazy",
-		{ INT("start", ptr), INT("end", end), INT("npurged", val) }, true },
+		{ INT("start", ptr), INT("end", end), INT("npurged", val)  } },
 	[KMT_EV_PERCPU_ALLOC] = { "percpu", "percpu_alloc_percpu",
 		{ INT("call_site", call_site), INT("size", bytes_req), INT("bytes_alloc", bytes_alloc),
-		  INT("ptr", ptr), INT("gfp_flags", gfp_flags), INT("is_atomic", item) }, true },
-	[KMT_EV_PERCPU_FREE] = { "percpu", "percpu_free_percpu", { INT("ptr", ptr) }, true },
+		  INT("ptr", ptr), INT("gfp_flags", gfp_flags), INT("is_atomic", item)  } },
+	[KMT_EV_PERCPU_FREE] = { "percpu", "percpu_free_percpu", { INT("ptr", ptr)  } },
 	[KMT_EV_PERCPU_ALLOC_FAIL] = { "percpu", "percpu_alloc_percpu_fail",
-		{ INT("size", bytes_req), INT("is_atomic", item) }, true },
+		{ INT("size", bytes_req), INT("is_atomic", item)  } },
 	[KMT_EV_PERCPU_CREATE_CHUNK] = { "percpu", "percpu_create_chunk",
-		{ INT("base_addr", ptr) }, true },
+		{ INT("base_addr", ptr)  } },
 	[KMT_EV_PERCPU_DESTROY_CHUNK] = { "percpu", "percpu_destroy_chunk",
-		{ INT("base_addr", ptr) }, true },
+		{ INT("base_addr", ptr)  } },
 	[KMT_EV_PAGECACHE_ADD] = { "filemap", "mm_filemap_add_to_page_cache", PAGECACHE },
 	[KMT_EV_PAGECACHE_DELETE] = { "filemap", "mm_filemap_delete_from_page_cache", PAGECACHE },
 	[KMT_EV_FILEMAP_FAULT] = { "filemap", "mm_filemap_fault",
-		{ INT("i_ino", ino), INT("s_dev", dev), INT("index", index) }, true },
+		{ INT("i_ino", ino), INT("s_dev", dev), INT("index", index)  } },
 	[KMT_EV_FILEMAP_GET_PAGES] = { "filemap", "mm_filemap_get_pages", FILE_RANGE },
 	[KMT_EV_FILEMAP_MAP_PAGES] = { "filemap", "mm_filemap_map_pages", FILE_RANGE },
 	[KMT_EV_FILEMAP_SET_WB_ERR] = { "filemap", "filemap_set_wb_err",
-		{ INT("i_ino", ino), INT("s_dev", dev), INT("errseq", val) }, true },
+		{ INT("i_ino", ino), INT("s_dev", dev), INT("errseq", val)  } },
 	[KMT_EV_FILEMAP_CHECK_WB_ERR] = { "filemap", "file_check_and_advance_wb_err",
-		{ INT("i_ino", ino), INT("s_dev", dev), INT("new", val) }, true },
+		{ INT("i_ino", ino), INT("s_dev", dev), INT("new", val)  } },
 	[KMT_EV_OOM_SCORE_ADJ_UPDATE] = { "oom", "oom_score_adj_update",
-		{ INT("pid", target_pid), STR("comm"), INT("oom_score_adj", oom_score_adj) }, true },
+		{ INT("pid", target_pid), STR("comm"), INT("oom_score_adj", oom_score_adj)  } },
 	[KMT_EV_OOM_RECLAIM_RETRY] = { "oom", "reclaim_retry_zone",
 		{ INT("node", nid), INT("order", order), INT("reclaimable", nr_scanned),
 		  INT("available", val), INT("no_progress_loops", item),
-		  INT("wmark_check", status) }, true },
+		  INT("wmark_check", status)  } },
 	[KMT_EV_OOM_COMPACT_RETRY] = { "oom", "compact_retry",
 		{ INT("order", order), INT("priority", priority), INT("result", status),
-		  INT("retries", item), INT("ret", val) }, true },
+		  INT("retries", item), INT("ret", val)  } },
 	[KMT_EV_OOM_WAKE_REAPER] = { "oom", "wake_reaper", REAPING },
 	[KMT_EV_OOM_START_REAPING] = { "oom", "start_task_reaping", REAPING },
 	[KMT_EV_OOM_FINISH_REAPING] = { "oom", "finish_task_reaping", REAPING },
@@ -228,7 +227,7 @@ static const struct event_spec specs[KMT_EV_NR] = {
 	[KMT_EV_MEMCG_MOD_LRUVEC_STATE] = { "memcg", "mod_memcg_lruvec_state", MEMCG_STATE },
 	[KMT_EV_MEMCG_COUNT_EVENTS] = { "memcg", "count_memcg_events", MEMCG_STATE },
 	[KMT_EV_MEMCG_FLUSH_STATS] = { "memcg", "memcg_flush_stats",
-		{ INT("id", memcg_id), INT("stats_updates", val), INT("force", item) }, true },
+		{ INT("id", memcg_id), INT("stats_updates", val), INT("force", item)  } },
 };
 
 /* A resolved field: where it is in the payload and where it goes. */
@@ -270,7 +269,7 @@ const char *kmt_event_type_event(enum kmt_event_type type)
 
 bool kmt_event_type_on_request(enum kmt_event_type type)
 {
-	return type > KMT_EV_UNKNOWN && type < KMT_EV_NR && specs[type].on_request;
+	return type >= KMT_EV_FIRST_ON_REQUEST && type < KMT_EV_NR;
 }
 
 const char *kmt_event_type_name(enum kmt_event_type type)
