@@ -51,6 +51,9 @@ void kmt_latencies_row(const struct kmt_latencies *l, uint32_t row, uint64_t *p5
 {
 	uint32_t lo = 0, hi = l->n, first;
 
+	*p50 = *p99 = 0;
+	if (!l->n)
+		return;
 	while (lo < hi) {	/* the row's first latency */
 		uint32_t mid = lo + (hi - lo) / 2;
 
