@@ -98,7 +98,7 @@ static void fault_free(void *priv)
 	free(st->regions);
 	free(st->pending);
 	free(st->intervals);
-	free(st->lat);
+	kmt_latencies_free(&st->lat);
 	free(st);
 }
 
@@ -400,8 +400,8 @@ static void resolve(struct fault_state *st, struct fault_pending *p, enum fault_
 		else
 			iv->other++;
 	}
-	if (l && kmt_grow(&st->lat, &st->lat_cap, st->nlat, sizeof(*st->lat)) == 0)
-		st->lat[st->nlat++] = (struct fault_latency){ p->proc, lat };
+	if (l)
+		kmt_latencies_add(&st->lat, p->proc, lat);	/* out of memory: not timed */
 	else if (l)
 		st->nomem = true;
 	p->retried = false;

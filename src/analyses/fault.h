@@ -8,6 +8,7 @@
 #include <kmtrace/analysis.h>
 #include "filter.h"
 #include "common/hashmap.h"
+#include "latency.h"
 #include "vmmap.h"
 
 /* What became of a fault. */
@@ -79,11 +80,6 @@ struct fault_interval {
 	uint64_t faults, minor, major, other;
 };
 
-struct fault_latency {
-	uint32_t proc;
-	uint64_t ns;
-};
-
 #define FAULT_TOP_DEFAULT	20
 
 struct fault_state {
@@ -115,8 +111,7 @@ struct fault_state {
 	uint32_t npending, pending_cap;
 	struct fault_interval *intervals;
 	uint32_t nintervals, intervals_cap;
-	struct fault_latency *lat;
-	uint32_t nlat, lat_cap;
+	struct kmt_latencies lat;	/* per process (row: its index) */
 	const struct kmt_fault_sample *samples;	/* FS_PERF, in time order (the reader's) */
 	size_t nsamples, next_sample;
 	struct vmmap vm;

@@ -6,29 +6,8 @@
 #include <string.h>
 
 #include "fault.h"
-#include "common/radix.h"
+#include "latency.h"
 #include "common/util.h"
-
-/* Nearest-rank percentile @pct of the @n sorted latencies at @lat. */
-static uint64_t percentile(const struct fault_latency *lat, uint32_t n, unsigned int pct)
-{
-	uint64_t rank = ((uint64_t)n * pct + 99) / 100;
-
-	return n ? lat[rank ? rank - 1 : 0].ns : 0;
-}
-
-static inline uint64_t ns_of(const struct fault_latency *l)
-{
-	return l->ns;
-}
-
-static inline uint64_t proc_of(const struct fault_latency *l)
-{
-	return l->proc;
-}
-
-KMT_RADIX_SORT(sort_by_ns, struct fault_latency, ns_of)
-KMT_RADIX_SORT(sort_by_proc, struct fault_latency, proc_of)
 
 static uint64_t mean(const struct fault_counts *c)
 {
@@ -84,29 +63,17 @@ static int report_outcomes(const struct fault_state *st, struct kmt_output *out)
 				"Accounted major faults with no fault event", st->without_event[1]);
 }
 
-/* The latencies by time, in place (report_procs() sorts them on by process). */
-static bool sort_latencies(struct fault_state *st)
-{
-	struct fault_latency *tmp = malloc((st->nlat ? st->nlat : 1) * sizeof(*tmp));
-
-	if (!tmp)
-		return false;
-	sort_by_ns(st->lat, tmp, st->nlat);
-	free(tmp);
-	return true;
-}
-
 static int report_latency(struct fault_state *st, struct kmt_output *out)
 {
 	if (st->source == FS_NONE)
 		return 0;
-	if (!sort_latencies(st))
+	if (kmt_latencies_sort_by_ns(&st->lat))
 		return -1;
 	return kmt_output_count(out, "latency_count", "Service latency: faults timed",
 				st->total.lat_n) ||
 	       kmt_output_ns(out, "latency_mean", "  mean", mean(&st->total)) ||
-	       kmt_output_ns(out, "latency_p50", "  p50", percentile(st->lat, st->nlat, 50)) ||
-	       kmt_output_ns(out, "latency_p99", "  p99", percentile(st->lat, st->nlat, 99)) ||
+	       kmt_output_ns(out, "latency_p50", "  p50", kmt_latency_percentile(st->lat.v, st->lat.n, 50)) ||
+	       kmt_output_ns(out, "latency_p99", "  p99", kmt_latency_percentile(st->lat.v, st->lat.n, 99)) ||
 	       kmt_output_ns(out, "latency_max", "  max", st->total.lat_max);
 }
 
@@ -181,43 +148,6 @@ static uint64_t errors(const struct fault_counts *c)
 	       c->out[FAULT_HWPOISON];
 }
 
-/* Percentiles of process @proc from the latencies sorted by process. */
-static void proc_percentiles(const struct fault_state *st, uint32_t proc, uint64_t *p50,
-			     uint64_t *p99)
-{
-	uint32_t lo = 0, hi = st->nlat, first;
-
-	*p50 = *p99 = 0;
-	if (!st->nlat)
-		return;
-	while (lo < hi) {	/* first latency of @proc */
-		uint32_t mid = (lo + hi) / 2;
-
-		if (st->lat[mid].proc < proc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	first = lo;
-	while (hi < st->nlat && st->lat[hi].proc == proc)
-		hi++;
-	*p50 = percentile(st->lat + first, hi - first, 50);
-	*p99 = percentile(st->lat + first, hi - first, 99);
-}
-
-/* The latencies by process, each process's by time: false when out of memory. */
-static bool sort_by_proc_then_ns(struct fault_state *st)
-{
-	struct fault_latency *tmp = malloc(st->nlat * sizeof(*tmp));
-
-	if (!tmp)
-		return false;
-	sort_by_ns(st->lat, tmp, st->nlat);
-	sort_by_proc(st->lat, tmp, st->nlat);
-	free(tmp);
-	return true;
-}
-
 static int report_procs(struct fault_state *st, struct kmt_output *out)
 {
 	uint32_t *idx = sort_by_faults(st->procs, offsetof(struct fault_proc, c),
@@ -227,14 +157,14 @@ static int report_procs(struct fault_state *st, struct kmt_output *out)
 
 	t = idx ? kmt_output_table(out, "processes", "Faults per process",
 				   sizeof(proc_cols) / sizeof(proc_cols[0]), proc_cols) : NULL;
-	if (st->nlat && !sort_by_proc_then_ns(st))
+	if (st->lat.n && kmt_latencies_sort(&st->lat))
 		t = NULL;
 	for (i = 0; t && i < st->nprocs && i < (uint64_t)st->lines && !ret; i++) {
 		const struct fault_proc *p = &st->procs[idx[i]];
 		const struct fault_counts *c = &p->c;
 		uint64_t p50, p99;
 
-		proc_percentiles(st, idx[i], &p50, &p99);
+		kmt_latencies_row(&st->lat, idx[i], &p50, &p99);
 		ret = kmt_table_row(t, (union kmt_cell[]){
 			{ .u = p->pid }, { .s = p->comm }, { .u = c->faults },
 			{ .u = c->cls[FC_USER] }, { .u = c->cls[FC_KERNEL] },

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /* Latencies per row: kept unsorted while events come, sorted once for the report. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,16 +29,27 @@ static inline uint64_t row_of(const struct kmt_latency *l)
 KMT_RADIX_SORT(sort_by_ns, struct kmt_latency, ns_of)
 KMT_RADIX_SORT(sort_by_row, struct kmt_latency, row_of)
 
-int kmt_latencies_sort(struct kmt_latencies *l)
+static int sort_latencies(struct kmt_latencies *l, bool by_row)
 {
 	struct kmt_latency *tmp = malloc((l->n ? l->n : 1) * sizeof(*tmp));
 
 	if (!tmp)
 		return -1;
 	sort_by_ns(l->v, tmp, l->n);
-	sort_by_row(l->v, tmp, l->n);	/* stable: each row stays sorted by latency */
+	if (by_row)
+		sort_by_row(l->v, tmp, l->n);	/* stable: each row stays sorted by latency */
 	free(tmp);
 	return 0;
+}
+
+int kmt_latencies_sort_by_ns(struct kmt_latencies *l)
+{
+	return sort_latencies(l, false);
+}
+
+int kmt_latencies_sort(struct kmt_latencies *l)
+{
+	return sort_latencies(l, true);
 }
 
 uint64_t kmt_latency_percentile(const struct kmt_latency *v, uint32_t n, unsigned int pct)

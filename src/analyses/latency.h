@@ -21,6 +21,9 @@ struct kmt_latencies {
 /* Add latency @ns of row @row; 0, or -1 out of memory. */
 int kmt_latencies_add(struct kmt_latencies *l, uint32_t row, uint64_t ns);
 
+/* Sort by latency alone (for percentiles of them all): 0, or -1 out of memory. */
+int kmt_latencies_sort_by_ns(struct kmt_latencies *l);
+
 /* Sort by row, each row's by latency: 0, or -1 out of memory. */
 int kmt_latencies_sort(struct kmt_latencies *l);
 
