@@ -21,6 +21,7 @@
 #include <kmtrace/event.h>
 #include <kmtrace/output.h>
 #include "cmd.h"
+#include "analyses/cachename.h"
 #include "capture/live.h"
 #include "common/hashmap.h"
 #include "common/util.h"
@@ -59,6 +60,7 @@ struct top {
 	struct kmt_decoder *dec;
 	struct tep_handle *tep;
 	struct kmt_symbols *syms;
+	struct kmt_cache_namer namer;
 	struct top_rows t[TT_NR];
 	struct kmt_hashmap open_stalls;	/* pid -> begin ts */
 	uint64_t first_ts, last_ts, events;
@@ -116,18 +118,16 @@ static struct top_row *proc_row(struct top *tp, enum top_table tt, int pid)
 	return r;
 }
 
-/* The cache of a slab event: its name, or kmalloc-SIZE. */
+/* The cache of a slab event, named as slab --cache names it; kfree's name none. */
 static struct top_row *cache_row(struct top *tp, const struct kmt_event *ev)
 {
 	char name[48];
 	struct top_row *r;
 
-	if (ev->str_len)
-		snprintf(name, sizeof(name), "%.*s", ev->str_len, ev->str);
-	else if (ev->type == KMT_EV_KFREE)
+	if (ev->type == KMT_EV_KFREE)
 		snprintf(name, sizeof(name), "kmalloc-* (kfree)");
 	else
-		snprintf(name, sizeof(name), "kmalloc-%llu", ev->bytes_alloc);
+		kmt_cache_name(&tp->namer, ev, name, sizeof(name));
 	r = row_of(tp, TT_CACHES, kmt_hash_bytes(name, strlen(name)));
 	if (r && !r->name[0])
 		memcpy(r->name, name, sizeof(name));
@@ -540,6 +540,7 @@ static int init_top(struct top *tp, struct kmt_live *live)
 
 	tp->tep = kmt_live_tep(live);
 	tp->dec = kmt_decoder_new(tp->tep);
+	kmt_cache_namer_init(&tp->namer, tp->tep);
 	if (!tp->dec || kmt_hashmap_init(&tp->open_stalls))
 		return -1;
 	for (tt = 0; tt < TT_NR; tt++)
