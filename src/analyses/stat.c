@@ -110,14 +110,14 @@ static const struct kmt_column event_columns[] = {
 	{ "count", "COUNT", KMT_KIND_COUNT },
 };
 
+/* The @n event ids at @ids (most events first) and their counts. */
 static int report_events(const struct stat_state *st, const struct kmt_session *s,
-			 struct kmt_output *out)
+			 struct kmt_output *out, const int *ids, int n)
 {
 	struct kmt_table *t = kmt_output_table(out, "events", "Events", 2, event_columns);
-	int *ids, n, i, ret = 0;
+	int i, ret = 0;
 
-	ids = t ? ids_by_count(st, &n) : NULL;
-	if (!ids)
+	if (!t)
 		return -1;
 	for (i = 0; i < n && !ret; i++) {
 		struct tep_event *e = tep_find_event(s->tep, ids[i]);
@@ -130,7 +130,6 @@ static int report_events(const struct stat_state *st, const struct kmt_session *
 		ret = kmt_table_row(t, (union kmt_cell[]){ { .s = name },
 							  { .u = st->by_id[ids[i]] } });
 	}
-	free(ids);
 	return ret;
 }
 
@@ -139,7 +138,7 @@ struct group_count {
 	unsigned long long events, decoded;
 };
 
-/* Add the events of id @id to its group's counts in @g (@n groups so far). */
+/* Add @events of group @system, @decoded or not, to @g (@n groups so far); the new count. */
 static int count_group(struct group_count *g, int n, const char *system,
 		       unsigned long long events, bool decoded)
 {
@@ -161,16 +160,17 @@ static const struct kmt_column group_columns[] = {
 	{ "share_decoded", "SHARE", KMT_KIND_PERCENT },
 };
 
-/* Per event group: how many events kmtrace decoded (the others only count here). */
+/*
+ * Per event group of the @n ids at @ids: how many events kmtrace decoded
+ * (the others only count here).
+ */
 static int report_groups(const struct stat_state *st, const struct kmt_session *s,
-			 struct kmt_output *out)
+			 struct kmt_output *out, const int *ids, int n)
 {
 	struct kmt_table *t;
-	struct group_count *g;
-	int *ids, n, ng = 0, i, ret = 0;
+	struct group_count *g = calloc(n + 1, sizeof(*g));
+	int ng = 0, i, ret = 0;
 
-	ids = ids_by_count(st, &n);
-	g = ids ? calloc(n + 1, sizeof(*g)) : NULL;
 	t = g ? kmt_output_table(out, "groups", "Decoded, by event group", 4, group_columns) : NULL;
 	for (i = 0; t && i < n; i++) {
 		struct tep_event *e = tep_find_event(s->tep, ids[i]);
@@ -183,8 +183,18 @@ static int report_groups(const struct stat_state *st, const struct kmt_session *
 			{ .s = g[i].system }, { .u = g[i].events }, { .u = g[i].decoded },
 			{ .d = 100.0 * g[i].decoded / g[i].events } });
 	free(g);
-	free(ids);
 	return t ? ret : -1;
+}
+
+/* The events and groups tables, from one ordering of the event ids. */
+static int report_event_tables(const struct stat_state *st, const struct kmt_session *s,
+			       struct kmt_output *out)
+{
+	int n, *ids = ids_by_count(st, &n);
+	int ret = ids ? report_events(st, s, out, ids, n) || report_groups(st, s, out, ids, n) : -1;
+
+	free(ids);
+	return ret;
 }
 
 static const struct kmt_column cpu_columns[] = {
@@ -300,7 +310,7 @@ static int stat_report(void *priv, const struct kmt_session *s, struct kmt_outpu
 	    (kmt_reader_text(s->reader, KMT_TEXT_SYMBOLS) &&
 	     kmt_output_string(out, "kernel_symbols", "Kernel symbols",
 			       kmt_reader_text(s->reader, KMT_TEXT_SYMBOLS))) ||
-	    report_events(st, s, out) || report_groups(st, s, out) ||
+	    report_event_tables(st, s, out) ||
 	    report_cpus(st, s, out, &lost) ||
 	    put_count(out, "cpus", "CPUs", KMT_KIND_COUNT, st->ncpus) ||
 	    put_count(out, "total_events", "Events", KMT_KIND_COUNT, st->total) ||
