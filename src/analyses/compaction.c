@@ -106,18 +106,15 @@ static int compact_start(void *priv, const struct kmt_session *s)
 
 static struct compact_proc *proc_of(struct compact_state *st, int pid, uint32_t *index)
 {
-	uint64_t i;
+	bool made;
+	uint32_t i = kmt_hashmap_row(&st->procs_by_pid, (uint32_t)pid, &st->procs, &st->procs_cap,
+				     &st->nprocs, sizeof(*st->procs), &made);
 
-	if (kmt_hashmap_get(&st->procs_by_pid, (uint32_t)pid, &i)) {
-		*index = (uint32_t)i;
-		return &st->procs[i];
-	}
-	if (kmt_grow(&st->procs, &st->procs_cap, st->nprocs, sizeof(*st->procs)) ||
-	    kmt_hashmap_put(&st->procs_by_pid, (uint32_t)pid, st->nprocs))
+	if (i == KMT_HASHMAP_NO_ROW)
 		return NULL;
-	*index = st->nprocs;
-	st->procs[st->nprocs] = (struct compact_proc){ .pid = pid };
-	return &st->procs[st->nprocs++];
+	st->procs[i].pid = pid;
+	*index = i;
+	return &st->procs[i];
 }
 
 

@@ -100,18 +100,15 @@ static int kv_start(void *priv, const struct kmt_session *s)
 
 static struct kv_row *row_of(struct kv_state *st, uint64_t caller, uint32_t *index)
 {
-	uint64_t i;
+	bool made;
+	uint32_t i = kmt_hashmap_row(&st->rows_by_caller, caller, &st->rows, &st->rows_cap,
+				     &st->nrows, sizeof(*st->rows), &made);
 
-	if (kmt_hashmap_get(&st->rows_by_caller, caller, &i)) {
-		*index = (uint32_t)i;
-		return &st->rows[i];
-	}
-	if (kmt_grow(&st->rows, &st->rows_cap, st->nrows, sizeof(*st->rows)) ||
-	    kmt_hashmap_put(&st->rows_by_caller, caller, st->nrows))
+	if (i == KMT_HASHMAP_NO_ROW)
 		return NULL;
-	*index = st->nrows;
-	st->rows[st->nrows] = (struct kv_row){ .caller = caller };
-	return &st->rows[st->nrows++];
+	st->rows[i].caller = caller;
+	*index = i;
+	return &st->rows[i];
 }
 
 static void kv_alloc(struct kv_state *st, uint64_t caller, uint64_t addr, uint64_t bytes,

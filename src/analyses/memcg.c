@@ -99,15 +99,14 @@ static int memcg_start(void *priv, const struct kmt_session *s)
 
 static struct memcg_group *group_of(struct memcg_state *st, uint64_t id)
 {
-	uint64_t i;
+	bool made;
+	uint32_t i = kmt_hashmap_row(&st->groups_by_id, id, &st->groups, &st->groups_cap,
+				     &st->ngroups, sizeof(*st->groups), &made);
 
-	if (kmt_hashmap_get(&st->groups_by_id, id, &i))
-		return &st->groups[i];
-	if (kmt_grow(&st->groups, &st->groups_cap, st->ngroups, sizeof(*st->groups)) ||
-	    kmt_hashmap_put(&st->groups_by_id, id, st->ngroups))
+	if (i == KMT_HASHMAP_NO_ROW)
 		return NULL;
-	st->groups[st->ngroups] = (struct memcg_group){ .id = id };
-	return &st->groups[st->ngroups++];
+	st->groups[i].id = id;
+	return &st->groups[i];
 }
 
 static struct memcg_item *item_of(struct memcg_state *st, uint64_t id, enum memcg_kind kind,

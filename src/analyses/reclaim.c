@@ -129,18 +129,16 @@ static int reclaim_start(void *priv, const struct kmt_session *s)
 static struct reclaim_row *row_of(struct reclaim_state *st, int pid, enum reclaim_ctx ctx,
 				  uint32_t *index)
 {
-	uint64_t key = (uint64_t)(uint32_t)pid << 3 | ctx, i;
+	bool made;
+	uint32_t i = kmt_hashmap_row(&st->rows_by_key, (uint64_t)(uint32_t)pid << 3 | ctx,
+				     &st->rows, &st->rows_cap, &st->nrows, sizeof(*st->rows), &made);
 
-	if (kmt_hashmap_get(&st->rows_by_key, key, &i)) {
-		*index = (uint32_t)i;
-		return &st->rows[i];
-	}
-	if (kmt_grow(&st->rows, &st->rows_cap, st->nrows, sizeof(*st->rows)) ||
-	    kmt_hashmap_put(&st->rows_by_key, key, st->nrows))
+	if (i == KMT_HASHMAP_NO_ROW)
 		return NULL;
-	*index = st->nrows;
-	st->rows[st->nrows] = (struct reclaim_row){ .pid = pid, .ctx = ctx };
-	return &st->rows[st->nrows++];
+	if (made)
+		st->rows[i] = (struct reclaim_row){ .pid = pid, .ctx = ctx };
+	*index = i;
+	return &st->rows[i];
 }
 
 static bool is_kswapd(struct reclaim_state *st, int pid)

@@ -159,18 +159,13 @@ static int slab_start(void *priv, const struct kmt_session *s)
 /* The row of @key in @g, made if new; SLAB_NO_ROW when out of memory. */
 static uint32_t group_row(struct slab_group *g, uint64_t key, bool *made)
 {
-	uint64_t row;
+	uint32_t row = kmt_hashmap_row(&g->index, key, &g->rows, &g->cap, &g->n,
+				       sizeof(*g->rows), made);
 
-	*made = false;
-	if (kmt_hashmap_get(&g->index, key, &row))
-		return row;
-	if (kmt_grow(&g->rows, &g->cap, g->n, sizeof(*g->rows)) ||
-	    kmt_hashmap_put(&g->index, key, g->n))
+	if (row == KMT_HASHMAP_NO_ROW)
 		return SLAB_NO_ROW;
-	memset(&g->rows[g->n], 0, sizeof(g->rows[g->n]));
-	g->rows[g->n].key = key;
-	*made = true;
-	return g->n++;
+	g->rows[row].key = key;
+	return row;
 }
 
 /* Row of the cache named @name (@len bytes); hash collisions probe on. */

@@ -77,17 +77,16 @@ static void on_signal(int sig)
 static struct top_row *row_of(struct top *tp, enum top_table tt, uint64_t key)
 {
 	struct top_rows *r = &tp->t[tt];
-	uint64_t i;
+	bool made;
+	uint32_t i = kmt_hashmap_row(&r->index, key, &r->rows, &r->cap, &r->n, sizeof(*r->rows),
+				     &made);
 
-	if (kmt_hashmap_get(&r->index, key, &i))
-		return &r->rows[i];
-	if (kmt_grow(&r->rows, &r->cap, r->n, sizeof(*r->rows)) ||
-	    kmt_hashmap_put(&r->index, key, r->n)) {
+	if (i == KMT_HASHMAP_NO_ROW) {
 		tp->nomem = true;
 		return NULL;
 	}
-	r->rows[r->n] = (struct top_row){ .key = key };
-	return &r->rows[r->n++];
+	r->rows[i].key = key;
+	return &r->rows[i];
 }
 
 /* The comm of @pid: the tracer's, else /proc's while the process lives. */

@@ -2,8 +2,10 @@
 /* The 64-bit key map of hashmap.h. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hashmap.h"
+#include "util.h"
 
 #define INITIAL_SLOTS	64
 
@@ -137,4 +139,20 @@ bool kmt_hashmap_del(struct kmt_hashmap *m, uint64_t key, uint64_t *val)
 	m->used[hole] = 0;
 	m->count--;
 	return true;
+}
+
+uint32_t kmt_hashmap_row(struct kmt_hashmap *index, uint64_t key, void *rows, uint32_t *cap,
+			 uint32_t *n, size_t size, bool *made)
+{
+	uint64_t row;
+
+	*made = false;
+	if (kmt_hashmap_get(index, key, &row))
+		return (uint32_t)row;
+	if (*n == KMT_HASHMAP_NO_ROW || kmt_grow(rows, cap, *n, size) ||
+	    kmt_hashmap_put(index, key, *n))
+		return KMT_HASHMAP_NO_ROW;
+	memset(*(char **)rows + (size_t)*n * size, 0, size);
+	*made = true;
+	return (*n)++;
 }

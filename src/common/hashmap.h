@@ -38,6 +38,17 @@ int kmt_hashmap_put(struct kmt_hashmap *m, uint64_t key, uint64_t val);
 /* Remove @key; returns true if it was there and fills @val (may be NULL). */
 bool kmt_hashmap_del(struct kmt_hashmap *m, uint64_t key, uint64_t *val);
 
+#define KMT_HASHMAP_NO_ROW	UINT32_MAX
+
+/*
+ * Rows of a table kept in an array, found by key through @index: the index
+ * of @key's row among the *@n rows of @size bytes at *(void **)@rows (*@cap
+ * allocated), or a new row, zeroed and added at the end (then *@made is
+ * true). KMT_HASHMAP_NO_ROW when out of memory.
+ */
+uint32_t kmt_hashmap_row(struct kmt_hashmap *index, uint64_t key, void *rows, uint32_t *cap,
+			 uint32_t *n, size_t size, bool *made);
+
 /* Number of keys in @m. */
 static inline size_t kmt_hashmap_count(const struct kmt_hashmap *m)
 {
