@@ -40,7 +40,7 @@ struct compact_state {
 	struct kmt_latencies lat;		/* per process */
 	uint64_t status[MAX_STATUS];		/* runs by end status */
 	uint64_t other_status;
-	struct compact_order order[MAX_ORDER];
+	struct compact_order order[MAX_ORDER + 1];	/* the last: orders no kernel has, not shown */
 	uint64_t migrate_scanned, migrate_taken, free_scanned, free_taken;
 	uint64_t migrated, migrate_failed, kcompactd_wakes, wakeup_requests, unpaired_ends;
 	long long success;			/* the status of a run that succeeded */
@@ -146,9 +146,7 @@ static void run_end(struct compact_state *st, const struct kmt_event *ev)
 
 static struct compact_order *order_of(struct compact_state *st, unsigned long long order)
 {
-	static struct compact_order beyond;	/* orders no kernel has: not counted */
-
-	return order < MAX_ORDER ? &st->order[order] : &beyond;
+	return &st->order[order < MAX_ORDER ? order : MAX_ORDER];
 }
 
 static void compact_event(void *priv, const struct kmt_event *ev)

@@ -136,16 +136,17 @@ static void pc_event(void *priv, const struct kmt_event *ev)
 {
 	struct pc_state *st = priv;
 	uint64_t pages = ev->order < 32 ? 1ull << ev->order : 0;
+	bool adds_or_removes = ev->type == KMT_EV_PAGECACHE_ADD ||
+			       ev->type == KMT_EV_PAGECACHE_DELETE;
 	struct pc_file *f;
 	struct pc_bucket *b = NULL;
 
 	if (st->nomem || kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
 		return;
 	f = file_of(st, ev);
-	if (ev->type == KMT_EV_PAGECACHE_ADD || ev->type == KMT_EV_PAGECACHE_DELETE)
+	if (adds_or_removes)
 		b = bucket_of(st, ev->ts);
-	if (!f || ((ev->type == KMT_EV_PAGECACHE_ADD || ev->type == KMT_EV_PAGECACHE_DELETE) &&
-		   !b)) {
+	if (!f || (adds_or_removes && !b)) {
 		st->nomem = true;
 		return;
 	}

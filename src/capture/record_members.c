@@ -178,6 +178,12 @@ static int scan_proc(struct recorder *r)
 	return ret;
 }
 
+/* Take the matching processes there are now: in the cgroup, else in /proc. */
+static int scan(struct recorder *r)
+{
+	return r->members->procs[0] ? scan_cgroup(r) : scan_proc(r);
+}
+
 int kmt_members_poll(struct recorder *r)
 {
 	size_t before;
@@ -185,7 +191,7 @@ int kmt_members_poll(struct recorder *r)
 	if (!r->members)
 		return 0;
 	before = r->members->found;
-	if (r->members->procs[0] ? scan_cgroup(r) : scan_proc(r))
+	if (scan(r))
 		return kmt_record_fail(r, "cannot follow the chosen processes");
 	if (!before && r->members->found && tracefs_trace_on(r->inst))
 		return kmt_record_fail(r, "cannot turn tracing on");
@@ -217,7 +223,7 @@ int kmt_members_setup(struct recorder *r)
 		snprintf(r->members->procs, sizeof(r->members->procs), "%s/cgroup.procs", dir);
 	if (tracefs_option_enable(r->inst, TRACEFS_OPTION_EVENT_FORK))
 		return kmt_record_fail(r, "cannot enable the event-fork option");
-	if (r->members->procs[0] ? scan_cgroup(r) : scan_proc(r))
+	if (scan(r))
 		return kmt_record_fail(r, "cannot follow the chosen processes");
 	if (!r->members->found && o->notice)
 		o->notice(o->ctx, "no process matches yet: tracing starts with the first one");
