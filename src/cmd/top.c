@@ -224,10 +224,16 @@ static void on_record(const void *data, int size, unsigned long long ts, int cpu
 	take_event(tp, &ev);
 }
 
+/* What by_value() sorts: rows, by one of their values. */
+struct row_order {
+	const struct top_row *rows;
+	int col;
+};
+
 static int by_value(uint32_t a, uint32_t b, void *ctx)
 {
-	const struct top_row *rows = ((const struct top_row **)ctx)[0];
-	int col = (int)(intptr_t)((void **)ctx)[1];
+	const struct top_row *rows = ((const struct row_order *)ctx)->rows;
+	int col = ((const struct row_order *)ctx)->col;
 
 	if (rows[a].v[col] != rows[b].v[col])
 		return rows[a].v[col] < rows[b].v[col] ? 1 : -1;
@@ -301,10 +307,9 @@ static int report_table(struct top *tp, struct kmt_output *out, enum top_table t
 {
 	const struct top_table_desc *d = &tables[tt];
 	struct top_rows *rows = &tp->t[tt];
-	int col = tt <= TT_CALLSITES ? tp->o->sort : 0;
-	void *ctx[2] = { rows->rows, (void *)(intptr_t)col };
+	struct row_order order = { rows->rows, tt <= TT_CALLSITES ? tp->o->sort : 0 };
 	struct kmt_table *t = kmt_output_table(out, d->name, d->title, d->ncols, d->cols);
-	uint32_t *idx = t ? kmt_sorted_index(rows->n, by_value, ctx) : NULL;
+	uint32_t *idx = t ? kmt_sorted_index(rows->n, by_value, &order) : NULL;
 	uint32_t i;
 	int ret = 0;
 
