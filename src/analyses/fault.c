@@ -14,6 +14,7 @@
 #include <traceevent/event-parse.h>
 
 #include "fault.h"
+#include "common/mmnames.h"
 #include "common/util.h"
 
 /* vm_fault_t bits handle_mm_fault() returns (include/linux/mm_types.h). */
@@ -186,9 +187,7 @@ static bool machine_is_x86(const char *machine)
 /* The machine, the last word of the recorded kernel's uname, into st->machine. */
 static void take_machine(struct fault_state *st, const char *uname)
 {
-	const char *machine = uname ? strrchr(uname, ' ') : NULL;
-
-	snprintf(st->machine, sizeof(st->machine), "%s", machine ? machine + 1 : "");
+	snprintf(st->machine, sizeof(st->machine), "%s", kmt_kernel_machine(uname));
 	st->x86 = machine_is_x86(st->machine);
 }
 

@@ -369,6 +369,10 @@ static void page_event(void *priv, const struct kmt_event *ev)
 	if (kmt_filter_done(&st->filter, ev) || st->failed)
 		return;
 	sel = kmt_filter_pass(&st->filter, ev);
+	if (ev->type == KMT_EV_FORK) {	/* for the vmstat check, not a page event */
+		st->forks += sel;
+		return;
+	}
 	if (sel) {
 		if (!st->started)
 			st->first_ts = ev->ts;
@@ -451,7 +455,8 @@ const struct kmt_analysis kmt_analysis_page = {
 	.needs = page_needs,
 	.events = KMT_EVMASK(KMT_EV_PAGE_ALLOC) | KMT_EVMASK(KMT_EV_PAGE_FREE) |
 		  KMT_EVMASK(KMT_EV_PAGE_FREE_BATCHED) | KMT_EVMASK(KMT_EV_PAGE_ALLOC_EXTFRAG) |
-		  KMT_EVMASK(KMT_EV_PAGE_ALLOC_ZONE_LOCKED) | KMT_EVMASK(KMT_EV_PAGE_PCPU_DRAIN),
+		  KMT_EVMASK(KMT_EV_PAGE_ALLOC_ZONE_LOCKED) | KMT_EVMASK(KMT_EV_PAGE_PCPU_DRAIN) |
+		  KMT_EVMASK(KMT_EV_FORK),
 	.init = page_init,
 	.filter = page_filter,
 	.option = page_option,

@@ -97,6 +97,7 @@ struct page_state {
 	uint64_t fail_req, fail_bytes;
 	uint64_t batched, batched_dup, extfrag, zone_locked, pcpu_drain, replaced;
 	uint64_t pages_alloc, pages_freed;
+	uint64_t forks;			/* sched_process_fork: kernel stacks no event shows */
 	uint64_t first_ts, last_ts;
 	bool started;			/* first_ts is set */
 

@@ -23,6 +23,13 @@ int kmt_kernel_version(const char *uname)
 	return -1;
 }
 
+const char *kmt_kernel_machine(const char *uname)
+{
+	const char *space = uname ? strrchr(uname, ' ') : NULL;
+
+	return space ? space + 1 : "";
+}
+
 /* enum migratetype: before 4.4, and from 4.4 (commit 016c13daa5c9 and 0aaa29a56e4f). */
 static const char *const names_old[KMT_MIGRATETYPES] = {
 	"Unmovable", "Reclaimable", "Movable", "Reserve", "CMA/Isolate", "Isolate",

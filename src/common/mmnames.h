@@ -19,6 +19,9 @@ struct tep_event;
  */
 int kmt_kernel_version(const char *uname);
 
+/* The machine of a uname -a text, its last word ("x86_64", "aarch64"), or "". */
+const char *kmt_kernel_machine(const char *uname);
+
 /*
  * Name of migratetype @mt on kernel @version (kmt_kernel_version(); -1
  * takes 4.4 and later): 4.4 swapped Movable and Reclaimable and replaced
