@@ -142,6 +142,52 @@ test_stat_mm_decoded() {
 	json_get "$WORK/mm.json" "d['analyses']['stat']['summary']['total_events'] > 10000 and all(r['share_decoded'] > 99 for r in d['analyses']['stat']['tables']['groups'] if r['group'] in ('kmem','vmscan','vmalloc','percpu','filemap','compaction','oom','memcg')) and {'kmem','memcg','filemap'} <= {r['group'] for r in d['analyses']['stat']['tables']['groups']}" | grep -q True
 }
 
+# Every per-process table in JSON says who each task is: ppid, executable
+# and cgroup in every row; the command as /proc showed it (run in a memory
+# cgroup of its own), a child that lived past a /proc scan with its command
+# line, and one too short for /proc from its fork and exec events.
+test_process_info() {
+	local cg rec f=$WORK/procs.dat
+	cg=$(make_memcg "kmtrace-it-$$-procs" $((1 << 30))) || return 1
+	sh -c "echo \$\$ >$cg/cgroup.procs && exec \"$KMTRACE\" record -o $f -- sh -c '
+		echo \$\$ >$WORK/procs.sh
+		/usr/bin/python3 -c \"import os, time; print(os.getpid()); x = bytearray(8 << 20); time.sleep(0.8)\" >$WORK/procs.py
+		/bin/true & echo \$! >$WORK/procs.true; wait'" 2>"$WORK/procs.err" &
+	rec=$!
+	wait $rec || { rmdir "$cg"; cat "$WORK/procs.err"; return 1; }
+	rmdir "$cg"
+	"$KMTRACE" report -i "$f" slab --pid page --pid fault vm --format json >"$WORK/procs.json" || return 1
+	python3 - "$WORK/procs.json" "$rec" "$(cat "$WORK/procs.sh")" "$(cat "$WORK/procs.py")" \
+		"$(cat "$WORK/procs.true")" "/${cg##*/}" "$(readlink -f /bin/sh)" <<'PY'
+import json, os, sys
+doc, rec, sh, py, true, cgroup, sh_exe = sys.argv[1:]
+rows = {}
+tables = 0
+for name, a in json.load(open(doc))['analyses'].items():
+    for key, t in a['tables'].items():
+        if not t or 'pid' not in t[0]:
+            continue
+        tables += 1
+        for r in t:
+            assert {'ppid', 'executable', 'cgroup', 'tgid', 'cmdline', 'start_time'} <= set(r), (name, key, r)
+            rows[r['pid']] = r
+want = {
+    int(sh): (int(rec), sh_exe, cgroup, 'sh -c'),
+    int(py): (int(sh), os.path.realpath('/usr/bin/python3'), cgroup, '/usr/bin/python3 -c'),
+    int(true): (int(sh), '/bin/true', cgroup, None),
+}
+ok = tables >= 5
+for pid, (ppid, exe, cg, cmd) in want.items():
+    r = rows.get(pid, {})
+    print('  pid %d: ppid %s, executable %s, cgroup %s, cmdline %.30r' % (
+        pid, r.get('ppid'), r.get('executable'), r.get('cgroup'), r.get('cmdline')))
+    ok = ok and r.get('ppid') == ppid and r.get('executable') == exe and r.get('cgroup') == cg
+    ok = ok and (cmd is None or (r.get('cmdline') or '').startswith(cmd))
+print('  %d per-process tables, %d tasks' % (tables, len(rows)))
+sys.exit(0 if ok else 1)
+PY
+}
+
 mm_live_tests() {
 	live "record -e mm system-wide: stat decodes more than 99% of each memory group's events" \
 		test_stat_mm_decoded
@@ -152,4 +198,6 @@ mm_live_tests() {
 		test_record_cgroup
 	live "reclaim: a 200 MiB read in a 32 MiB memcg stalls in memcg reclaim, apart from global; stalls, pages and p50/p99/max equal trace-cmd report's" \
 		test_reclaim_memcg
+	live "process information: every per-process JSON table carries ppid, executable and cgroup; /proc's and the fork and exec events' agree with the tasks run" \
+		test_process_info
 }

@@ -7,6 +7,7 @@
 #define KMTRACE_OUTPUT_H
 
 #include <stdio.h>
+#include <kmtrace/process.h>
 
 enum kmt_format {
 	KMT_FORMAT_TEXT,
@@ -144,6 +145,14 @@ void kmt_output_csv_table(struct kmt_output *out, const char *name);
  * @dir/ANALYSIS-TABLE.svg, mode 0600.
  */
 void kmt_output_svg_dir(struct kmt_output *out, const char *dir);
+
+/*
+ * JSON: each row of a table with a "pid" column also gets what @lookup
+ * (with @ctx) knows of that task: tgid, ppid, executable, cmdline,
+ * start_time, cgroup and container, null where unknown (and all null
+ * without a @lookup).
+ */
+void kmt_output_processes(struct kmt_output *out, kmt_process_lookup lookup, void *ctx);
 
 /*
  * Render everything added and free @out. Returns 0, -1 with @err (may be

@@ -11,6 +11,7 @@
 #include <kmtrace/error.h>
 
 struct tep_handle;
+struct kmt_proctable;
 
 /* One raw record: the event payload as the kernel wrote it. */
 struct kmt_record {
@@ -52,6 +53,8 @@ enum kmt_reader_text {
 	KMT_TEXT_STACKS,	/* kmtrace record -g: "SYSTEM:EVENT" words, events with stacks */
 	KMT_TEXT_USER_MAPS,	/* record --user: "task TID TGID" and "map TGID START END PGOFF
 				   PATH" lines of the traced processes' executable mappings */
+	KMT_TEXT_PROCESSES,	/* kmtrace record: the tasks /proc showed (see
+				   kmt_reader_processes()) */
 	KMT_TEXT_NR
 };
 
@@ -225,5 +228,13 @@ void kmt_reader_format_counts(struct kmt_reader *r, unsigned int *skipped,
 
 /* Events a CPU lost: sub-buffer marks or the kernel's overrun, plus drops. */
 unsigned long long kmt_cpu_stats_lost(const struct kmt_cpu_stats *st);
+
+/*
+ * What the recording knows of its tasks (pid, tgid, ppid, comm, executable,
+ * command line, start, cgroup, container): kmtrace record's /proc snapshot,
+ * which the replay completes from sched_process_fork and _exec. Empty for
+ * other recordings until then; NULL only when out of memory.
+ */
+struct kmt_proctable *kmt_reader_processes(struct kmt_reader *r);
 
 #endif /* KMTRACE_READER_H */

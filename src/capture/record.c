@@ -23,12 +23,14 @@
 #include <tracefs/tracefs.h>
 
 #include "container/cpustats.h"
+#include "procscan.h"
 #include "record_local.h"
 #include "common/util.h"
 
 #define KMT_BUFFER_PERCENT	"25"
 #define TICK_NS			100000000L	/* how often the stop conditions are looked at */
 #define WATCH_TICK_NS		10000000L	/* ... when watching */
+#define PROC_SCAN_NS		500000000L	/* how often /proc is looked at for new processes */
 #define PROGRESS_NS		1000000000L
 #define KMT_WATCH_BUFFER_PERCENT "1"	/* watching: pages reach the spool at once */
 #define WATCH_POLL_NS		5000000L	/* ... and partly filled ones this often */
@@ -367,13 +369,30 @@ static bool watch_step(struct recorder *r)
 	return true;
 }
 
+/*
+ * The tasks /proc shows now into r->procs (@refresh: every one, as it is
+ * now; else the new processes). Out of memory, the recording carries none.
+ */
+static void scan_processes(struct recorder *r, bool refresh)
+{
+	if (r->procs && kmt_procscan(r->procs, refresh)) {
+		kmt_proctable_free(r->procs);
+		r->procs = NULL;
+	}
+}
+
+static long elapsed_ns(const struct timespec *from, const struct timespec *to)
+{
+	return (to->tv_sec - from->tv_sec) * 1000000000L + to->tv_nsec - from->tv_nsec;
+}
+
 static void wait_for_stop(struct recorder *r)
 {
 	const struct timespec tick = { 0, r->o->watch_tick ? WATCH_TICK_NS : TICK_NS };
-	struct timespec end, last_progress;
+	struct timespec end, last_progress, last_scan;
 
 	clock_gettime(CLOCK_MONOTONIC, &end);
-	last_progress = end;
+	last_progress = last_scan = end;
 	end.tv_sec += (time_t)r->o->duration;
 	end.tv_nsec += (long)((r->o->duration - (time_t)r->o->duration) * 1e9);
 	if (end.tv_nsec >= 1000000000L) {
@@ -409,8 +428,11 @@ static void wait_for_stop(struct recorder *r)
 		    kmt_members_poll(r))
 			return;
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if ((now.tv_sec - last_progress.tv_sec) * 1000000000L + now.tv_nsec -
-		    last_progress.tv_nsec >= PROGRESS_NS) {
+		if (elapsed_ns(&last_scan, &now) >= PROC_SCAN_NS) {
+			last_scan = now;
+			scan_processes(r, false);
+		}
+		if (elapsed_ns(&last_progress, &now) >= PROGRESS_NS) {
 			last_progress = now;
 			report_progress(r);
 		}
@@ -428,6 +450,22 @@ static void read_stats(struct recorder *r)
 	}
 }
 
+/* @t in its text form, or NULL (none, or out of memory). */
+static char *processes_text(const struct kmt_proctable *t)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	if (!t || !(fp = open_memstream(&text, &len)))
+		return NULL;
+	if (kmt_proctable_write(t, fp) | fclose(fp)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
 /* The one way out once the instance exists, on success and on every error. */
 static void teardown(struct recorder *r)
 {
@@ -437,6 +475,8 @@ static void teardown(struct recorder *r)
 		tracefs_trace_off(r->inst);
 		/* Before the drain: writing the files allocates pages no event shows. */
 		r->vmstat[1] = kmt_read_text_file("/proc/vmstat", &(size_t){ 0 });
+		scan_processes(r, true);
+		r->processes = processes_text(r->procs);
 	}
 	kmt_fault_sampler_stop(r->sampler);
 	r->user_maps = kmt_umaps_stop(r->umaps);	/* it reads the instance's pids */
@@ -581,6 +621,9 @@ static int setup_and_run(struct recorder *r, const sigset_t *old)
 	    kmt_record_stacks_setup(r) || open_cpus(r) || start_threads(r))
 		return -1;
 	r->cpu_nodes = cpu_nodes_text(r->ncpus);
+	if (!(r->procs = kmt_proctable_new()))
+		return kmt_record_fail(r, "out of memory");
+	scan_processes(r, true);
 	r->vmstat[0] = kmt_read_text_file("/proc/vmstat", &(size_t){ 0 });
 	if (r->sampler && kmt_fault_sampler_start(r->sampler))
 		return kmt_record_fail(r, "cannot start the fault sampler");
@@ -713,6 +756,8 @@ static void free_recorder(struct recorder *r)
 	free(r->trace_clock);
 	free(r->stack_events);
 	free(r->user_maps);
+	free(r->processes);
+	kmt_proctable_free(r->procs);
 	kmt_fault_sampler_free(r->sampler);
 	kmt_event_list_free(&r->events);
 	kmt_members_free(r);

@@ -174,6 +174,8 @@ struct recorder {
 	bool have_rusage;
 	long before_minflt, before_majflt;	/* the command's faults before tracing */
 	struct kmt_members *members;		/* --cgroup, --container, --comm, --exe */
+	struct kmt_proctable *procs;		/* the tasks /proc showed, start to stop */
+	char *processes;			/* ... their text form, at stop */
 };
 
 /*

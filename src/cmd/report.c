@@ -17,6 +17,7 @@
 #include <kmtrace/reader.h>
 #include "cmd.h"
 #include "analyses/filter.h"
+#include "common/proctable.h"
 #include "common/util.h"
 
 #define MAX_ANALYSES	32
@@ -551,6 +552,9 @@ static int open_and_run(struct report_args *a)
 		kmt_output_csv_dir(out, a->csv_dir);
 		kmt_output_csv_table(out, a->csv_table);
 		kmt_output_svg_dir(out, a->svg_dir);
+		if (kmt_reader_processes(a->s.reader))
+			kmt_output_processes(out, kmt_proctable_lookup,
+					     kmt_reader_processes(a->s.reader));
 	}
 	if (!out) {
 		kmt_reader_close(a->s.reader);

@@ -23,6 +23,7 @@
 #include "cmd.h"
 #include "analyses/cachename.h"
 #include "capture/live.h"
+#include "capture/procscan.h"
 #include "common/hashmap.h"
 #include "common/util.h"
 #include "input/symbols.h"
@@ -63,6 +64,7 @@ struct top {
 	struct kmt_cache_namer namer;
 	struct top_rows t[TT_NR];
 	struct kmt_hashmap open_stalls;	/* pid -> begin ts */
+	struct kmt_proctable *procs;	/* JSON: the tasks /proc showed */
 	uint64_t first_ts, last_ts, events;
 	bool nomem;
 };
@@ -349,6 +351,10 @@ static int print_interval(struct top *tp, long long n, unsigned long long lost)
 	      kmt_output_count(out, "slab_allocs", "Slab allocations", allocs);
 	for (tt = 0; tt < TT_NR && !ret; tt++)
 		ret = report_table(tp, out, tt);
+	if (!ret && tp->procs) {
+		ret = kmt_procscan(tp->procs, false);
+		kmt_output_processes(out, kmt_proctable_lookup, tp->procs);
+	}
 	if (ret) {
 		kmt_output_discard(out);
 		return -1;
@@ -547,6 +553,9 @@ static int init_top(struct top *tp, struct kmt_live *live)
 	kmt_cache_namer_init(&tp->namer, tp->tep);
 	if (!tp->dec || kmt_hashmap_init(&tp->open_stalls))
 		return -1;
+	if (tp->o->format == KMT_FORMAT_JSON &&
+	    (!(tp->procs = kmt_proctable_new()) || kmt_procscan(tp->procs, false)))
+		return -1;
 	for (tt = 0; tt < TT_NR; tt++)
 		if (kmt_hashmap_init(&tp->t[tt].index))
 			return -1;
@@ -567,6 +576,7 @@ static void free_top(struct top *tp)
 		free(tp->t[tt].rows);
 	}
 	kmt_hashmap_free(&tp->open_stalls);
+	kmt_proctable_free(tp->procs);
 	kmt_decoder_free(tp->dec);
 	kmt_symbols_free(tp->syms);
 }

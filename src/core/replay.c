@@ -11,6 +11,7 @@
 #include <kmtrace/analysis.h>
 #include <kmtrace/reader.h>
 #include "replay_local.h"
+#include "common/proctable.h"
 
 static int stream_next(struct merge *m, struct kmt_reader *r, int stream,
 		       struct kmt_error *err)
@@ -95,6 +96,44 @@ static void merge_free(struct merge *m)
 	free(m->heap);
 }
 
+/* @ev's text (comm, file name) into @buf, NUL-terminated. */
+static const char *event_text(const struct kmt_event *ev, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.*s", ev->str_len, ev->str ? ev->str : "");
+	return buf;
+}
+
+/*
+ * What a fork or an exec tells of a task into the reader's process table,
+ * where /proc did not show it: a child's parent, comm, and (inherited) its
+ * executable and cgroup; a new executable.
+ */
+static void note_process(struct kmt_session *s, const struct kmt_event *ev)
+{
+	struct kmt_proctable *procs = kmt_reader_processes(s->reader);
+	struct kmt_process p = { .pid = (int)ev->target_pid, .tgid = -1, .ppid = -1,
+				 .start_ns = -1, .seen_ns = -1 };
+	const struct kmt_process *parent;
+	char text[4096];
+
+	if (!procs)
+		return;
+	if (ev->type == KMT_EV_EXEC) {
+		kmt_proctable_exec(procs, p.pid, event_text(ev, text, sizeof(text)),
+				   (long long)ev->ts);
+		return;
+	}
+	parent = kmt_proctable_find(procs, ev->pid);
+	p.ppid = parent && parent->tgid >= 0 ? parent->tgid : ev->pid;
+	p.comm = event_text(ev, text, sizeof(text));
+	if (parent) {
+		p.exe = parent->exe;
+		p.cgroup = parent->cgroup;
+		p.container = parent->container;
+	}
+	kmt_proctable_merge(procs, &p, false);
+}
+
 void kmt_replay_take(struct kmt_session *s, const struct kmt_decoder *dec,
 		     const struct kmt_record *rec, unsigned long long *last_ts,
 		     struct kmt_event *ev)
@@ -110,6 +149,8 @@ void kmt_replay_take(struct kmt_session *s, const struct kmt_decoder *dec,
 		*last_ts = rec->ts;
 	ev->ts = *last_ts;
 	s->replay.types[ev->type]++;
+	if (ev->type == KMT_EV_FORK || ev->type == KMT_EV_EXEC)
+		note_process(s, ev);
 	ev->cpu = rec->cpu;
 	ev->callchain = rec->callchain;
 	ev->callchain_nr = rec->callchain_nr;

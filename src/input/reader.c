@@ -17,6 +17,7 @@
 
 #include "reader_local.h"
 #include "container/tracedat.h"
+#include "common/proctable.h"
 #include "common/util.h"
 
 /* CPUs a recording's node list may name: more is a damaged file. */
@@ -58,6 +59,7 @@ void kmt_reader_free_common(struct kmt_reader *r)
 	for (i = 0; i < KMT_TEXT_NR; i++)
 		free(r->texts[i]);
 	kmt_reader_free_symbols(r);
+	kmt_proctable_free(r->procs);
 	free(r->cpu_nodes);
 	free(r->fault_samples);
 	free(r->stats);
@@ -186,6 +188,19 @@ void kmt_reader_close(struct kmt_reader *r)
 	kmt_stack_join_free(r);
 	kmt_reader_usyms_free(r);
 	kmt_reader_free_common(r);
+}
+
+struct kmt_proctable *kmt_reader_processes(struct kmt_reader *r)
+{
+	const char *text = r->texts[KMT_TEXT_PROCESSES];
+
+	if (r->procs || !(r->procs = kmt_proctable_new()))
+		return r->procs;
+	if (text && kmt_proctable_parse(r->procs, text, strlen(text)) < 0) {
+		kmt_proctable_free(r->procs);
+		r->procs = NULL;
+	}
+	return r->procs;
 }
 
 struct tep_handle *kmt_reader_tep(struct kmt_reader *r)

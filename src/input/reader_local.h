@@ -49,6 +49,7 @@ struct kmt_reader {
 	int *cpu_nodes;			/* KMT_TEXT_CPU_NODES read once: node per CPU, -1 */
 	int ncpu_nodes;			/* entries of cpu_nodes; -1 until read */
 	struct kmt_reader_usyms *usyms;	/* KMT_TEXT_USER_MAPS read (reader_usyms.c) */
+	struct kmt_proctable *procs;	/* KMT_TEXT_PROCESSES read, then completed */
 	void *priv;
 };
 

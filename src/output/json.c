@@ -8,6 +8,7 @@
  * a byte that is not part of a UTF-8 sequence is written as the text \xNN.
  * A number that is not finite is null.
  */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -90,9 +91,92 @@ static void json_cell(FILE *fp, enum kmt_kind kind, union kmt_cell c)
 		fprintf(fp, "%llu", c.u);
 }
 
-static void json_table(FILE *fp, const struct kmt_table *t)
+static void json_nullable(FILE *fp, const char *s)
 {
-	int r, c;
+	if (s)
+		kmt_output_json_string(fp, s);
+	else
+		fputs("null", fp);
+}
+
+/* What JSON adds to each row of a per-process table: keys and kinds. */
+static const struct kmt_column process_columns[] = {
+	{ "tgid", NULL, KMT_KIND_SIGNED }, { "ppid", NULL, KMT_KIND_SIGNED },
+	{ "executable", NULL, KMT_KIND_STRING }, { "cmdline", NULL, KMT_KIND_STRING },
+	{ "start_time", NULL, KMT_KIND_NS }, { "cgroup", NULL, KMT_KIND_STRING },
+	{ "container", NULL, KMT_KIND_STRING },
+};
+#define PROCESS_COLUMNS	(int)(sizeof(process_columns) / sizeof(process_columns[0]))
+
+/* The column of @t keyed @key, or -1. */
+static int column_of(const struct kmt_table *t, const char *key)
+{
+	int c;
+
+	for (c = 0; c < t->ncols; c++)
+		if (!strcmp(t->cols[c].key, key))
+			return c;
+	return -1;
+}
+
+/* @t's "pid" column when it is a per-process table, else -1. */
+static int pid_column(const struct kmt_table *t)
+{
+	int c = column_of(t, "pid");
+
+	return c >= 0 && !kmt_kind_is_text(t->cols[c].kind) ? c : -1;
+}
+
+static void json_number_or_null(FILE *fp, long long v)
+{
+	if (v >= 0)
+		fprintf(fp, "%lld", v);
+	else
+		fputs("null", fp);
+}
+
+/* Process column @i of task @p (NULL: unknown). */
+static void json_process_value(FILE *fp, const struct kmt_process *p, int i)
+{
+	const char *texts[PROCESS_COLUMNS] = { NULL };
+
+	if (!p) {
+		fputs("null", fp);
+		return;
+	}
+	texts[2] = p->exe;
+	texts[3] = p->cmdline;
+	texts[5] = p->cgroup;
+	texts[6] = p->container;
+	if (i == 0 || i == 1)
+		json_number_or_null(fp, i ? p->ppid : p->tgid);
+	else if (i == 4)
+		json_number_or_null(fp, p->start_ns);
+	else
+		json_nullable(fp, texts[i]);
+}
+
+/* The process keys of a row whose pid is @pid, those @t has no column of. */
+static void json_process(FILE *fp, const struct kmt_output *out, const struct kmt_table *t,
+			 unsigned long long pid)
+{
+	const struct kmt_process *p = out->process && pid <= INT_MAX ?
+				      out->process(out->process_ctx, (int)pid) : NULL;
+	int i;
+
+	for (i = 0; i < PROCESS_COLUMNS; i++) {
+		if (column_of(t, process_columns[i].key) >= 0)
+			continue;
+		fputs(", ", fp);
+		kmt_output_json_string(fp, process_columns[i].key);
+		fputs(": ", fp);
+		json_process_value(fp, p, i);
+	}
+}
+
+static void json_table(FILE *fp, const struct kmt_output *out, const struct kmt_table *t)
+{
+	int r, c, pid = pid_column(t);
 
 	kmt_output_json_string(fp, t->name);
 	fputs(": [", fp);
@@ -104,6 +188,8 @@ static void json_table(FILE *fp, const struct kmt_table *t)
 			fputs(": ", fp);
 			json_cell(fp, t->cols[c].kind, t->cells[r * t->ncols + c]);
 		}
+		if (pid >= 0)
+			json_process(fp, out, t, t->cells[r * t->ncols + pid].u);
 		fputc('}', fp);
 	}
 	fputs(t->rows ? "\n      ]" : "]", fp);
@@ -132,12 +218,16 @@ static void json_units(FILE *fp, const struct section *sec)
 			kmt_output_json_string(fp, t->cols[c].key);
 			fprintf(fp, ": \"%s\"", kmt_kind_unit(t->cols[c].kind));
 		}
+		for (c = 0; pid_column(t) >= 0 && c < PROCESS_COLUMNS; c++)
+			if (column_of(t, process_columns[c].key) < 0)
+				fprintf(fp, ", \"%s\": \"%s\"", process_columns[c].key,
+					kmt_kind_unit(process_columns[c].kind));
 		fputc('}', fp);
 	}
 	fputs("}}", fp);
 }
 
-static void json_section(FILE *fp, const struct section *sec)
+static void json_section(FILE *fp, const struct kmt_output *out, const struct section *sec)
 {
 	int i;
 
@@ -152,19 +242,11 @@ static void json_section(FILE *fp, const struct section *sec)
 	fputs("},\n    \"tables\": {", fp);
 	for (i = 0; i < sec->ntables; i++) {
 		fputs(i ? ",\n      " : "\n      ", fp);
-		json_table(fp, sec->tables[i]);
+		json_table(fp, out, sec->tables[i]);
 	}
 	fputs(sec->ntables ? "\n    },\n" : "},\n", fp);
 	json_units(fp, sec);
 	fputs("\n  }", fp);
-}
-
-static void json_nullable(FILE *fp, const char *s)
-{
-	if (s)
-		kmt_output_json_string(fp, s);
-	else
-		fputs("null", fp);
 }
 
 void kmt_render_json(struct kmt_output *out)
@@ -181,14 +263,14 @@ void kmt_render_json(struct kmt_output *out)
 		if (out->sections[s].about_input)
 			continue;
 		fputs(n++ ? ",\n  " : "", out->fp);
-		json_section(out->fp, &out->sections[s]);
+		json_section(out->fp, out, &out->sections[s]);
 	}
 	fputs("\n}", out->fp);
 	for (s = 0; s < out->nsections; s++) {
 		if (!out->sections[s].about_input)
 			continue;
 		fputs(",\n ", out->fp);
-		json_section(out->fp, &out->sections[s]);
+		json_section(out->fp, out, &out->sections[s]);
 	}
 	fputs("}\n", out->fp);
 }

@@ -341,6 +341,12 @@ void kmt_output_svg_dir(struct kmt_output *out, const char *dir)
 	out->svg_dir = dir;
 }
 
+void kmt_output_processes(struct kmt_output *out, kmt_process_lookup lookup, void *ctx)
+{
+	out->process = lookup;
+	out->process_ctx = ctx;
+}
+
 int kmt_output_finish(struct kmt_output *out, struct kmt_error *err)
 {
 	struct kmt_error ignored;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <kmtrace/error.h>
 #include <kmtrace/output.h>
+#include <kmtrace/process.h>
 
 struct value {
 	char *key;
@@ -45,6 +46,8 @@ struct kmt_output {
 	const char *csv_dir;		/* CSV: a file per table there */
 	const char *csv_table;		/* CSV: only this "SECTION.TABLE" */
 	const char *svg_dir;		/* the charts as SVG files there too */
+	kmt_process_lookup process;	/* JSON: who each "pid" of a table is, or NULL */
+	void *process_ctx;
 	struct section *sections;
 	int nsections;
 };

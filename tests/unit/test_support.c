@@ -11,6 +11,7 @@
 #include "common/hashmap.h"
 #include "common/mmnames.h"
 #include "common/objmap.h"
+#include "common/proctable.h"
 #include "common/radix.h"
 #include "input/symbols.h"
 #include "fixtures.h"
@@ -382,6 +383,92 @@ START_TEST(test_radix_sort_stable)
 }
 END_TEST
 
+/* Texts with tabs, newlines, backslashes and a lone "-" come back as they were. */
+START_TEST(test_proctable_round_trip)
+{
+	struct kmt_proctable *a = kmt_proctable_new(), *b = kmt_proctable_new();
+	struct kmt_process p = { .pid = 42, .tgid = 40, .ppid = 1, .start_ns = 123456789, .seen_ns = 1000,
+				 .comm = "tab\there", .exe = "/bin/x\\y", .cmdline = "a\nb -",
+				 .cgroup = "-", .container = NULL };
+	struct kmt_process unknown = { .pid = 7, .tgid = -1, .ppid = -1, .start_ns = -1,
+				       .seen_ns = -1 };
+	const struct kmt_process *q;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+
+	ck_assert(a && b && fp);
+	ck_assert_int_eq(kmt_proctable_merge(a, &p, true), 0);
+	ck_assert_int_eq(kmt_proctable_merge(a, &unknown, true), 0);
+	ck_assert_int_eq(kmt_proctable_write(a, fp), 0);
+	fclose(fp);
+	ck_assert_ptr_nonnull(strchr(text, '\n'));
+	ck_assert_str_eq(strchr(text, '\n') + 1, "7 -1 -1 -1 -1\t-\t-\t-\t-\t-\n");	/* one line each */
+	ck_assert_int_eq(kmt_proctable_parse(b, text, len), 2);
+	ck_assert_int_eq(kmt_proctable_parse(b, "junk\n1 2\tx\n", 12), 0);
+	q = kmt_proctable_find(b, 42);
+	ck_assert_ptr_nonnull(q);
+	ck_assert_int_eq(q->tgid, 40);
+	ck_assert_int_eq(q->ppid, 1);
+	ck_assert_int_eq(q->start_ns, 123456789);
+	ck_assert_int_eq(q->seen_ns, 1000);
+	ck_assert_str_eq(q->comm, "tab\there");
+	ck_assert_str_eq(q->exe, "/bin/x\\y");
+	ck_assert_str_eq(q->cmdline, "a\nb -");
+	ck_assert_str_eq(q->cgroup, "-");
+	ck_assert_ptr_null(q->container);
+	q = kmt_proctable_find(b, 7);
+	ck_assert(q && q->tgid == -1 && !q->comm && !q->exe);
+	ck_assert_uint_eq(kmt_proctable_count(b), 2);
+	free(text);
+	kmt_proctable_free(a);
+	kmt_proctable_free(b);
+}
+END_TEST
+
+/*
+ * Merging fills what is unknown, replaces only when asked; an exec after
+ * /proc was read sets the executable and forgets a stale cmdline, one
+ * before it changes nothing.
+ */
+START_TEST(test_proctable_merge_and_exec)
+{
+	struct kmt_proctable *t = kmt_proctable_new();
+	struct kmt_process scan = { .pid = 9, .tgid = 9, .ppid = 2, .start_ns = 5, .seen_ns = 100,
+				    .comm = "sh",
+				    .exe = "/bin/sh", .cmdline = "sh -c x", .cgroup = "/a" };
+	struct kmt_process fork = { .pid = 9, .tgid = -1, .ppid = 3, .start_ns = -1,
+				    .seen_ns = -1, .comm = "child", .cgroup = "/b" };
+	const struct kmt_process *q;
+	char id[65];
+
+	ck_assert_int_eq(kmt_proctable_merge(t, &scan, true), 0);
+	ck_assert_int_eq(kmt_proctable_merge(t, &fork, false), 0);
+	q = kmt_proctable_find(t, 9);
+	ck_assert(q->ppid == 2 && !strcmp(q->comm, "sh") && !strcmp(q->cgroup, "/a"));
+	ck_assert_int_eq(kmt_proctable_exec(t, 9, "/usr/bin/perl", 50), 0);
+	ck_assert_str_eq(kmt_proctable_find(t, 9)->exe, "/bin/sh");
+	ck_assert_int_eq(kmt_proctable_exec(t, 9, "/bin/sh", 200), 0);
+	ck_assert_str_eq(kmt_proctable_find(t, 9)->cmdline, "sh -c x");
+	ck_assert_int_eq(kmt_proctable_exec(t, 9, "/usr/bin/python3", 300), 0);
+	q = kmt_proctable_find(t, 9);
+	ck_assert_str_eq(q->exe, "/usr/bin/python3");
+	ck_assert_ptr_null(q->cmdline);
+	ck_assert_int_eq(kmt_proctable_merge(t, &fork, true), 0);
+	q = kmt_proctable_find(t, 9);
+	ck_assert(q->ppid == 3 && q->tgid == 9 && !strcmp(q->comm, "child"));
+	ck_assert(kmt_container_id("/system.slice/docker-"
+				   "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+				   ".scope", id, sizeof(id)));
+	ck_assert_str_eq(id, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+	ck_assert(!kmt_container_id("/process_api/2819f9f75fb8a791c7f5d77dbf425150", id,
+				    sizeof(id)));
+	ck_assert(!kmt_container_id("/x/" "0123456789abcdef0123456789abcdef0123456789abcdef"
+				    "0123456789abcdef0", id, sizeof(id)));
+	kmt_proctable_free(t);
+}
+END_TEST
+
 Suite *support_suite(void)
 {
 	Suite *s = suite_create("support");
@@ -397,6 +484,8 @@ Suite *support_suite(void)
 	tcase_add_test(tc, test_reader_vmlinux);
 	tcase_add_test(tc, test_migratetype_names);
 	tcase_add_test(tc, test_gfp_names);
+	tcase_add_test(tc, test_proctable_round_trip);
+	tcase_add_test(tc, test_proctable_merge_and_exec);
 	suite_add_tcase(s, tc);
 	return s;
 }
