@@ -5,6 +5,8 @@
 - each JSON document validates against the schema (docs/kmtrace-report.schema.json),
   and each value agrees with its column's unit (integers for counts, bytes, ns and
   addresses; a finite number or null for percents; strings; stacks as arrays);
+  every row with a "pid" has the process keys (tgid, ppid, executable, cmdline,
+  start_time, cgroup, container), null where unknown;
 - `--format csv -o DIR` writes a file per summary and table, each loads into sqlite3
   with .import and into Python's csv module (one header, rows of its width), and its
   row count equals the JSON table's (the summary's: its values);
@@ -37,6 +39,8 @@ CHECK_TYPE = {
     'text': lambda v: isinstance(v, str), 'symbol': lambda v: isinstance(v, str),
     'stack': lambda v: isinstance(v, list) and all(isinstance(f, str) for f in v),
 }
+# What JSON adds to each row of a per-process table: null where unknown.
+PROCESS_KEYS = {'tgid', 'ppid', 'executable', 'cmdline', 'start_time', 'cgroup', 'container'}
 
 
 def fail(msg):
@@ -62,7 +66,11 @@ def check_units(doc, where):
             for row in rows:
                 if set(row) != set(units):
                     fail(f'{where}: {name}.{table} row keys {sorted(row)} != units')
+                if 'pid' in row and not PROCESS_KEYS <= set(row):
+                    fail(f'{where}: {name}.{table}: a per-process row without {PROCESS_KEYS}')
                 for col, value in row.items():
+                    if value is None and 'pid' in row and col in PROCESS_KEYS:
+                        continue
                     if not CHECK_TYPE[units[col]](value):
                         fail(f'{where}: {name}.{table}.{col} = {value!r} is not {units[col]}')
     return sections
@@ -108,6 +116,7 @@ def check_chrome(kmtrace, path, syms, where):
             t = row.get('time', row.get('start'))
             rows[(f'{name}.timeline', t, row.get('pid', 0))] = {
                 k: v for k, v in row.items() if k not in ('time', 'start', 'pid') and
+                k not in PROCESS_KEYS and
                 sec['units']['tables']['timeline'][k] in ('count', 'bytes', 'percent')}
     counters = 0
     for e in events:
