@@ -188,6 +188,23 @@ sys.exit(0 if ok else 1)
 PY
 }
 
+# pagecache names a file by the path the recording saw it open: a 4 MiB file
+# written past the page cache, read by a process that keeps it open.
+test_pagecache_path() {
+	local dir=$WORK file ino
+	[ "$(stat -f -c %T "$dir")" = tmpfs ] && dir=/var/tmp
+	file=$(mktemp "$dir/kmtrace-pc.XXXXXX") || return 1
+	dd if=/dev/zero of="$file" bs=1M count=4 oflag=direct status=none || { rm -f "$file"; return 1; }
+	ino=$(stat -c %i "$file")
+	"$KMTRACE" record -e default -e filemap -o "$WORK/pcpath.dat" -- /usr/bin/python3 -c \
+		"import sys, time; f = open(sys.argv[1], 'rb'); f.read(); time.sleep(0.7)" "$file" \
+		2>"$WORK/pcpath.err" || { rm -f "$file"; cat "$WORK/pcpath.err"; return 1; }
+	rm -f "$file"
+	"$KMTRACE" report -i "$WORK/pcpath.dat" pagecache --format json >"$WORK/pcpath.json" || return 1
+	json_get "$WORK/pcpath.json" "[('  inode %d: %s, %d pages added' % (r['inode'], r['path'], r['added'])) for r in d['analyses']['pagecache']['tables']['files'] if r['inode'] == $ino][0]" &&
+	json_get "$WORK/pcpath.json" "any(r['inode'] == $ino and r['path'] == '$file' and r['added'] >= 1024 for r in d['analyses']['pagecache']['tables']['files'])" | grep -q True
+}
+
 mm_live_tests() {
 	live "record -e mm system-wide: stat decodes more than 99% of each memory group's events" \
 		test_stat_mm_decoded
@@ -200,4 +217,6 @@ mm_live_tests() {
 		test_reclaim_memcg
 	live "process information: every per-process JSON table carries ppid, executable and cgroup; /proc's and the fork and exec events' agree with the tasks run" \
 		test_process_info
+	live "pagecache: a file read by a process that has it open is named by its path" \
+		test_pagecache_path
 }

@@ -55,6 +55,8 @@ enum kmt_reader_text {
 				   PATH" lines of the traced processes' executable mappings */
 	KMT_TEXT_PROCESSES,	/* kmtrace record: the tasks /proc showed (see
 				   kmt_reader_processes()) */
+	KMT_TEXT_FILES,		/* kmtrace record: "DEV INO PATH" of the files they
+				   had mapped or open (dev as the kernel's dev_t) */
 	KMT_TEXT_NR
 };
 

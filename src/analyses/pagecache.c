@@ -13,6 +13,7 @@
 #include <kmtrace/analysis.h>
 #include "filter.h"
 #include "common/hashmap.h"
+#include "common/proctable.h"
 #include "common/util.h"
 
 #define PC_TOP_DEFAULT		20
@@ -38,6 +39,7 @@ struct pc_state {
 	uint64_t interval;
 	long long top;
 	bool nomem;
+	struct kmt_filetable *names;	/* the recording's files by (dev, ino), or NULL */
 };
 
 static void pc_free(void *priv)
@@ -48,6 +50,7 @@ static void pc_free(void *priv)
 	kmt_hashmap_free(&st->files_by_key);
 	free(st->files);
 	free(st->buckets);
+	kmt_filetable_free(st->names);
 	free(st);
 }
 
@@ -90,8 +93,13 @@ static int pc_start(void *priv, const struct kmt_session *s)
 {
 	struct pc_state *st = priv;
 
+	const char *text = s ? kmt_reader_text(s->reader, KMT_TEXT_FILES) : NULL;
+
 	if (s)
 		st->filter.tep = s->tep;
+	if (text && (!(st->names = kmt_filetable_new()) ||
+		     kmt_filetable_parse(st->names, text, strlen(text))))
+		return -1;
 	return 0;
 }
 
@@ -193,13 +201,13 @@ static const struct kmt_column file_cols[] = {
 	{ "added", "ADDED", KMT_KIND_COUNT }, { "removed", "REMOVED", KMT_KIND_COUNT },
 	{ "net", "NET", KMT_KIND_SIGNED }, { "faults", "FAULTS", KMT_KIND_COUNT },
 	{ "reads", "READS", KMT_KIND_COUNT }, { "map_pages", "MAP_PAGES", KMT_KIND_COUNT },
-	{ "wb_errors", "WB_ERRORS", KMT_KIND_COUNT },
+	{ "wb_errors", "WB_ERRORS", KMT_KIND_COUNT }, { "path", "PATH", KMT_KIND_STRING },
 };
 
 static int report_files(struct pc_state *st, struct kmt_output *out)
 {
 	struct kmt_table *t = kmt_output_table(out, "files", "By file, most pages added and "
-					       "removed first (pages)", 9, file_cols);
+					       "removed first (pages)", 10, file_cols);
 	uint32_t *idx = t ? kmt_sorted_index(st->nfiles, by_added, st->files) : NULL;
 	uint32_t i;
 	int ret = 0;
@@ -208,6 +216,7 @@ static int report_files(struct pc_state *st, struct kmt_output *out)
 		return -1;
 	for (i = 0; i < st->nfiles && (st->top <= 0 || i < st->top) && !ret; i++) {
 		const struct pc_file *f = &st->files[idx[i]];
+		const char *path = st->names ? kmt_filetable_find(st->names, f->dev, f->ino) : NULL;
 		char dev[32];
 
 		snprintf(dev, sizeof(dev), "%llu:%llu", (unsigned long long)(f->dev >> 20),
@@ -215,7 +224,8 @@ static int report_files(struct pc_state *st, struct kmt_output *out)
 		ret = kmt_table_row(t, (union kmt_cell[]){
 			{ .s = dev }, { .u = f->ino }, { .u = f->added }, { .u = f->removed },
 			{ .i = (long long)(f->added - f->removed) }, { .u = f->faults },
-			{ .u = f->reads }, { .u = f->maps }, { .u = f->wb_errors } });
+			{ .u = f->reads }, { .u = f->maps }, { .u = f->wb_errors },
+			{ .s = path ? path : "" } });
 	}
 	free(idx);
 	return ret;

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -154,6 +156,64 @@ static bool read_process(int pid, struct kmt_process *p, struct texts *tx)
 	return true;
 }
 
+/* The kernel's dev_t of major @maj, minor @min (what the filemap events carry). */
+static unsigned long long kernel_dev(unsigned int maj, unsigned int min)
+{
+	return (unsigned long long)maj << 20 | min;
+}
+
+/* The files process @pid maps: "START-END PERMS OFF MAJ:MIN INODE PATH" lines. */
+static int add_mapped(struct kmt_filetable *files, int pid)
+{
+	char path[48], line[PATH_MAX + 128];
+	FILE *fp;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	if (!(fp = fopen(path, "re")))
+		return 0;
+	while (!ret && fgets(line, sizeof(line), fp)) {
+		unsigned int maj, min;
+		unsigned long long ino;
+		int at = 0;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "%*s %*s %*s %x:%x %llu %n", &maj, &min, &ino, &at) == 3 && ino &&
+		    at && line[at] == '/')
+			ret = kmt_filetable_add(files, kernel_dev(maj, min), ino, line + at);
+	}
+	fclose(fp);
+	return ret;
+}
+
+/* The regular files process @pid has open. */
+static int add_open(struct kmt_filetable *files, int pid)
+{
+	char dir[48], fd[96], target[PATH_MAX];
+	struct dirent *e;
+	struct stat st;
+	int ret = 0;
+	ssize_t n;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+	if (!(d = opendir(dir)))
+		return 0;
+	while (!ret && (e = readdir(d))) {
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		snprintf(fd, sizeof(fd), "%s/%d", dir, atoi(e->d_name));
+		n = readlink(fd, target, sizeof(target) - 1);
+		if (n <= 0 || target[0] != '/' || stat(fd, &st) || !S_ISREG(st.st_mode))
+			continue;
+		target[n] = '\0';
+		ret = kmt_filetable_add(files, kernel_dev(major(st.st_dev), minor(st.st_dev)),
+					st.st_ino, target);
+	}
+	closedir(d);
+	return ret;
+}
+
 /* The threads of process @proc other than its leader, as @proc with their own comm and start. */
 static int add_threads(struct kmt_proctable *t, const struct kmt_process *proc, bool refresh)
 {
@@ -181,7 +241,7 @@ static int add_threads(struct kmt_proctable *t, const struct kmt_process *proc, 
 	return ret;
 }
 
-int kmt_procscan(struct kmt_proctable *t, bool refresh)
+int kmt_procscan(struct kmt_proctable *t, struct kmt_filetable *files, bool refresh)
 {
 	struct texts *tx = malloc(sizeof(*tx));
 	DIR *d = opendir("/proc");
@@ -201,6 +261,8 @@ int kmt_procscan(struct kmt_proctable *t, bool refresh)
 		if ((known && !again) || !read_process(pid, &p, tx))
 			continue;
 		ret = kmt_proctable_merge(t, &p, again) ?: add_threads(t, &p, again);
+		if (!ret && files)
+			ret = add_mapped(files, pid) ?: add_open(files, pid);
 	}
 	if (d)
 		closedir(d);

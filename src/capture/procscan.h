@@ -11,9 +11,10 @@
  * executable, command line, cgroup and container id. With @refresh every
  * task, as it is now, replaces what @t knew; else only the processes (and
  * their threads) @t does not hold yet, or that ran another executable
- * since, are read. Tasks that go away while read are left out. 0, or -1
- * when out of memory.
+ * since, are read. Tasks that go away while read are left out. With
+ * @files, the files each process read has mapped (/proc/PID/maps) or open
+ * (/proc/PID/fd) go there. 0, or -1 when out of memory.
  */
-int kmt_procscan(struct kmt_proctable *t, bool refresh);
+int kmt_procscan(struct kmt_proctable *t, struct kmt_filetable *files, bool refresh);
 
 #endif

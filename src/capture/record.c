@@ -375,9 +375,11 @@ static bool watch_step(struct recorder *r)
  */
 static void scan_processes(struct recorder *r, bool refresh)
 {
-	if (r->procs && kmt_procscan(r->procs, refresh)) {
+	if (r->procs && kmt_procscan(r->procs, r->files, refresh)) {
 		kmt_proctable_free(r->procs);
+		kmt_filetable_free(r->files);
 		r->procs = NULL;
+		r->files = NULL;
 	}
 }
 
@@ -450,20 +452,22 @@ static void read_stats(struct recorder *r)
 	}
 }
 
-/* @t in its text form, or NULL (none, or out of memory). */
-static char *processes_text(const struct kmt_proctable *t)
+/* r->processes and r->file_names: the tables in text form (NULL: none, or out of memory). */
+static void table_texts(struct recorder *r)
 {
-	char *text = NULL;
 	size_t len = 0;
 	FILE *fp;
 
-	if (!t || !(fp = open_memstream(&text, &len)))
-		return NULL;
-	if (kmt_proctable_write(t, fp) | fclose(fp)) {
-		free(text);
-		return NULL;
+	if (r->procs && (fp = open_memstream(&r->processes, &len)) &&
+	    (kmt_proctable_write(r->procs, fp) | fclose(fp))) {
+		free(r->processes);
+		r->processes = NULL;
 	}
-	return text;
+	if (r->files && (fp = open_memstream(&r->file_names, &len)) &&
+	    (kmt_filetable_write(r->files, fp) | fclose(fp))) {
+		free(r->file_names);
+		r->file_names = NULL;
+	}
 }
 
 /* The one way out once the instance exists, on success and on every error. */
@@ -476,7 +480,7 @@ static void teardown(struct recorder *r)
 		/* Before the drain: writing the files allocates pages no event shows. */
 		r->vmstat[1] = kmt_read_text_file("/proc/vmstat", &(size_t){ 0 });
 		scan_processes(r, true);
-		r->processes = processes_text(r->procs);
+		table_texts(r);
 	}
 	kmt_fault_sampler_stop(r->sampler);
 	r->user_maps = kmt_umaps_stop(r->umaps);	/* it reads the instance's pids */
@@ -621,7 +625,7 @@ static int setup_and_run(struct recorder *r, const sigset_t *old)
 	    kmt_record_stacks_setup(r) || open_cpus(r) || start_threads(r))
 		return -1;
 	r->cpu_nodes = cpu_nodes_text(r->ncpus);
-	if (!(r->procs = kmt_proctable_new()))
+	if (!(r->procs = kmt_proctable_new()) || !(r->files = kmt_filetable_new()))
 		return kmt_record_fail(r, "out of memory");
 	scan_processes(r, true);
 	r->vmstat[0] = kmt_read_text_file("/proc/vmstat", &(size_t){ 0 });
@@ -757,7 +761,9 @@ static void free_recorder(struct recorder *r)
 	free(r->stack_events);
 	free(r->user_maps);
 	free(r->processes);
+	free(r->file_names);
 	kmt_proctable_free(r->procs);
+	kmt_filetable_free(r->files);
 	kmt_fault_sampler_free(r->sampler);
 	kmt_event_list_free(&r->events);
 	kmt_members_free(r);

@@ -176,6 +176,8 @@ struct recorder {
 	struct kmt_members *members;		/* --cgroup, --container, --comm, --exe */
 	struct kmt_proctable *procs;		/* the tasks /proc showed, start to stop */
 	char *processes;			/* ... their text form, at stop */
+	struct kmt_filetable *files;		/* the files they had mapped or open */
+	char *file_names;			/* ... their text form, at stop */
 };
 
 /*

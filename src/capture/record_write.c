@@ -172,6 +172,7 @@ static int gather_meta(struct recorder *r, struct meta_texts *m, struct kmt_trac
 	add_option(m, KMT_TD_OPT_KMT_STACKS, r->stack_events);
 	add_option(m, KMT_TD_OPT_KMT_USER_MAPS, r->user_maps);
 	add_option(m, KMT_TD_OPT_KMT_PROCESSES, r->processes);
+	add_option(m, KMT_TD_OPT_KMT_FILES, r->file_names);
 	if (gather_fault_texts(r, m, res))
 		return -1;
 	for (i = 0; i < r->ncpus; i++) {

@@ -352,7 +352,7 @@ static int print_interval(struct top *tp, long long n, unsigned long long lost)
 	for (tt = 0; tt < TT_NR && !ret; tt++)
 		ret = report_table(tp, out, tt);
 	if (!ret && tp->procs) {
-		ret = kmt_procscan(tp->procs, false);
+		ret = kmt_procscan(tp->procs, NULL, false);
 		kmt_output_processes(out, kmt_proctable_lookup, tp->procs);
 	}
 	if (ret) {
@@ -554,7 +554,7 @@ static int init_top(struct top *tp, struct kmt_live *live)
 	if (!tp->dec || kmt_hashmap_init(&tp->open_stalls))
 		return -1;
 	if (tp->o->format == KMT_FORMAT_JSON &&
-	    (!(tp->procs = kmt_proctable_new()) || kmt_procscan(tp->procs, false)))
+	    (!(tp->procs = kmt_proctable_new()) || kmt_procscan(tp->procs, NULL, false)))
 		return -1;
 	for (tt = 0; tt < TT_NR; tt++)
 		if (kmt_hashmap_init(&tp->t[tt].index))

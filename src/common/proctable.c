@@ -263,6 +263,114 @@ long kmt_proctable_parse(struct kmt_proctable *t, const char *text, size_t len)
 	return added;
 }
 
+struct file_name {
+	unsigned long long dev, ino;
+	char *path;
+};
+
+struct kmt_filetable {
+	struct kmt_hashmap index;	/* hash of (dev, ino) -> names[] */
+	struct file_name *names;
+	uint32_t n, cap;
+};
+
+struct kmt_filetable *kmt_filetable_new(void)
+{
+	struct kmt_filetable *f = calloc(1, sizeof(*f));
+
+	if (f && kmt_hashmap_init(&f->index)) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+void kmt_filetable_free(struct kmt_filetable *f)
+{
+	uint32_t i;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->n; i++)
+		free(f->names[i].path);
+	free(f->names);
+	kmt_hashmap_free(&f->index);
+	free(f);
+}
+
+static uint64_t file_key(unsigned long long dev, unsigned long long ino)
+{
+	unsigned long long both[2] = { dev, ino };
+
+	return kmt_hash_bytes((const char *)both, sizeof(both));
+}
+
+int kmt_filetable_add(struct kmt_filetable *f, unsigned long long dev, unsigned long long ino,
+		      const char *path)
+{
+	uint32_t i;
+	bool made;
+
+	/* Two files sharing a key: the second stays unnamed (the key is 64 bits of hash). */
+	i = kmt_hashmap_row(&f->index, file_key(dev, ino), &f->names, &f->cap, &f->n,
+			    sizeof(*f->names), &made);
+	if (i == KMT_HASHMAP_NO_ROW)
+		return -1;
+	if (!made)
+		return 0;
+	f->names[i] = (struct file_name){ dev, ino, strdup(path) };
+	return f->names[i].path ? 0 : -1;
+}
+
+const char *kmt_filetable_find(const struct kmt_filetable *f, unsigned long long dev,
+			       unsigned long long ino)
+{
+	uint64_t i;
+
+	if (!kmt_hashmap_get(&f->index, file_key(dev, ino), &i) || f->names[i].dev != dev ||
+	    f->names[i].ino != ino)
+		return NULL;
+	return f->names[i].path;
+}
+
+int kmt_filetable_write(const struct kmt_filetable *f, FILE *fp)
+{
+	uint32_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (fprintf(fp, "%llu %llu ", f->names[i].dev, f->names[i].ino) < 0 ||
+		    write_text(f->names[i].path, fp) || fputc('\n', fp) == EOF)
+			return -1;
+	return 0;
+}
+
+int kmt_filetable_parse(struct kmt_filetable *f, const char *text, size_t len)
+{
+	const char *s = text, *end = text + len;
+
+	while (s < end) {
+		const char *eol = memchr(s, '\n', end - s), *path;
+		unsigned long long dev, ino;
+		char head[64], *name;
+		bool oom = false;
+		int at = 0;
+
+		eol = eol ? eol : end;
+		snprintf(head, sizeof(head), "%.*s", (int)(eol - s), s);
+		if (sscanf(head, "%llu %llu %n", &dev, &ino, &at) == 2 && at && s + at < eol) {
+			path = s + at;
+			name = read_text(path, eol, &oom);
+			if (oom || (name && kmt_filetable_add(f, dev, ino, name))) {
+				free(name);
+				return -1;
+			}
+			free(name);
+		}
+		s = eol + 1;
+	}
+	return 0;
+}
+
 bool kmt_container_id(const char *cgroup, char *buf, size_t len)
 {
 	const char *p, *found = NULL;

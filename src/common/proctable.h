@@ -58,6 +58,33 @@ int kmt_proctable_write(const struct kmt_proctable *t, FILE *fp);
 long kmt_proctable_parse(struct kmt_proctable *t, const char *text, size_t len);
 
 /*
+ * Files by device and inode (the kernel's dev_t: major << 20 | minor), with
+ * the path a process had them open or mapped at; text form "DEV INO PATH"
+ * per line, the path escaped as the task table's texts.
+ */
+struct kmt_filetable;
+
+/* An empty file table, or NULL when out of memory. */
+struct kmt_filetable *kmt_filetable_new(void);
+
+/* Free @f; NULL is ignored. */
+void kmt_filetable_free(struct kmt_filetable *f);
+
+/* Name file (@dev, @ino) @path unless it has a name. 0, or -1 when out of memory. */
+int kmt_filetable_add(struct kmt_filetable *f, unsigned long long dev, unsigned long long ino,
+		      const char *path);
+
+/* The path of file (@dev, @ino), or NULL. */
+const char *kmt_filetable_find(const struct kmt_filetable *f, unsigned long long dev,
+			       unsigned long long ino);
+
+/* Write @f in its text form. 0, or -1 on a write error. */
+int kmt_filetable_write(const struct kmt_filetable *f, FILE *fp);
+
+/* Add the files of text form @text (@len bytes); lines that do not parse are skipped. */
+int kmt_filetable_parse(struct kmt_filetable *f, const char *text, size_t len);
+
+/*
  * The container id in cgroup path @cgroup, the last run of 64 hex digits in
  * it (docker, containerd, CRI-O and podman name their cgroups so), into
  * @buf (at least 65 bytes). false when there is none.

@@ -34,6 +34,7 @@ enum kmt_td_option_id {
 	KMT_TD_OPT_KMT_STACKS = 0x4b57,		/* "SYSTEM:EVENT" words: events with stacks */
 	KMT_TD_OPT_KMT_USER_MAPS = 0x4b58,	/* "task TID TGID", "map TGID START END PGOFF PATH" */
 	KMT_TD_OPT_KMT_PROCESSES = 0x4b59,	/* the tasks /proc showed: common/proctable.h */
+	KMT_TD_OPT_KMT_FILES = 0x4b5a,		/* "DEV INO PATH": files they mapped or had open */
 };
 
 /*

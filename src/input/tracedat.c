@@ -144,6 +144,9 @@ static bool parse_options(struct kmt_cursor *c, struct kmt_reader *r)
 		case KMT_TD_OPT_KMT_PROCESSES:
 			set_text(r, KMT_TEXT_PROCESSES, data, size);
 			break;
+		case KMT_TD_OPT_KMT_FILES:
+			set_text(r, KMT_TEXT_FILES, data, size);
+			break;
 		case KMT_TD_OPT_TRACECLOCK:
 			set_text(r, KMT_TEXT_TRACE_CLOCK, data, size);
 			break;

@@ -469,6 +469,31 @@ START_TEST(test_proctable_merge_and_exec)
 }
 END_TEST
 
+/* Files by (dev, ino): the first name stays; the text form keeps odd paths. */
+START_TEST(test_filetable_round_trip)
+{
+	struct kmt_filetable *a = kmt_filetable_new(), *b = kmt_filetable_new();
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+
+	ck_assert(a && b && fp);
+	ck_assert_int_eq(kmt_filetable_add(a, 254u << 20, 12, "/tmp/a b\nc"), 0);
+	ck_assert_int_eq(kmt_filetable_add(a, 254u << 20, 12, "/tmp/other"), 0);
+	ck_assert_int_eq(kmt_filetable_add(a, 8u << 20 | 1, 12, "/x"), 0);
+	ck_assert_int_eq(kmt_filetable_write(a, fp), 0);
+	fclose(fp);
+	ck_assert_int_eq(kmt_filetable_parse(b, text, len), 0);
+	ck_assert_int_eq(kmt_filetable_parse(b, "bad line\n1\n", 11), 0);
+	ck_assert_str_eq(kmt_filetable_find(b, 254u << 20, 12), "/tmp/a b\nc");
+	ck_assert_str_eq(kmt_filetable_find(b, 8u << 20 | 1, 12), "/x");
+	ck_assert_ptr_null(kmt_filetable_find(b, 8u << 20 | 1, 13));
+	free(text);
+	kmt_filetable_free(a);
+	kmt_filetable_free(b);
+}
+END_TEST
+
 Suite *support_suite(void)
 {
 	Suite *s = suite_create("support");
@@ -486,6 +511,7 @@ Suite *support_suite(void)
 	tcase_add_test(tc, test_gfp_names);
 	tcase_add_test(tc, test_proctable_round_trip);
 	tcase_add_test(tc, test_proctable_merge_and_exec);
+	tcase_add_test(tc, test_filetable_round_trip);
 	suite_add_tcase(s, tc);
 	return s;
 }
