@@ -7,6 +7,7 @@ what only a trace.dat from kmtrace record carries:
   slab.cpu_nodes        the CPU-to-node map
   page.vmstat_check     /proc/vmstat at start and stop
   caches' aliases       the /sys/kernel/slab links
+  per-process rows'     what /proc showed of the task (ppid, executable, ...)
 With --usec, B was read from ftrace text, whose times are microseconds (the
 kernel rounds): values whose unit is ns are compared rounded to the
 microsecond. Exits 1 naming what differs, 0 with a one-line count.
@@ -15,6 +16,8 @@ import json
 import sys
 
 METADATA = {('slab', 'cpu_nodes'), ('page', 'vmstat_check')}
+ROW_METADATA = {'aliases', 'tgid', 'ppid', 'executable', 'cmdline', 'start_time', 'cgroup',
+                'container'}
 
 
 def usec(v):
@@ -48,7 +51,7 @@ def main():
 
             def strip(rs):
                 return [{k: comparable(v, tunits.get(k), round_usec)
-                         for k, v in r.items() if k != 'aliases'} for r in rs or []]
+                         for k, v in r.items() if k not in ROW_METADATA} for r in rs or []]
             if strip(b[an]['tables'].get(t)) != strip(rows):
                 bad.append('%s table %s differs' % (an, t))
     if bad or n < 30:
