@@ -284,6 +284,7 @@ bool kmt_watch_tick(void *ctx, bool final)
 		if (w->limit[l] && w->now[l] > w->limit[l]) {
 			w->fired = l;
 			w->fired_at = w->last_ts;
+			memcpy(w->at_fire, w->now, sizeof(w->at_fire));
 			take_callers(w);
 		}
 	}
@@ -305,13 +306,13 @@ void kmt_watch_say(const struct watch *w, const struct kmt_record_result *res, F
 			"SIG%s sent to the traced processes\n", limit_names[l],
 			kmt_cmd_human(w->limit[l], a, sizeof(a)),
 			(w->fired_at - w->first_ts) / 1e9, limit_what[l],
-			kmt_cmd_human(w->now[l], b, sizeof(b)),
-			kmt_cmd_human(w->now[l] - w->limit[l], c, sizeof(c)),
+			kmt_cmd_human(w->at_fire[l], b, sizeof(b)),
+			kmt_cmd_human(w->at_fire[l] - w->limit[l], c, sizeof(c)),
 			sigabbrev_np(w->o.limit_signal) ? sigabbrev_np(w->o.limit_signal) : "?");
 		fprintf(fp, "kmtrace watch: then live heap %s, RSS %s, allocated %s; top callers "
-			"by live heap:\n%s", kmt_cmd_human(w->now[LIMIT_HEAP], a, sizeof(a)),
-			kmt_cmd_human(w->now[LIMIT_RSS], b, sizeof(b)),
-			kmt_cmd_human(w->now[LIMIT_ALLOC], c, sizeof(c)),
+			"by live heap:\n%s", kmt_cmd_human(w->at_fire[LIMIT_HEAP], a, sizeof(a)),
+			kmt_cmd_human(w->at_fire[LIMIT_RSS], b, sizeof(b)),
+			kmt_cmd_human(w->at_fire[LIMIT_ALLOC], c, sizeof(c)),
 			w->callers ? w->callers : "  (none known)\n");
 	}
 	if (w->nomem)

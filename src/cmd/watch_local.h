@@ -41,6 +41,7 @@ struct watch {
 	unsigned long long now[LIMIT_NR], peak[LIMIT_NR];
 	int fired;			/* enum watch_limit, or -1 */
 	unsigned long long fired_at;
+	unsigned long long at_fire[LIMIT_NR];	/* now[] when it fired */
 	char *callers;			/* the top callers when it fired, lines */
 	bool nomem;
 };
