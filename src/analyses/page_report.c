@@ -128,6 +128,24 @@ static uint64_t fork_stack_pages(const struct page_state *st)
 	return st->forks * (16384 / st->page_size);
 }
 
+/*
+ * How far @pgalloc lies outside [@traced, @traced + @stacks], in percent of
+ * it: 0 inside; signed like diff_percent() outside.
+ */
+static double beyond_range_percent(uint64_t traced, uint64_t stacks, uint64_t pgalloc)
+{
+	if (pgalloc < traced)
+		return diff_percent(traced, pgalloc);
+	if (pgalloc > traced + stacks)
+		return diff_percent(traced + stacks, pgalloc);
+	return 0.0;
+}
+
+/*
+ * The forks' stacks: somewhere between none (all reused from a CPU's cache)
+ * and all of them are in pgalloc without an event; the last figure is how
+ * far pgalloc lies outside that range.
+ */
 static int report_fork_stacks(const struct page_state *st, struct kmt_output *out,
 			      uint64_t pgalloc)
 {
@@ -139,9 +157,10 @@ static int report_fork_stacks(const struct page_state *st, struct kmt_output *ou
 				st->forks) ||
 	       kmt_output_count(out, "fork_stack_pages", "  their stack pages (untraced, at most)",
 				stacks) ||
-	       kmt_output_value(out, "pgalloc_diff_with_stacks_percent",
-				"  traced + stacks vs pgalloc", KMT_KIND_PERCENT, (union kmt_cell){
-					.d = diff_percent(st->pages_alloc + stacks, pgalloc) });
+	       kmt_output_value(out, "pgalloc_diff_beyond_stacks_percent",
+				"  pgalloc beyond traced + 0..all stacks", KMT_KIND_PERCENT,
+				(union kmt_cell){
+					.d = beyond_range_percent(st->pages_alloc, stacks, pgalloc) });
 }
 
 /* Traced pages against the kernel's pgalloc_* and pgfree deltas. */

@@ -91,8 +91,9 @@ def check_recording(file, system_wide):
     if not system_wide:
         return
     # pgalloc also counts the kernel stacks of new tasks (bulk allocator, no
-    # event): the report adds them from the recorded forks where it can.
-    stacks = page.get('pgalloc_diff_with_stacks_percent')
+    # event) unless reused from a CPU's cache: the report says how far pgalloc
+    # lies beyond traced + none to all of the recorded forks' stacks.
+    stacks = page.get('pgalloc_diff_beyond_stacks_percent')
     for key, delta, extra in (('pgalloc_diff_percent', 'vmstat_pgalloc', stacks),
                               ('pgfree_diff_percent', 'vmstat_pgfree', None)):
         diff = page.get(key)
@@ -100,8 +101,8 @@ def check_recording(file, system_wide):
         say(checked is not None and abs(checked) <= 1,
             'page vs the guest\'s /proc/vmstat %s delta %s: %s%s' %
             (delta[7:], page.get(delta), 'no check' if diff is None else '%+.2f%%' % diff,
-             '' if extra is None else ', %+.2f%% with the stacks of %d forks'
-             % (extra, page['forks'])))
+             '' if extra is None else ', %+.2f%% beyond traced + 0..%d stack pages of %d forks'
+             % (extra, page['fork_stack_pages'], page['forks'])))
 
 
 def check_faults(dat, tc):
