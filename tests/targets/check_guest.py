@@ -4,19 +4,20 @@
 usage: check_guest.py KMTRACE OUT NAME [VERSION]
 OUT is guest.sh's WORK/out; NAME labels the lines (e.g. "x86-64 6.1");
 VERSION names the formats kmtrace ships for this kernel (formats/linux-*).
-  1. command.dat (kmtrace-record -- the workload) and guest.dat (3 s
-     system-wide), default events: their events per type equal trace-cmd
-     report's; slab, page, vm and fault figures are those counts; in
-     guest.dat, page's traced pages are within 1% of the guest's own
-     /proc/vmstat deltas. Without exceptions events (arm64) the fault
+  1. command.dat (kmtrace-record -- the workload) and guest.dat
+     (system-wide, around the workload), default events: their events per
+     type equal trace-cmd report's; slab, page, vm and fault figures are
+     those counts; guest.dat holds the workload's 32 MiB of page cache and
+     page's traced pages are within 1% of the guest's own /proc/vmstat
+     deltas. Without exceptions events (arm64) the fault
      analysis must say why, once.
   2. the text path: `cat trace` of the shell's instance, reported with the
      guest's formats and kallsyms, gives the slab and page reports of
      text.dat, the same buffer extracted; its lines per event equal
      text.dat's events per type and trace-cmd report's. With VERSION, the
      shipped formats (--formats VERSION) give the same reports too.
-  3. the recorder's RSS 2 s into the recording, its peak RSS and its CPU
-     time (time -v) in the guest, printed.
+  3. the recorder's RSS while recording (after the workload), its peak RSS,
+     its CPU time and the recording's length (time -v) in the guest, printed.
 Prints a line per check; exits 1 if any failed.
 """
 import collections
@@ -90,6 +91,10 @@ def check_recording(file, system_wide):
     check_faults(dat, tc)
     if not system_wide:
         return
+    workload = 32 << 20 >> 12
+    say(page['pages_allocated'] >= workload,
+        '%s: %d pages allocated, the workload\'s 32 MiB file alone needs %d'
+        % (file, page['pages_allocated'], workload))
     # pgalloc also counts the kernel stacks of new tasks (bulk allocator, no
     # event) unless reused from a CPU's cache: the report says how far pgalloc
     # lies beyond traced + none to all of the recorded forks' stacks.
@@ -167,12 +172,23 @@ def check_footprint():
     peak = re.search(r'Maximum resident set size \(kbytes\): (\d+)', text)
     user = re.search(r'User time \(seconds\): ([\d.]+)', text)
     sys_ = re.search(r'System time \(seconds\): ([\d.]+)', text)
-    ok = rss and peak and user and sys_
+    wall = re.search(r'Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (.+)', text)
+    ok = rss and peak and user and sys_ and wall
     say(bool(ok), 'recorder footprint: %s' % (
         'RSS %.1f MiB while recording, %.1f MiB at its peak (writing the file), CPU %.2f s '
-        'user + %.2f s system for a 3 s system-wide recording'
-        % (int(rss[1]) / 1024, int(peak[1]) / 1024, float(user[1]), float(sys_[1]))
+        'user + %.2f s system for a %.1f s system-wide recording'
+        % (int(rss[1]) / 1024, int(peak[1]) / 1024, float(user[1]), float(sys_[1]),
+           seconds(wall[1]))
         if ok else 'no figures from /proc or time -v'))
+
+
+def seconds(clock):
+    """time -v's elapsed time in seconds: GNU's h:mm:ss or m:ss.ss, busybox's 0m 3.98s."""
+    total = 0.0
+    for part in re.split(r'[:ms ]+', clock.strip()):
+        if part:
+            total = total * 60 + float(part)
+    return total
 
 
 check_recording('command.dat', False)

@@ -11,9 +11,9 @@
 # -cpu max" or "qemu-system-aarch64 -M virt -cpu cortex-a57"; exit status 3
 # when it did not finish in KMT_GUEST_TIMEOUT seconds (600). WORK/out gets:
 #   command.dat   kmtrace-record -- the workload (default events), command.err
-#   guest.dat     kmtrace-record -d 3 of the default events, system-wide,
-#                 beside the workload; record.err (with time -v's figures),
-#                 record.status (its /proc status 2 s into the recording)
+#   guest.dat     kmtrace-record of the default events, system-wide, from
+#                 before the workload to SIGINT after it; record.err (with
+#                 time -v's figures), record.status (its /proc status then)
 #   text.txt      `cat trace` of an instance made with the shell, slab and
 #                 page events, the same workload; text.dat the same buffer
 #                 taken out afterwards with kmtrace-record --extract
@@ -50,10 +50,14 @@ uname -a >$O/uname
 kmtrace-record -o $O/command.dat -- /bin/workload 2>$O/command.err
 echo $? >$O/command.rc
 
-# 1. kmtrace-record, system-wide, its default events; its RSS after 2 s
-( until ls $T/instances | grep -q kmtrace-; do sleep 0.1; done; sleep 0.5; work ) &
-( sleep 2; cat /proc/$(pidof kmtrace-record)/status >$O/record.status ) &
-time -v kmtrace-record -d 3 -o $O/guest.dat 2>$O/record.err
+# 1. kmtrace-record, system-wide, its default events, stopped by SIGINT
+# half a second after the workload (however slow the emulation: -d is only
+# a cap); its RSS then. The instance turns tracing on only after its setup
+# (events, buffers, a /proc scan), which takes a while under emulation.
+( until grep -qs 1 $T/instances/kmtrace-*/tracing_on; do sleep 0.1; done; sleep 0.5; work
+  sleep 0.5
+  p=$(pidof kmtrace-record); cat /proc/$p/status >$O/record.status; kill -INT $p ) &
+time -v kmtrace-record -d 300 -o $O/guest.dat 2>$O/record.err
 echo $? >$O/record.rc
 wait
 
