@@ -9,7 +9,7 @@
 # the static kmtrace-record and BUSYBOX a static busybox, both for the
 # guest's architecture; QEMU the machine to run, e.g. "qemu-system-x86_64
 # -cpu max" or "qemu-system-aarch64 -M virt -cpu cortex-a57"; exit status 3
-# when it did not finish in KMT_GUEST_TIMEOUT seconds (600). WORK/out gets:
+# when it did not finish in KMT_GUEST_TIMEOUT seconds (300). WORK/out gets:
 #   command.dat   kmtrace-record -- the workload (default events), command.err
 #   guest.dat     kmtrace-record of the default events, system-wide, from
 #                 before the workload to SIGINT after it; record.err (with
@@ -57,7 +57,7 @@ echo $? >$O/command.rc
 ( until grep -qs 1 $T/instances/kmtrace-*/tracing_on; do sleep 0.1; done; sleep 0.5; work
   sleep 0.5
   p=$(pidof kmtrace-record); cat /proc/$p/status >$O/record.status; kill -INT $p ) &
-time -v kmtrace-record -d 300 -o $O/guest.dat 2>$O/record.err
+time -v kmtrace-record -d 120 -o $O/guest.dat 2>$O/record.err
 echo $? >$O/record.rc
 wait
 
@@ -111,11 +111,11 @@ chmod +x "$work/root/bin/workload"
 (cd "$work/root" && find . | cpio -o -H newc 2>/dev/null | gzip) >"$work/initrd.gz"
 
 rc=0
-timeout "${KMT_GUEST_TIMEOUT:-600}" "$@" -m 1024 -smp 2 -kernel "$kernel" \
+timeout "${KMT_GUEST_TIMEOUT:-300}" "$@" -m 1024 -smp 2 -kernel "$kernel" \
 	-initrd "$work/initrd.gz" -append "console=ttyS0 console=ttyAMA0 quiet panic=-1" \
 	-nographic -no-reboot </dev/null >"$work/serial.log" 2>&1 || rc=$?
 if [ "$rc" = 124 ]; then
-	echo "guest.sh: the guest did not finish in ${KMT_GUEST_TIMEOUT:-600} s" >&2
+	echo "guest.sh: the guest did not finish in ${KMT_GUEST_TIMEOUT:-300} s" >&2
 	exit 3
 fi
 sed -n '/===KMT-OUT===/,/^===KMT-END===/p' "$work/serial.log" | tr -d '\r' |
