@@ -70,7 +70,8 @@ guest_kernel() {
 last_console_line() {
 	esc=$(printf '\033')
 	line=$(tr -d '\r' <"$1" 2>/dev/null |
-		sed -e "s/$esc\[[0-9;?]*[a-zA-Z]//g" -e "s/$esc.//g" -e 's/qemu-system.*: terminating on signal.*//' |
+		sed -e "s/$esc\[[0-9;?]*[a-zA-Z]//g" -e "s/$esc.//g" \
+			-e 's/qemu-system.*: terminating on signal.*//' |
 		grep -v '^[[:space:]]*$' | tail -n 1)
 	echo "${line:-(nothing)}"
 }
@@ -79,26 +80,23 @@ last_console_line() {
 # kernel, record, check. A guest that does not finish in time boots once
 # more (a 6.1 x86-64 guest under TCG once hung in a soft lockup, once in
 # about a dozen boots: its last console line is printed).
-
 run_guest() {
 	name=$1 arch=$2 recorder=$3 busybox=$4 version=$5
 	shift 5
 	say "$name: booting $pkg under $*"
-	rc=0
-	sh "$top/tests/targets/guest.sh" "$deb" "$recorder" "$busybox" "$work/$arch" "$@" || rc=$?
-	if [ "$rc" = 3 ]; then
+	for try in 1 2; do
+		rc=0
+		sh "$top/tests/targets/guest.sh" "$deb" "$recorder" "$busybox" "$work/$arch" \
+			"$@" || rc=$?
+		[ "$rc" = 3 ] || break
 		say "$name: the guest did not finish in ${KMT_GUEST_TIMEOUT:-300} s; its console" \
 			"ended with: $(last_console_line "$work/$arch/serial.log")"
-		say "$name: booting it once more"
-		mv "$work/$arch/serial.log" "$work/$arch-hung-serial.log"
+		mv "$work/$arch/serial.log" "$work/$arch-hung$try-serial.log"
 		rm -rf "$work/$arch"
-		rc=0
-		sh "$top/tests/targets/guest.sh" "$deb" "$recorder" "$busybox" "$work/$arch" "$@" ||
-			rc=$?
-	fi
+		[ "$try" = 2 ] || say "$name: booting it once more"
+	done
 	if [ "$rc" = 3 ]; then
-		skip "$name: the guest did not finish in ${KMT_GUEST_TIMEOUT:-300} s twice; its" \
-			"console ended with: $(last_console_line "$work/$arch/serial.log")"
+		skip "$name: the guest did not finish in ${KMT_GUEST_TIMEOUT:-300} s, twice"
 		return
 	fi
 	if [ "$rc" = 0 ] && python3 "$top/tests/targets/check_guest.py" "$top/kmtrace" \

@@ -91,7 +91,7 @@ def check_recording(file, system_wide):
     check_faults(dat, tc)
     if not system_wide:
         return
-    workload = 32 << 20 >> 12
+    workload = (32 << 20) // page['page_size']
     say(page['pages_allocated'] >= workload,
         '%s: %d pages allocated, the workload\'s 32 MiB file alone needs %d'
         % (file, page['pages_allocated'], workload))
