@@ -7,6 +7,13 @@
       prints it after the event on the same CPU, passes through FUNC:
       "allocs N".
 
+  stack_recount.py callers < trace-cmd-report.txt
+      The page allocations of a `kmtrace record -g` recording per calling
+      function: the first frame of each mm_page_alloc's stack once the
+      tracepoint plumbing is dropped and the allocator frames are cut
+      ("caller FUNC ALLOCS PAGES" lines), and "plumbing N": the stacks
+      that had plumbing frames.
+
   stack_recount.py perf < perf-script.txt
       From `perf script` of a perf record -g of kmem:kmalloc, kmem:kfree,
       kmem:mm_page_alloc and kmem:mm_page_free: the pages allocated per
@@ -19,10 +26,14 @@
 import re
 import sys
 
-# The allocator frames kmtrace-report(1) documents (names without leading underscores).
+# The tracepoint plumbing and the allocator frames kmtrace-report(1)
+# documents (names without leading underscores).
+PLUMBING_PREFIXES = (
+    "traceiter_", "probestub_", "trace_event_raw_event_", "trace_event_buffer_",
+    "event_triggers_call", "perf_trace_", "perf_tp_event", "trace_call_bpf", "bpf_trace_",
+    "bpf_prog_enter", "bpf_prog_exit",
+)
 ALLOC_PREFIXES = (
-    "trace_event_raw_event_", "perf_trace_", "trace_event_buffer_", "event_triggers_call",
-    "trace_call_bpf", "perf_tp_event",
     "kmalloc", "kmem_cache_alloc", "kmem_cache_free", "kfree", "kvfree", "kvmalloc",
     "kvrealloc", "krealloc", "kmemdup", "kstrdup", "kstrndup", "kvmemdup", "memdup_user",
     "vmemdup_user", "strndup_user", "slab_", "do_slab_free", "kmem_cache_alloc_bulk",
@@ -72,11 +83,63 @@ def tracecmd(func):
     print("allocs", allocs)
 
 
+def plumbing(frame):
+    return frame.lstrip("_").startswith(PLUMBING_PREFIXES) or frame.endswith("[bpf]")
+
+
 def cut(frames):
+    frames = [f for f in frames if not plumbing(f)]
     i = 0
     while i < len(frames) and frames[i].lstrip("_").startswith(ALLOC_PREFIXES):
         i += 1
     return frames[i:]
+
+
+def callers():
+    """mm_page_alloc's callers, from trace-cmd report's stacks."""
+    waiting = {}        # per CPU: (event, order) waiting for its stack, latest last
+    reading = None      # [cpu, frames]
+    rows, with_plumbing = {}, 0
+
+    def done(cpu, frames):
+        nonlocal with_plumbing
+        if not waiting.get(cpu):
+            return
+        name, order = waiting[cpu].pop()
+        if name != "mm_page_alloc" or order is None:
+            return
+        with_plumbing += any(plumbing(f) for f in frames)
+        rest = cut(frames)
+        if rest:
+            r = rows.setdefault(rest[0], [0, 0])
+            r[0] += 1
+            r[1] += 1 << order
+
+    for line in sys.stdin:
+        if line.startswith("=>"):
+            if reading:
+                words = line[2:].split()
+                reading[1].append(words[0] + (" [bpf]" if "[bpf]" in words else ""))
+            continue
+        m = EVENT.match(line)
+        if not m:
+            continue
+        if reading:
+            done(*reading)
+            reading = None
+        cpu, name = int(m.group(1)), m.group(2)
+        if name == "kernel_stack":
+            reading = [cpu, []]
+        elif name in STACK_EVENTS:
+            pfn = field(m.group(3), "pfn") if name == "mm_page_alloc" else 0
+            failed = pfn is None or pfn in ((1 << 64) - 1, -1)
+            waiting.setdefault(cpu, []).append(
+                (name, None if failed else field(m.group(3), "order")))
+    if reading:
+        done(*reading)
+    for func in sorted(rows):
+        print("caller", func, *rows[func])
+    print("plumbing", with_plumbing)
 
 
 def field(text, name):
@@ -130,5 +193,7 @@ def perf():
 if __name__ == "__main__":
     if sys.argv[1] == "tracecmd":
         tracecmd(sys.argv[2])
+    elif sys.argv[1] == "callers":
+        callers()
     else:
         perf()

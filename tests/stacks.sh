@@ -150,7 +150,56 @@ test_perf_stacks() {
 		{ head -5 "$WORK/perf-stacks.diff"; return 1; }
 }
 
+# Callers of the page allocations of a record -g recording of faultprog
+# touching 3,000 pages, as "FUNC ALLOCS PAGES" lines, biggest first.
+page_callers_of() {
+	"$KMTRACE" report -i "$1" page --caller --format json >"$WORK/stk.json" || return 1
+	stk_get "'\\n'.join('%s %d %d' % (r['caller'], r['allocs'], r['pages']) for r in sorted(d['analyses']['page']['tables']['callers'], key=lambda r: (-r['allocs'], r['caller'])))"
+}
+
+# A second tracer on kmem:mm_page_alloc (perf record -a) while record -g runs:
+# the ftrace stacks then start with __traceiter_mm_page_alloc. The callers are
+# those of a recording without it, a recount from trace-cmd report's stacks
+# agrees, and no stack table keeps a plumbing frame.
+test_shared_tracepoint() {
+	local solo=$WORK/solo-g.dat shared=$WORK/shared-g.dat perfpid n top1 top2 c1 c2
+	command -v perf >/dev/null && cc -O2 -o "$WORK/faultprog" "$TOP/tests/progs/faultprog.c" ||
+		return 1
+	"$KMTRACE" record -g -o "$solo" -- "$WORK/faultprog" 3000 0 "$WORK/fp-cold.bin" \
+		>/dev/null 2>&1 || return 1
+	perf record -q -a -e kmem:mm_page_alloc -o "$WORK/second.data" -- sleep 60 \
+		>/dev/null 2>&1 &
+	perfpid=$!
+	sleep 2
+	"$KMTRACE" record -g -o "$shared" -- "$WORK/faultprog" 3000 0 "$WORK/fp-cold.bin" \
+		>/dev/null 2>&1
+	n=$?
+	kill -TERM $perfpid 2>/dev/null
+	wait $perfpid 2>/dev/null
+	[ $n -eq 0 ] || return 1
+	trace-cmd report -i "$shared" 2>/dev/null | python3 "$TOP/tests/stack_recount.py" callers \
+		>"$WORK/callers-recount.txt"
+	n=$(awk '$1 == "plumbing" { print $2 }' "$WORK/callers-recount.txt")
+	[ "${n:-0}" -ge 3000 ] || { echo "  only ${n:-0} stacks through tracepoint plumbing"; return 1; }
+	page_callers_of "$shared" >"$WORK/callers-shared.txt" &&
+	page_callers_of "$solo" >"$WORK/callers-solo.txt" || return 1
+	diff <(awk '$1 == "caller" { print $2, $3, $4 }' "$WORK/callers-recount.txt" | sort) \
+	     <(sort "$WORK/callers-shared.txt") >"$WORK/callers.diff" ||
+		{ echo "  kmtrace vs trace-cmd recount:"; head -5 "$WORK/callers.diff"; return 1; }
+	read -r top1 c1 _ <"$WORK/callers-solo.txt"
+	read -r top2 c2 _ <"$WORK/callers-shared.txt"
+	[ "$top1" = do_anonymous_page ] && [ "$top2" = "$top1" ] &&
+	[ $(( (c1 > c2 ? c1 - c2 : c2 - c1) * 100 )) -le "$c1" ] ||
+		{ echo "  top callers: $top1 $c1 alone, $top2 $c2 with perf attached"; return 1; }
+	"$KMTRACE" report -i "$shared" page --stack slab --stack leak --format json >"$WORK/stk.json" ||
+		return 1
+	stk_get "[f for a, t in (('page', 'stacks'), ('slab', 'stacks'), ('leak', 'stacks')) for r in d['analyses'][a]['tables'][t] for f in r['stack'] if __import__('re').match(r'_*(traceiter_|probestub_|trace_event_raw_event_|perf_trace_|bpf_trace_)', f)]" |
+		grep -qx '\[\]'
+}
+
 stacks_live_tests() {
+	live "perf attached to mm_page_alloc during record -g: page --caller as without it, equal to a trace-cmd recount; no plumbing frame in any stack table" \
+		test_shared_tracepoint
 	live "record -g, 2,000 pipes held: leak >= 2,000 through do_pipe2; trace-cmd report's stacks recount the same" \
 		test_leak_held pipe do_pipe2
 	live "record -g, 2,000 eventfds held: leak >= 2,000 through do_eventfd; trace-cmd report's stacks recount the same" \

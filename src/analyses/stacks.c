@@ -10,6 +10,12 @@
  * frames matching ^_?_?(alloc|get_free|get_zeroed)_pages?, which misses
  * __alloc_frozen_pages_noprof and the folio entry points of current
  * kernels. --alloc-frames replaces or extends the list.
+ *
+ * Before that, the tracepoint's own plumbing goes, wherever it is in the
+ * stack: ftrace's, perf's and BPF's event functions, the iterator a
+ * tracepoint calls once a second tracer is attached (__traceiter_*), and
+ * JIT'd BPF programs and trampolines (kallsyms's [bpf] module). They are
+ * never the caller, whatever --alloc-frames says.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +26,17 @@
 #include "common/util.h"
 
 
-enum frame_verdict { FRAME_ALLOCATOR = 1, FRAME_CALLER, FRAME_UNNAMED };
+enum frame_verdict { FRAME_ALLOCATOR = 1, FRAME_CALLER, FRAME_UNNAMED, FRAME_PLUMBING };
+
+/* Tracepoint plumbing, as prefixes of names without their leading underscores. */
+static const char *const plumbing_frames[] = {
+	"traceiter_", "probestub_", "trace_event_raw_event_", "trace_event_buffer_",
+	"event_triggers_call", "perf_trace_", "perf_tp_event", "trace_call_bpf", "bpf_trace_",
+	"bpf_prog_enter", "bpf_prog_exit", NULL
+};
+#define BPF_MODULE	"bpf"	/* where kallsyms lists JIT'd programs and trampolines */
 
 const char *const kmt_alloc_frames_default[] = {
-	/* tracing: the event's own function and the trigger that took the stack */
-	"trace_event_raw_event_", "perf_trace_", "trace_event_buffer_", "event_triggers_call",
-	"trace_call_bpf", "perf_tp_event",
 	/* slab */
 	"kmalloc", "kmem_cache_alloc", "kmem_cache_free", "kfree", "kvfree", "kvmalloc",
 	"kvrealloc", "krealloc", "kmemdup", "kstrdup", "kstrndup", "kvmemdup", "memdup_user",
@@ -120,16 +131,22 @@ int kmt_stacks_option(struct kmt_stacks *s, const char *arg, char *msg, int msgl
 	return 0;
 }
 
-static bool is_allocator(const struct kmt_stacks *s, const char *name)
+/* Does @name, without its leading underscores, start with one of the @n @prefixes? */
+static bool has_prefix(const char *name, const char *const *prefixes, int n)
 {
 	int i;
 
 	while (*name == '_')
 		name++;
-	for (i = 0; i < s->nprefixes; i++)
-		if (!strncmp(name, s->prefixes[i], strlen(s->prefixes[i])))
+	for (i = 0; i < n && prefixes[i]; i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
 			return true;
 	return false;
+}
+
+static bool is_plumbing(const char *name, const char *mod)
+{
+	return (mod && !strcmp(mod, BPF_MODULE)) || has_prefix(name, plumbing_frames, INT32_MAX);
 }
 
 static enum frame_verdict verdict(struct kmt_stacks *s, uint64_t ip)
@@ -141,7 +158,9 @@ static enum frame_verdict verdict(struct kmt_stacks *s, uint64_t ip)
 	if (kmt_hashmap_get(&s->verdicts, ip, &v))
 		return v;
 	name = kmt_reader_function(s->reader, ip, &start, &mod);
-	v = !name ? FRAME_UNNAMED : is_allocator(s, name) ? FRAME_ALLOCATOR : FRAME_CALLER;
+	v = !name ? FRAME_UNNAMED : is_plumbing(name, mod) ? FRAME_PLUMBING :
+	    has_prefix(name, (const char *const *)s->prefixes, s->nprefixes) ? FRAME_ALLOCATOR :
+	    FRAME_CALLER;
 	if (kmt_hashmap_put(&s->verdicts, ip, v))
 		s->failed = true;
 	return v;
@@ -159,7 +178,7 @@ int kmt_stacks_first_caller(struct kmt_stacks *s, const unsigned long long *chai
 		if (chain[i] >= KMT_CALLCHAIN_MARKERS)
 			continue;
 		v = verdict(s, chain[i]);
-		if (v == FRAME_ALLOCATOR)
+		if (v == FRAME_ALLOCATOR || v == FRAME_PLUMBING)
 			continue;
 		*unnamed = v == FRAME_UNNAMED;
 		return i;
@@ -198,7 +217,7 @@ uint32_t kmt_stacks_intern(struct kmt_stacks *s, const unsigned long long *chain
 
 	for (; at < nr && chain[at] != KMT_CALLCHAIN_USER && n < (int)(sizeof(kept) / sizeof(*kept));
 	     at++)
-		if (chain[at] < KMT_CALLCHAIN_MARKERS)
+		if (chain[at] < KMT_CALLCHAIN_MARKERS && verdict(s, chain[at]) != FRAME_PLUMBING)
 			kept[n++] = chain[at];
 	if (!n)
 		return KMT_STACK_NONE;

@@ -79,7 +79,8 @@ int kmt_stacks_first_caller(struct kmt_stacks *s, const unsigned long long *chai
 			    bool *unnamed);
 
 /*
- * The id of @chain's stack from its first caller on, made if new;
+ * The id of @chain's stack from its first caller on, tracepoint plumbing
+ * left out wherever it is (stacks.c), made if new;
  * KMT_STACK_NONE for no frames left, or out of memory (s->failed).
  */
 uint32_t kmt_stacks_intern(struct kmt_stacks *s, const unsigned long long *chain, int nr);

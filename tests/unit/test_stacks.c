@@ -160,6 +160,54 @@ START_TEST(test_allocator_frames_cut)
 }
 END_TEST
 
+/* A kallsyms with a tracepoint's iterator, an allocator frame, callers and a BPF program. */
+static const char plumbing_kallsyms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000100 T caller_fn\n"
+	"ffffffff81000200 T outer_fn\n"
+	"ffffffff81100000 T __traceiter_mm_page_alloc\n"
+	"ffffffff81100100 T __kmalloc_noprof\n"
+	"ffffffff81100200 T zzz_end\n"
+	"ffffffffc0000000 t bpf_prog_6deef7357e7b4530_handler\t[bpf]\n"
+	"ffffffffc0001000 t bpf_end\t[bpf]\n";
+
+START_TEST(test_plumbing_removed)
+{
+	char *path = write_nested(), syms[] = "/tmp/kmtrace-test-syms.XXXXXX", msg[128], text[256];
+	struct kmt_error err;
+	struct kmt_reader *r = kmt_reader_open(path, &err);
+	/* iterator, allocator, caller, a BPF program in the middle, outer */
+	unsigned long long chain[5] = { 0xffffffff81100010ull, 0xffffffff81100110ull,
+					0xffffffff81000108ull, 0xffffffffc0000020ull,
+					0xffffffff81000204ull };
+	struct kmt_stacks s;
+	bool unnamed;
+	int fd = mkstemp(syms);
+
+	ck_assert_msg(r, "%s", err.msg);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, plumbing_kallsyms, strlen(plumbing_kallsyms)),
+			 (ssize_t)strlen(plumbing_kallsyms));
+	close(fd);
+	ck_assert_int_eq(kmt_reader_use_kallsyms(r, syms, &err), 0);
+	ck_assert_int_eq(kmt_stacks_init(&s), 0);
+	s.reader = r;
+	ck_assert_int_eq(kmt_stacks_first_caller(&s, chain, 5, &unnamed), 2);
+	kmt_stacks_text(&s, kmt_stacks_intern(&s, chain, 5), text, sizeof(text));
+	ck_assert_str_eq(text, "caller_fn+0x8\nouter_fn+0x4");
+	/* a list of allocator frames without kmalloc: the plumbing still goes */
+	ck_assert_int_eq(kmt_stacks_option(&s, "nothing_", msg, sizeof(msg)), 0);
+	ck_assert_int_eq(kmt_stacks_first_caller(&s, chain, 5, &unnamed), 1);
+	kmt_stacks_text(&s, kmt_stacks_intern(&s, chain, 5), text, sizeof(text));
+	ck_assert_str_eq(text, "__kmalloc_noprof+0x10\ncaller_fn+0x8\nouter_fn+0x4");
+	kmt_stacks_free(&s);
+	kmt_reader_close(r);
+	unlink(syms);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
 /* Render one table with a stack column in @format into a string (free it). */
 static char *render(enum kmt_format format)
 {
@@ -211,6 +259,7 @@ Suite *stacks_suite(void)
 
 	tcase_add_test(tc, test_join_by_context);
 	tcase_add_test(tc, test_allocator_frames_cut);
+	tcase_add_test(tc, test_plumbing_removed);
 	tcase_add_test(tc, test_stack_cells);
 	suite_add_tcase(s, tc);
 	return s;
