@@ -23,7 +23,7 @@ test_page_caller_note() {
 
 test_page_bad_options() {
 	local a
-	for a in "--timeline 0" "--timeline x" "-l x" "--time 3,1" "--nosuch"; do
+	for a in "--timeline 0" "--timeline x" "-l x" "--time 3,1" "--nosuch" "-s nosuch" "-s ,"; do
 		# shellcheck disable=SC2086
 		"$KMTRACE" report -i "$TRACES/small.dat" page $a >"$WORK/po.out" 2>"$WORK/po.err"
 		[ $? -eq 2 ] && [ ! -s "$WORK/po.out" ] && [ "$(wc -l <"$WORK/po.err")" -eq 1 ] ||
@@ -44,7 +44,34 @@ test_page_live_table() {
 		grep -q True
 }
 
+# page -s KEY: every table that has KEY in its order (page_sort_check.py),
+# on perf-zg.data (stacks, many processes); -l N: the first N rows of each.
+test_page_sort() {
+	local f=$TRACES/perf-zg.data k tables="--order --migratetype --gfp --pid --live --caller --stack"
+	# shellcheck disable=SC2086
+	"$KMTRACE" report -i "$f" --kallsyms "$TRACES/perf-zg.kallsyms" page $tables --format json \
+		>"$WORK/page-default.json" || return 1
+	for k in pages allocs frees live order migratetype gfp pid caller; do
+		# shellcheck disable=SC2086
+		"$KMTRACE" report -i "$f" --kallsyms "$TRACES/perf-zg.kallsyms" page $tables -s "$k" \
+			--format json >"$WORK/page-sorted.json" &&
+		python3 "$TOP/tests/page_sort_check.py" "$k" "$WORK/page-sorted.json" \
+			"$WORK/page-default.json" >>"$WORK/page-sort.txt" || return 1
+	done
+	# every key was checked on the tables that have it
+	grep -qx 'pages orders migratetypes gfp pids callers stacks live' "$WORK/page-sort.txt" &&
+	grep -qx 'migratetype migratetypes live' "$WORK/page-sort.txt" &&
+	grep -qx 'caller callers' "$WORK/page-sort.txt" || { cat "$WORK/page-sort.txt"; return 1; }
+	# shellcheck disable=SC2086
+	"$KMTRACE" report -i "$f" --kallsyms "$TRACES/perf-zg.kallsyms" page $tables -l 2 \
+		--format json >"$WORK/page-lines.json" &&
+	python3 "$TOP/tests/page_sort_check.py" --lines 2 "$WORK/page-lines.json" \
+		"$WORK/page-default.json" | grep -qx 'lines 2 callers gfp live matrix migratetypes orders pids stacks'
+}
+
 page_parsing_tests() {
+	check "page: -s with each key sorts every table that has it; -l N keeps the first N rows of every table" \
+		test_page_sort
 	check "page: traces/small.dat request counts, pages and matrix equal a recount from trace-cmd report" \
 		page_vs_recount "$TRACES/small.dat"
 	check "page: traces/small-v7.dat equals its recount too" page_vs_recount "$TRACES/small-v7.dat"

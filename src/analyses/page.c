@@ -27,6 +27,7 @@ static const struct option page_longopts[] = {
 	{ "caller", no_argument, NULL, OPT_CALLER },
 	{ "timeline", required_argument, NULL, OPT_TIMELINE },
 	{ "lines", required_argument, NULL, 'l' },
+	{ "sort", required_argument, NULL, 's' },
 	KMT_ROLLUP_LONGOPTS,
 	{ "stack", no_argument, NULL, OPT_STACK },
 	KMT_ALLOC_FRAMES_LONGOPT,
@@ -56,6 +57,8 @@ static int page_option(void *priv, int key, const char *arg, char *msg, int msgl
 	}
 	if (key == 'l')
 		return kmt_parse_count(arg, "--lines", &st->lines, msg, msglen);
+	if (key == 's')
+		return kmt_page_parse_sort(st, arg, msg, msglen);
 	if (key == OPT_TIMELINE)
 		return kmt_parse_interval_ms(arg, &st->interval_ns, msg, msglen);
 	snprintf(msg, msglen, "unhandled option");
@@ -447,10 +450,13 @@ const struct kmt_analysis kmt_analysis_page = {
 	KMT_STACK_USAGE
 	"  --timeline MS       outstanding pages per MS-millisecond interval, total and\n"
 	"                      for the top processes\n"
+	"  -s, --sort KEY,...  pages, allocs, frees, live (biggest first), order,\n"
+	"                      migratetype, gfp, pid, caller (ascending); keys a table\n"
+	"                      does not have are skipped for it\n"
 	"  -l, --lines N       at most N rows per table; N processes in --timeline\n"
 	"                      (default 5)\n"
 	KMT_ROLLUP_USAGE,
-	.shortopts = "l:",
+	.shortopts = "l:s:",
 	.longopts = page_longopts,
 	.needs = page_needs,
 	.events = KMT_EVMASK(KMT_EV_PAGE_ALLOC) | KMT_EVMASK(KMT_EV_PAGE_FREE) |

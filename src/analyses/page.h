@@ -13,6 +13,7 @@
 #include "common/hashmap.h"
 #include "common/objmap.h"
 #include "common/mmnames.h"
+#include "common/util.h"
 
 #define PAGE_ORDERS		16	/* orders kept apart; higher ones share the last */
 #define PAGE_RECENT_FREES	64	/* per task: mm_page_free pfns a batched event may repeat */
@@ -25,6 +26,26 @@
 #define PAGE_TABLE_LIVE		(1u << 4)
 #define PAGE_TABLE_CALLER	(1u << 5)
 #define PAGE_TABLE_STACK	(1u << 6)
+
+/* page -s: what the tables' rows can be sorted by. */
+enum page_sort_key {
+	PAGE_SORT_PAGES, PAGE_SORT_ALLOCS, PAGE_SORT_FREES, PAGE_SORT_LIVE, PAGE_SORT_ORDER,
+	PAGE_SORT_MIGRATETYPE, PAGE_SORT_GFP, PAGE_SORT_PID, PAGE_SORT_CALLER, PAGE_SORT_NR
+};
+#define PAGE_KEY(k)		(1u << (k))
+#define PAGE_MAX_SORT		PAGE_SORT_NR
+/* The keys of the tables whose rows count allocations and frees. */
+#define PAGE_COUNT_KEYS		(PAGE_KEY(PAGE_SORT_PAGES) | PAGE_KEY(PAGE_SORT_ALLOCS) | \
+				 PAGE_KEY(PAGE_SORT_FREES) | PAGE_KEY(PAGE_SORT_LIVE))
+
+/* What a table's row offers the sort keys (those of the table's key set). */
+struct page_sort_row {
+	uint64_t pages, allocs, frees;
+	int64_t live;
+	uint64_t order, gfp;
+	int64_t mt, pid;
+	const char *caller;
+};
 
 /* A value over time, sampled per interval: its peak inside each one. */
 struct page_point {
@@ -82,6 +103,8 @@ struct page_state {
 	/* options */
 	unsigned int tables;
 	long long lines;		/* -1: all */
+	enum page_sort_key sort[PAGE_MAX_SORT];	/* -s */
+	int nsort;
 	uint64_t interval_ns;		/* --timeline; 0: none */
 	struct kmt_filter filter;
 
@@ -138,6 +161,20 @@ struct page_state {
 };
 
 KMT_OBJMAP_TYPED(page_live, struct page_block)
+
+/* -s KEY[,KEY]: 0, or -1 with @msg filled. */
+int kmt_page_parse_sort(struct page_state *st, const char *arg, char *msg, int msglen);
+
+/*
+ * The indexes of the @n @rows of a table whose rows have the sort keys
+ * @keys (PAGE_KEY bits), sorted by those of -s, then by @table_order
+ * (may be NULL) with @ctx, then by index; free() them. NULL: out of memory.
+ */
+uint32_t *kmt_page_sorted(const struct page_state *st, const struct page_sort_row *rows,
+			  uint32_t n, unsigned int keys, kmt_index_cmp table_order, void *ctx);
+
+/* Is the row at sorted position @i within -l? */
+bool kmt_page_row_shown(const struct page_state *st, uint64_t i);
 
 /* Move @s to @value at @ts, keeping peaks, minimum and the interval points. */
 int kmt_page_series_set(struct page_series *s, int64_t value, uint64_t ts,

@@ -11,16 +11,17 @@ struct live_row {
 	const struct page_block *b;
 };
 
-static int oldest_first(const void *a, const void *b)
+static int oldest_first(uint32_t a, uint32_t b, void *ctx)
 {
-	const struct live_row *x = a, *y = b;
+	const struct live_row *x = (const struct live_row *)ctx + a;
+	const struct live_row *y = (const struct live_row *)ctx + b;
 
 	if (x->b->ts != y->b->ts)
 		return x->b->ts < y->b->ts ? -1 : 1;
 	return x->pfn < y->pfn ? -1 : x->pfn > y->pfn;
 }
 
-/* The selected live blocks with their pfns; *@n of them. */
+/* The selected live blocks with their pfns; *@n of them, in no order. */
 static struct live_row *live_rows(const struct page_state *st, size_t *n)
 {
 	struct live_row *rows = malloc((kmt_objmap_count(&st->live) + 1) * sizeof(*rows));
@@ -37,8 +38,34 @@ static struct live_row *live_rows(const struct page_state *st, size_t *n)
 		if (b->selected)
 			rows[(*n)++] = (struct live_row){ pfn, b };
 	}
-	qsort(rows, *n, sizeof(*rows), oldest_first);
 	return rows;
+}
+
+/* The order of @n live @rows: by -s, else oldest first. NULL when out of memory. */
+static uint32_t *sorted_live(const struct page_state *st, struct live_row *rows, size_t n)
+{
+	struct page_sort_row *keys = calloc(n + 1, sizeof(*keys));
+	uint32_t *idx;
+	size_t i;
+
+	if (!keys)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		const struct page_block *b = rows[i].b;
+
+		keys[i] = (struct page_sort_row){ .pages = 1ull << b->order, .order = b->order,
+						  .live = 1ll << b->order, .gfp = b->gfp,
+						  .mt = b->mt, .pid = b->pid };
+		if (b->caller != PAGE_NO_CALLER)
+			keys[i].caller = kmt_reader_function(st->reader, st->callers[b->caller].start,
+							     NULL, NULL);
+	}
+	idx = kmt_page_sorted(st, keys, n, PAGE_KEY(PAGE_SORT_PAGES) | PAGE_KEY(PAGE_SORT_LIVE) |
+			      PAGE_KEY(PAGE_SORT_ORDER) | PAGE_KEY(PAGE_SORT_MIGRATETYPE) |
+			      PAGE_KEY(PAGE_SORT_GFP) | PAGE_KEY(PAGE_SORT_PID) |
+			      PAGE_KEY(PAGE_SORT_CALLER), oldest_first, rows);
+	free(keys);
+	return idx;
 }
 
 static const char *comm_of(const struct page_state *st, int pid)
@@ -57,19 +84,24 @@ int kmt_page_report_live(struct page_state *st, struct kmt_output *out,
 		{ "pid", "PID", KMT_KIND_COUNT }, { "comm", "COMM", KMT_KIND_STRING },
 		{ "age_ns", "AGE", KMT_KIND_NS },
 	};
-	struct kmt_table *t = kmt_output_table(out, "live",
+	struct kmt_table *t = kmt_output_table(out, "live", st->nsort ?
+		"Pages allocated and not freed at the end" :
 		"Pages allocated and not freed at the end, oldest first", 7, cols);
 	size_t n, i;
 	struct live_row *rows = t ? live_rows(st, &n) : NULL;
+	uint32_t *idx = rows ? sorted_live(st, rows, n) : NULL;
 	char gfp[512], mt[32];
 	int ret = 0;
 
-	if (!rows)
+	if (!idx) {
+		free(rows);
 		return -1;
-	for (i = 0; i < n && (st->lines < 0 || i < (size_t)st->lines) && !ret; i++) {
-		const struct page_block *b = rows[i].b;
+	}
+	for (i = 0; i < n && kmt_page_row_shown(st, i) && !ret; i++) {
+		const struct live_row *r = &rows[idx[i]];
+		const struct page_block *b = r->b;
 		union kmt_cell row[7] = {
-			{ .u = rows[i].pfn }, { .u = b->order }, { .s = gfp },
+			{ .u = r->pfn }, { .u = b->order }, { .s = gfp },
 			{ .s = kmt_migratetype_name(b->mt, st->kernel_version, mt, sizeof(mt)) },
 			{ .u = b->pid }, { .s = comm_of(st, b->pid) },
 			{ .u = st->last_ts - b->ts },
@@ -78,6 +110,7 @@ int kmt_page_report_live(struct page_state *st, struct kmt_output *out,
 		kmt_gfp_format(names, b->gfp, gfp, sizeof(gfp));
 		ret = kmt_table_row(t, row);
 	}
+	free(idx);
 	free(rows);
 	return ret;
 }

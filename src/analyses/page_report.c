@@ -221,7 +221,7 @@ static int report_matrix(const struct page_state *st, struct kmt_output *out)
 			     KMT_MIGRATETYPES + 2, cols);
 	if (!t)
 		return -1;
-	for (o = 0; o <= max_order(st) && !ret; o++) {
+	for (o = 0; o <= max_order(st) && kmt_page_row_shown(st, o) && !ret; o++) {
 		row[0].u = o;
 		for (m = 0; m <= KMT_MIGRATETYPES; m++)
 			row[m + 1].u = st->matrix[o][m];
@@ -244,6 +244,13 @@ static int by_gfp(uint32_t a, uint32_t b, void *ctx)
 	{ "failures", "FAILURES", KMT_KIND_COUNT }, { "live_pages", "LIVE_PAGES", KMT_KIND_SIGNED }
 #define NCOUNT	6
 
+/* The sort fields of a row of counts @c. */
+static struct page_sort_row count_sort_row(const struct page_count *c)
+{
+	return (struct page_sort_row){ .pages = c->pages, .allocs = c->allocs, .frees = c->frees,
+				       .live = (int64_t)c->live_pages };
+}
+
 static void count_cells(const struct page_count *c, union kmt_cell *row)
 {
 	row[0].u = c->allocs;
@@ -263,17 +270,26 @@ static int report_gfp(const struct page_state *st, struct kmt_output *out,
 		COUNT_COLUMNS,
 	};
 	bool full = st->tables & PAGE_TABLE_GFP;
+	struct page_sort_row *rows = calloc(st->ngfps + 1, sizeof(*rows));
 	union kmt_cell row[2 + NCOUNT];
-	uint32_t *idx = kmt_sorted_index(st->ngfps, by_gfp, (void *)st), i;
-	struct kmt_table *t;
+	uint32_t *idx = NULL, i;
+	struct kmt_table *t = NULL;
 	char flags[512];
 	int ret = 0;
 
-	t = idx ? kmt_output_table(out, full ? "gfp" : "gfp_legend",
-				   full ? "Per GFP flags value" :
-				   "GFP legend (flag names of the recorded kernel)",
-				   full ? 2 + NCOUNT : 2, cols) : NULL;
-	for (i = 0; t && i < st->ngfps && !ret; i++) {
+	for (i = 0; rows && i < st->ngfps; i++) {
+		rows[i] = count_sort_row(&st->gfps[i].c);
+		rows[i].gfp = st->gfps[i].gfp;
+	}
+	if (rows)
+		idx = kmt_page_sorted(st, rows, st->ngfps, PAGE_COUNT_KEYS | PAGE_KEY(PAGE_SORT_GFP),
+				      by_gfp, (void *)st);
+	if (idx)
+		t = kmt_output_table(out, full ? "gfp" : "gfp_legend",
+				     full ? "Per GFP flags value" :
+				     "GFP legend (flag names of the recorded kernel)",
+				     full ? 2 + NCOUNT : 2, cols);
+	for (i = 0; t && i < st->ngfps && kmt_page_row_shown(st, i) && !ret; i++) {
 		const struct page_gfp *g = &st->gfps[idx[i]];
 
 		kmt_gfp_format(names, g->gfp, flags, sizeof(flags));
@@ -283,6 +299,7 @@ static int report_gfp(const struct page_state *st, struct kmt_output *out,
 		ret = kmt_table_row(t, row);
 	}
 	free(idx);
+	free(rows);
 	return t ? ret : -1;
 }
 
@@ -336,21 +353,13 @@ static long roll_up_callers(struct page_state *st, struct page_caller **rows,
 	return res->n;
 }
 
-static int cmp_caller_pages(const struct page_caller *rows, uint32_t a, uint32_t b)
+/* Caller or stack rows (@ctx), most pages first. */
+static int by_row_pages(uint32_t a, uint32_t b, void *ctx)
 {
+	const struct page_caller *rows = ctx;
 	uint64_t x = rows[a].c.pages, y = rows[b].c.pages;
 
 	return x > y ? -1 : x < y;
-}
-
-static int by_caller_pages(uint32_t a, uint32_t b, void *ctx)
-{
-	return cmp_caller_pages(((const struct page_state *)ctx)->callers, a, b);
-}
-
-static int by_row_pages(uint32_t a, uint32_t b, void *ctx)
-{
-	return cmp_caller_pages(ctx, a, b);
 }
 
 /* The table title and key column of the caller table as the options ask. */
@@ -367,11 +376,35 @@ static const char *callers_title(const struct kmt_rollup *ro, struct kmt_column 
 	return buf;
 }
 
+/*
+ * The sorted indexes of the @n caller or stack rows @rows (named @names, or
+ * by their function when NULL and @named). NULL when out of memory.
+ */
+static uint32_t *sorted_callers(struct page_state *st, const struct page_caller *rows,
+				uint32_t n, char **names, bool named)
+{
+	struct page_sort_row *keys = calloc(n + 1, sizeof(*keys));
+	uint32_t *idx, i;
+
+	if (!keys)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		keys[i] = count_sort_row(&rows[i].c);
+		keys[i].caller = names ? names[i] : named ?
+				 kmt_reader_function(st->reader, rows[i].start, NULL, NULL) : NULL;
+	}
+	idx = kmt_page_sorted(st, keys, n, PAGE_COUNT_KEYS | (named ? PAGE_KEY(PAGE_SORT_CALLER) : 0),
+			      by_row_pages, (void *)rows);
+	free(keys);
+	return idx;
+}
+
 int kmt_page_report_callers(struct page_state *st, struct kmt_output *out)
 {
 	struct kmt_column cols[] = { { 0 }, COUNT_COLUMNS };
 	struct page_caller *rows = st->callers;
 	struct kmt_rollup_result res = { 0 };
+	bool grouped = kmt_rollup_groups(&st->rollup);
 	long n = st->ncallers;
 	uint32_t *idx, i;
 	union kmt_cell row[1 + NCOUNT];
@@ -381,13 +414,12 @@ int kmt_page_report_callers(struct page_state *st, struct kmt_output *out)
 
 	if (kmt_rollup_active(&st->rollup) && (n = roll_up_callers(st, &rows, &res)) < 0)
 		return -1;
-	idx = rows == st->callers ? kmt_sorted_index(n, by_caller_pages, st) :
-	      kmt_sorted_index(n, by_row_pages, rows);
+	idx = sorted_callers(st, rows, n, grouped ? res.names : NULL, true);
 	if (idx)
 		t = kmt_output_table(out, "callers", callers_title(&st->rollup, &cols[0], title,
 								  sizeof(title)), 1 + NCOUNT, cols);
-	for (i = 0; t && i < n && (st->lines < 0 || i < st->lines) && !ret; i++) {
-		row[0].s = kmt_rollup_groups(&st->rollup) ? res.names[idx[i]] :
+	for (i = 0; t && i < n && kmt_page_row_shown(st, i) && !ret; i++) {
+		row[0].s = grouped ? res.names[idx[i]] :
 			   caller_name(st, rows[idx[i]].start, name, sizeof(name));
 		count_cells(&rows[idx[i]].c, row + 1);
 		ret = kmt_table_row(t, row);
@@ -410,7 +442,7 @@ int kmt_page_report_stacks(struct page_state *st, struct kmt_output *out)
 	static const struct kmt_column cols[] = {
 		COUNT_COLUMNS, { "stack", "STACK (allocator frames cut off)", KMT_KIND_STACK }
 	};
-	uint32_t *idx = kmt_sorted_index(st->nstack_rows, by_row_pages, st->stack_rows), i;
+	uint32_t *idx = sorted_callers(st, st->stack_rows, st->nstack_rows, NULL, false), i;
 	char *text = malloc(KMT_STACK_TEXT_MAX);
 	union kmt_cell row[NCOUNT + 1];
 	struct kmt_table *t = NULL;
@@ -422,7 +454,7 @@ int kmt_page_report_stacks(struct page_state *st, struct kmt_output *out)
 		kmt_table_weight(t, 1);		/* pages */
 		ret = 0;
 	}
-	for (i = 0; t && i < st->nstack_rows && (st->lines < 0 || i < st->lines) && !ret; i++) {
+	for (i = 0; t && i < st->nstack_rows && kmt_page_row_shown(st, i) && !ret; i++) {
 		const struct page_caller *r = &st->stack_rows[idx[i]];
 
 		count_cells(&r->c, row);
@@ -434,20 +466,41 @@ int kmt_page_report_stacks(struct page_state *st, struct kmt_output *out)
 	return ret;
 }
 
+/* The rows of @n counts @c, sorted with the table's own key @key (index order). */
+static uint32_t *sorted_counts(const struct page_state *st, const struct page_count *c,
+			       uint32_t n, enum page_sort_key key)
+{
+	struct page_sort_row *keys = calloc(n + 1, sizeof(*keys));
+	uint32_t *idx, i;
+
+	if (!keys)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		keys[i] = count_sort_row(&c[i]);
+		keys[i].order = keys[i].mt = i;
+	}
+	idx = kmt_page_sorted(st, keys, n, PAGE_COUNT_KEYS | PAGE_KEY(key), NULL, NULL);
+	free(keys);
+	return idx;
+}
+
 static int report_orders(const struct page_state *st, struct kmt_output *out)
 {
 	static const struct kmt_column cols[] = {
 		{ "order", "ORDER", KMT_KIND_COUNT }, COUNT_COLUMNS,
 	};
-	struct kmt_table *t = kmt_output_table(out, "orders", "Per order", 1 + NCOUNT, cols);
+	int n = max_order(st) + 1, i, ret = 0;
+	uint32_t *idx = sorted_counts(st, st->orders, n, PAGE_SORT_ORDER);
+	struct kmt_table *t = idx ? kmt_output_table(out, "orders", "Per order", 1 + NCOUNT, cols)
+				  : NULL;
 	union kmt_cell row[1 + NCOUNT];
-	int o, ret = 0;
 
-	for (o = 0; t && o <= max_order(st) && !ret; o++) {
-		row[0].u = o;
-		count_cells(&st->orders[o], row + 1);
+	for (i = 0; t && i < n && kmt_page_row_shown(st, i) && !ret; i++) {
+		row[0].u = idx[i];
+		count_cells(&st->orders[idx[i]], row + 1);
 		ret = kmt_table_row(t, row);
 	}
+	free(idx);
 	return t ? ret : -1;
 }
 
@@ -456,18 +509,22 @@ static int report_migratetypes(const struct page_state *st, struct kmt_output *o
 	static const struct kmt_column cols[] = {
 		{ "migratetype", "MIGRATETYPE", KMT_KIND_STRING }, COUNT_COLUMNS,
 	};
-	struct kmt_table *t = kmt_output_table(out, "migratetypes", "Per migratetype",
-					       1 + NCOUNT, cols);
+	uint32_t *idx = sorted_counts(st, st->mts, KMT_MIGRATETYPES + 1, PAGE_SORT_MIGRATETYPE);
+	struct kmt_table *t = idx ? kmt_output_table(out, "migratetypes", "Per migratetype",
+						     1 + NCOUNT, cols) : NULL;
 	union kmt_cell row[1 + NCOUNT];
 	char buf[32];
-	int m, ret = 0;
+	int i, ret = 0;
 
-	for (m = 0; t && m <= KMT_MIGRATETYPES && !ret; m++) {
+	for (i = 0; t && i <= KMT_MIGRATETYPES && kmt_page_row_shown(st, i) && !ret; i++) {
+		uint32_t m = idx[i];
+
 		row[0].s = m < KMT_MIGRATETYPES ?
 			   kmt_migratetype_name(m, st->kernel_version, buf, sizeof(buf)) : "Other";
 		count_cells(&st->mts[m], row + 1);
 		ret = kmt_table_row(t, row);
 	}
+	free(idx);
 	return t ? ret : -1;
 }
 
@@ -495,12 +552,23 @@ static int report_procs(const struct page_state *st, struct kmt_output *out)
 	struct kmt_table *t = kmt_output_table(out, "pids",
 		"Per process (events in its context; frees of others' pages count against it)",
 		9, cols);
-	uint32_t *idx = t ? kmt_sorted_index(st->nprocs, by_pages, (void *)st) : NULL, i;
+	struct page_sort_row *keys = calloc(st->nprocs + 1, sizeof(*keys));
+	uint32_t *idx = NULL, i;
 	int ret = 0;
 
+	for (i = 0; keys && i < st->nprocs; i++) {
+		const struct page_proc *p = &st->procs[i];
+
+		keys[i] = (struct page_sort_row){ .pages = p->pages_alloc, .allocs = p->allocs,
+						  .frees = p->frees, .live = p->s.cur, .pid = p->pid };
+	}
+	if (t && keys)
+		idx = kmt_page_sorted(st, keys, st->nprocs, PAGE_COUNT_KEYS | PAGE_KEY(PAGE_SORT_PID),
+				      by_pages, (void *)st);
+	free(keys);
 	if (!idx)
 		return -1;
-	for (i = 0; i < st->nprocs && (st->lines < 0 || i < st->lines) && !ret; i++) {
+	for (i = 0; i < st->nprocs && kmt_page_row_shown(st, i) && !ret; i++) {
 		const struct page_proc *p = &st->procs[idx[i]];
 		union kmt_cell row[9] = {
 			{ .u = p->pid }, { .s = p->comm }, { .u = p->allocs },
