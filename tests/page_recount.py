@@ -4,7 +4,8 @@
 Reads the report text on stdin, prints JSON with the summary keys of
 `kmtrace report page --format json` and the order x migratetype matrix.
 perf kmem's rules: every mm_page_alloc is an allocation request (failures,
-shown as page=(nil) pfn=0x0, included); every mm_page_free is a free
+shown as page=(nil) pfn=0x0 by trace-cmd, a NULL page -- "(null)" or zeros
+-- by the kernel's own text, included); every mm_page_free is a free
 request; a free matches when its pfn is live (allocated in the trace and
 not freed since); alloc-only = allocations - matched frees; free-only =
 unmatched frees. mm_page_free_batched events are counted apart: this
@@ -16,6 +17,16 @@ import sys
 
 EVENT = re.compile(r'\s(mm_page_alloc|mm_page_free|mm_page_free_batched):\s+(.*)$')
 FIELD = re.compile(r'(\w+)=(\S+)')
+NULL = re.compile(r'=\s+\(null\)')     # the kernel pads a NULL %p to the pointer's width
+
+
+def null_page(text):
+    return text in ('(nil)', '(null)') or int(text, 16) == 0
+
+
+def pfn_of(text):
+    """pfn=0x%lx (5.14 and later, trace-cmd) or pfn=%lu (older kernels' text)."""
+    return int(text, 0)
 
 
 def main():
@@ -29,17 +40,17 @@ def main():
         m = EVENT.search(line)
         if not m:
             continue
-        f = dict(FIELD.findall(m[2]))
+        f = dict(FIELD.findall(NULL.sub('=(null)', m[2])))
         if m[1] == 'mm_page_free_batched':
             c['batched'] += 1
             continue
         order = int(f['order'])
         size = page_size << order
-        pfn = int(f['pfn'], 16)
+        pfn = pfn_of(f['pfn'])
         if m[1] == 'mm_page_alloc':
             c['alloc'] += 1
             c['alloc_b'] += size
-            if f['page'] == '(nil)':
+            if null_page(f['page']):
                 c['fail'] += 1
                 c['fail_b'] += size
                 continue

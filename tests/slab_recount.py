@@ -3,6 +3,9 @@
 
 Reads the report text (or `cat trace` of an instance) on stdin and prints JSON: {"summary": {...}, "callers":
 {call_site: {...}}}, with the keys of `kmtrace report slab --format json`.
+With --map FILE (a System.map or kallsyms), call sites printed as
+addresses (bare hex, as kernels before 5.6 print them, or 0x) are named
+"func+0xOFF" through it; a NULL pointer may read "(null)", padded.
 Rules (the ones kmtrace documents): allocations and frees pair by pointer;
 a NULL allocation is failed; a free of NULL/ZERO_SIZE_PTR (<= 16) is a null
 free; a free of a pointer not live is unmatched; an allocation over a live
@@ -47,9 +50,38 @@ def drop(st, obj):
     st['live_objects'] -= 1
 
 
+NULL = re.compile(r'=\s+\(null\)')     # the kernel pads a NULL %p to the pointer's width
+ADDRESS = re.compile(r'^(0x[0-9a-f]+|[0-9a-f]{8,16})$')
+
+
 def ptr_num(text):
     """A pointer: 0x-prefixed (trace-cmd) or bare hex, hashed or not (the kernel's %p)."""
-    return 0 if text == '(nil)' else int(text, 16)
+    return 0 if text in ('(nil)', '(null)') else int(text, 16)
+
+
+class SymbolMap:
+    """Functions of a System.map or kallsyms: the last symbol at or below an address."""
+
+    def __init__(self, path):
+        self.syms = []
+        for line in open(path):
+            parts = line.split()
+            if len(parts) >= 3 and parts[1] not in 'aA':
+                self.syms.append((int(parts[0], 16), parts[2]))
+        self.syms.sort()
+
+    def name(self, site):
+        if not self.syms or not ADDRESS.match(site):
+            return site
+        addr = int(site, 16)
+        best = None
+        for start, name in self.syms:
+            if start > addr:
+                break
+            best = (start, name)
+        if best is None or addr > self.syms[-1][0]:
+            return site
+        return '%s+0x%x' % (best[1], addr - best[0])
 
 
 def num(text):
@@ -58,8 +90,9 @@ def num(text):
 
 
 class Recount:
-    def __init__(self, pids):
+    def __init__(self, pids, names):
         self.pids = pids
+        self.names = names
         self.total = new_stat()
         self.callers = {}
         self.live = {}
@@ -82,7 +115,8 @@ class Recount:
             self.c['replaced'] += 1
             self.c['replaced_bytes'] += old['alloc']
         obj = {'alloc': num(f['bytes_alloc']), 'req': num(f['bytes_req']),
-               'site': SIZE.sub('', f['call_site']), 'cpu': ev['cpu'], 'sel': sel}
+               'site': self.names.name(SIZE.sub('', f['call_site'])), 'cpu': ev['cpu'],
+               'sel': sel}
         self.live[ptr] = obj
         if not sel:
             return
@@ -135,8 +169,9 @@ def main():
     ap.add_argument('--pid', type=lambda s: {int(p) for p in s.split(',')}, default=set())
     ap.add_argument('--usec', action='store_true',
                     help='accept microsecond timestamps (cat trace)')
+    ap.add_argument('--map', help='System.map or kallsyms naming address call sites')
     args = ap.parse_args()
-    rc = Recount(args.pid)
+    rc = Recount(args.pid, SymbolMap(args.map) if args.map else SymbolMap('/dev/null'))
     for line in sys.stdin:
         m = LINE.match(line)
         if not m or m['event'] not in ALLOCS | FREES:
@@ -145,7 +180,7 @@ def main():
             sys.exit('slab_recount: need nanosecond timestamps (trace-cmd report -t), or --usec')
         ev = {'pid': int(m['pid']), 'cpu': int(m['cpu']),
               'ts': int(m['sec']) * 10**9 + int(m['frac'].ljust(9, '0'))}
-        fields = dict(FIELD.findall(m['rest']))
+        fields = dict(FIELD.findall(NULL.sub('=(null)', m['rest'])))
         (rc.alloc if m['event'] in ALLOCS else rc.free)(ev, fields)
     callers = {}
     for site, st in rc.callers.items():

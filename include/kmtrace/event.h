@@ -169,6 +169,9 @@ struct kmt_event {
 
 	const void *raw;	/* the record's payload, valid during the event call */
 	int raw_size;
+	const char *comm;	/* the task's name at the event, or NULL (kmt_record.comm) */
+	const char *text;	/* the fields as text input wrote them, or NULL */
+	const char *text_event;	/* and the event's name as it wrote it */
 	unsigned long long func;	/* KMT_EV_U_*: enum kmt_user_func (decoded as u64) */
 
 	/* reclaim, compaction, page cache, memcg */

@@ -22,6 +22,10 @@ struct kmt_record {
 	const unsigned long long *callchain;	/* perf.data -g: ips, innermost first */
 	int callchain_nr;
 	bool kept;	/* data and callchain stay valid until the reader is closed */
+	const char *text;	/* kmt_reader_keep_text(): the fields as the text wrote them */
+	const char *text_event;	/* ... and the event's name as it did */
+	const char *comm;	/* the task's name at this record (text, perf.data), or NULL:
+				   the tep's for its pid */
 };
 
 /* What a file tells about one CPU's buffer and its losses. */
@@ -77,6 +81,13 @@ struct kmt_reader *kmt_reader_open(const char *path, struct kmt_error *err);
  */
 struct kmt_reader *kmt_reader_open_formats(const char *path, const char *formats_dir,
 					   struct kmt_error *err);
+
+/*
+ * Text input: hand out each record with its fields as the line wrote them
+ * (kmt_record.text), kernel code addresses given as numbers named where the
+ * symbols resolve them. Other inputs have no such text.
+ */
+void kmt_reader_keep_text(struct kmt_reader *r);
 
 /* Close a reader and free all it holds; NULL is ignored. */
 void kmt_reader_close(struct kmt_reader *r);

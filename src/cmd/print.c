@@ -96,6 +96,7 @@ static int print_start(void *priv, const struct kmt_session *s)
 	/* Symbols a reader loads on first use must be there before libtraceevent asks. */
 	kmt_reader_text(s->reader, KMT_TEXT_SYMBOLS);
 	kmt_plugins_register_all(s->tep, &st->host);
+	kmt_reader_keep_text(s->reader);	/* text input: its lines' own values */
 	return 0;
 }
 
@@ -115,6 +116,20 @@ static void print_stack(struct print_state *st, const struct kmt_event *ev)
 	}
 }
 
+/* "COMM-PID [CPU] TIME: " as trace-cmd report starts a line, the event's own comm first. */
+static void print_prefix(struct print_state *st, const struct kmt_event *ev,
+			 struct tep_record *rec)
+{
+	if (!ev->comm) {
+		tep_print_event(st->tep, &st->seq, rec, "%16s-%-7d [%03d] %6.1000d: ",
+				TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_TIME);
+		return;
+	}
+	trace_seq_printf(&st->seq, "%16s-%-7d ", ev->comm, ev->pid);
+	tep_print_event(st->tep, &st->seq, rec, "[%03d] %6.1000d: ", TEP_PRINT_CPU,
+			TEP_PRINT_TIME);
+}
+
 static void print_event(void *priv, const struct kmt_event *ev)
 {
 	struct print_state *st = priv;
@@ -127,13 +142,18 @@ static void print_event(void *priv, const struct kmt_event *ev)
 	if (st->failed || kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
 		return;
 	trace_seq_reset(&st->seq);
-	tep_print_event(st->tep, &st->seq, &rec, "%16s-%-7d [%03d] %6.1000d: ",
-			TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_TIME);
+	print_prefix(st, ev, &rec);
 	name_start = st->seq.len;
-	tep_print_event(st->tep, &st->seq, &rec, "%s:", TEP_PRINT_NAME);
+	if (ev->text_event)
+		trace_seq_printf(&st->seq, "%s:", ev->text_event);
+	else
+		tep_print_event(st->tep, &st->seq, &rec, "%s:", TEP_PRINT_NAME);
 	pad = NAME_WIDTH + 2 - (int)(st->seq.len - name_start);
 	trace_seq_printf(&st->seq, "%*s", pad > 1 ? pad : 1, "");
-	if (kmt_formats_record_fits(st->tep, tep_find_event(st->tep, ev->id), rec.data, rec.size))
+	if (ev->text)
+		trace_seq_puts(&st->seq, ev->text);	/* the text's own values */
+	else if (kmt_formats_record_fits(st->tep, tep_find_event(st->tep, ev->id), rec.data,
+					 rec.size))
 		tep_print_event(st->tep, &st->seq, &rec, "%s", TEP_PRINT_INFO);
 	else
 		trace_seq_printf(&st->seq, "[record of %d bytes does not hold its format's fields]",

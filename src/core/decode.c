@@ -502,6 +502,9 @@ enum kmt_event_type kmt_decode(const struct kmt_decoder *dec, const void *data, 
 		v = read_uint(dec, p + fl->offset, fl->size);
 		if (fl->is_signed)
 			v = sign_extend(v, fl->size);
+		else if (fl->member == offsetof(struct kmt_event, pfn) && fl->size < 8 &&
+			 v == (1ull << 8 * fl->size) - 1)
+			v = ~0ull;	/* a 32-bit kernel's failed allocation: pfn -1UL */
 		memcpy((char *)ev + fl->member, &v, sizeof(v));
 	}
 	ev->flags = loc->flags;

@@ -156,6 +156,9 @@ void kmt_replay_take(struct kmt_session *s, const struct kmt_decoder *dec,
 	ev->callchain_nr = rec->callchain_nr;
 	ev->raw = rec->data;
 	ev->raw_size = rec->size;
+	ev->comm = rec->comm;
+	ev->text = rec->text;
+	ev->text_event = rec->text_event;
 }
 
 void kmt_replay_hand_out(const struct kmt_analysis *const *an, void *const *priv, int n,

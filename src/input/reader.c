@@ -39,6 +39,11 @@ struct kmt_reader *kmt_reader_alloc(const char *path, const struct kmt_reader_op
 	return r;
 }
 
+void kmt_reader_keep_text(struct kmt_reader *r)
+{
+	r->keep_text = true;
+}
+
 int kmt_reader_set_cpus(struct kmt_reader *r, int ncpus)
 {
 	struct kmt_cpu_stats *st = realloc(r->stats, (ncpus ? ncpus : 1) * sizeof(*st));

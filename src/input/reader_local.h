@@ -50,6 +50,7 @@ struct kmt_reader {
 	int ncpu_nodes;			/* entries of cpu_nodes; -1 until read */
 	struct kmt_reader_usyms *usyms;	/* KMT_TEXT_USER_MAPS read (reader_usyms.c) */
 	struct kmt_proctable *procs;	/* KMT_TEXT_PROCESSES read, then completed */
+	bool keep_text;			/* kmt_reader_keep_text() */
 	void *priv;
 };
 

@@ -31,8 +31,17 @@
 #define LINE_MAX_LEN	65536
 #define READ_CHUNK	(1u << 20)
 #define KEPT_BAD	5		/* unparsed lines shown */
-#define FAKE_SYM_BASE	0x0000100000000000ull	/* below any kernel's addresses */
-#define FAKE_SYM_STRIDE	(1ull << 24)	/* room for offsets inside one function */
+/*
+ * Made-up addresses of named call sites: below any kernel's addresses,
+ * with room for offsets inside one function. A 32-bit kernel's fields hold
+ * 32 bits: there they lie below the lowest kernel split (1G/3G, modules
+ * from 0x3f000000).
+ */
+#define FAKE_SYM_BASE	0x0000100000000000ull
+#define FAKE_SYM_STRIDE	(1ull << 24)
+#define FAKE_SYM_BASE32	0x10000000ull
+#define FAKE_SYM_STRIDE32 (1ull << 16)
+#define FAKE_SYMS32	((0x3f000000ull - FAKE_SYM_BASE32) / FAKE_SYM_STRIDE32)
 #define MAX_TEXT_CPUS	8192
 #define KMT_UNAME_MAX	256	/* of a --formats directory's uname file */
 #define MAX_RECORD	65536	/* formats.c lets no field past it */
@@ -40,7 +49,7 @@
 
 extern const char *const kmt_shipped_formats[][2];
 
-enum tl_kind { TL_NUMBER, TL_FLAGS, TL_SYMBOLIC, TL_FUNCTION, TL_STRING };
+enum tl_kind { TL_NUMBER, TL_FLAGS, TL_SYMBOLIC, TL_FUNCTION, TL_STRING, TL_BOOL };
 
 /* One "label=%conv" of a print format and the field it fills. */
 struct tl_label {
@@ -48,8 +57,14 @@ struct tl_label {
 	struct tep_format_field *field;
 	enum tl_kind kind;
 	int base;
+	bool hex_prefixed;		/* "0x%lx": a value the text wrote without 0x is
+					   decimal (older kernels print such fields %lu) */
+	bool code;			/* a kernel code address: %pS, or call_site */
 	struct tep_print_flag_sym *table;	/* TL_FLAGS, TL_SYMBOLIC */
+	struct tep_print_arg *flags;	/* TL_FLAGS: the __print_flags() */
 	const char *delim;
+	const char *zero_text;		/* "f ? ... : \"TEXT\"": TEXT reads back as 0 */
+	const char *true_text;		/* TL_BOOL, "f ? \"TEXT\" : \"...\"": TEXT is 1 */
 	bool sentinel;			/* "f != K ? f : C": C reads back as K */
 	long long sentinel_shown, sentinel_value;
 };
@@ -61,6 +76,8 @@ struct tl_event {
 	int nlabels;
 	int size;			/* fixed part of the record */
 	struct tep_format_field *type_field, *pid_field;	/* common_type, common_pid */
+	struct tep_format_field *node_field;	/* "node", -1 (NUMA_NO_NODE) unless a line
+						   gives it: older kernels' kmalloc has none */
 };
 
 struct textlog {
@@ -75,10 +92,15 @@ struct textlog {
 	int nevents, cap_events;
 	struct kmt_hashmap event_index;	/* name hash -> events[] */
 	struct kmt_hashmap sym_index;	/* "name [mod]" hash -> syms[] */
+	struct kmt_hashmap flag_values;	/* hash of flags text and field -> value */
 	char **syms;
 	uint32_t nsyms, cap_syms;
+	unsigned long long fake_base, fake_stride;	/* for the kernel's long size */
+	uint32_t fake_max;		/* made-up symbols that fit below its addresses */
 	unsigned long long unparsed;
 	char kept[KEPT_BAD][160];
+	char *text;			/* the fields of the line handed out last, as written */
+	size_t text_len, text_cap;
 };
 
 /* ---------------------------------------------------------------- formats */
@@ -263,7 +285,51 @@ out:
 	return ret;
 }
 
+/*
+ * The kernel's long size as its formats show it (a field of type long or
+ * unsigned long, such as call_site), this machine's when none has one.
+ */
+static int formats_long_size(struct tep_handle *tep)
+{
+	struct tep_event **events = tep_list_events(tep, TEP_EVENT_SORT_ID);
+	struct tep_format_field *f;
+	int i;
+
+	for (i = 0; events && events[i]; i++)
+		for (f = events[i]->format.fields; f; f = f->next)
+			if (!strcmp(f->type, "unsigned long") || !strcmp(f->type, "long"))
+				return f->size;
+	return sizeof(long);
+}
+
 /* ---------------------------------------------------------------- print format */
+
+static bool is_atom(const struct tep_print_arg *a)
+{
+	return a && a->type == TEP_PRINT_ATOM && a->atom.atom;
+}
+
+/* The value of constant @a: an atom, or libtraceevent's unary minus over one (-1UL). */
+static bool constant(const struct tep_print_arg *a, long long *v)
+{
+	if (is_atom(a)) {
+		*v = strtoll(a->atom.atom, NULL, 0);
+		return true;
+	}
+	if (a && a->type == TEP_PRINT_OP && !strcmp(a->op.op, "-") &&
+	    (!a->op.left || a->op.left->type == TEP_PRINT_NULL) && is_atom(a->op.right)) {
+		*v = -strtoll(a->op.right->atom.atom, NULL, 0);
+		return true;
+	}
+	return false;
+}
+
+/* Is @a a word ("true", "none"), not a number? */
+static bool is_word(const struct tep_print_arg *a)
+{
+	return is_atom(a) && (a->atom.atom[0] < '0' || a->atom.atom[0] > '9') &&
+	       a->atom.atom[0] != '-';
+}
 
 /* The field an argument prints, and how: NULL when it is computed. */
 static struct tep_format_field *dig(struct tep_event *ev, struct tep_print_arg *a,
@@ -281,6 +347,7 @@ static struct tep_format_field *dig(struct tep_event *ev, struct tep_print_arg *
 		return dig(ev, a->typecast.item, l);
 	case TEP_PRINT_FLAGS:
 		l->kind = TL_FLAGS;
+		l->flags = a;
 		l->table = a->flags.flags;
 		l->delim = a->flags.delim;
 		return dig(ev, a->flags.field, l);
@@ -296,11 +363,16 @@ static struct tep_format_field *dig(struct tep_event *ev, struct tep_print_arg *
 		if (!branches || branches->type != TEP_PRINT_OP || strcmp(branches->op.op, ":"))
 			return NULL;
 		if (cond && cond->type == TEP_PRINT_OP && !strcmp(cond->op.op, "!=") &&
-		    cond->op.right && cond->op.right->type == TEP_PRINT_ATOM &&
-		    branches->op.right && branches->op.right->type == TEP_PRINT_ATOM) {
+		    constant(cond->op.right, &l->sentinel_value) &&
+		    constant(branches->op.right, &l->sentinel_shown)) {
 			l->sentinel = true;
-			l->sentinel_value = strtoll(cond->op.right->atom.atom, NULL, 0);
-			l->sentinel_shown = strtoll(branches->op.right->atom.atom, NULL, 0);
+		} else if (cond && cond->type == TEP_PRINT_FIELD && is_word(branches->op.left) &&
+			   is_word(branches->op.right)) {
+			l->kind = TL_BOOL;	/* "f ? \"true\" : \"false\"" */
+			l->true_text = branches->op.left->atom.atom;
+			return tep_find_any_field(ev, cond->field.name);
+		} else if (is_word(branches->op.right)) {
+			l->zero_text = branches->op.right->atom.atom;	/* "f ? flags : \"none\"" */
 		}
 		return dig(ev, branches->op.left, l);
 	default:
@@ -395,6 +467,7 @@ static void borrow_table(struct tep_handle *tep, struct tl_label *l)
 			if (f && t.table && !strcmp(f->name, l->label)) {
 				l->kind = t.kind;
 				l->table = t.table;
+				l->flags = t.flags;
 				l->delim = t.delim;
 				return;
 			}
@@ -424,7 +497,8 @@ static int labels_by_name(struct tep_handle *tep, struct tl_event *te)
 		struct tl_label *l = &te->labels[te->nlabels];
 
 		*l = (struct tl_label){ .kind = TL_NUMBER, .base = 0, .field = f,
-					.label = strdup(f->name) };
+					.label = strdup(f->name),
+					.code = !strcmp(f->name, "call_site") };
 		if (!l->label)
 			return -1;
 		borrow_table(tep, l);
@@ -458,9 +532,11 @@ static int build_labels(struct tep_handle *tep, struct tl_event *te)
 			arg = arg->next;
 		l.label = label_before(fmt, pct);
 		l.base = conv == 'x' || conv == 'X' || conv == 'p' ? 16 : 10;
+		l.hex_prefixed = l.base == 16 && pct - fmt >= 2 && !strncmp(pct - 2, "0x", 2);
 		l.field = arg ? dig(ev, arg, &l) : NULL;
 		if (conv == 'S')
 			l.kind = TL_FUNCTION;
+		l.code = l.kind == TL_FUNCTION || (l.field && !strcmp(l.field->name, "call_site"));
 		if (l.label && l.field)
 			te->labels[te->nlabels++] = l;
 		else
@@ -485,6 +561,26 @@ static int record_size(struct tep_event *ev)
 	return size;
 }
 
+/*
+ * kmem:kmalloc_node and kmem_cache_alloc_node, which formats of 6.1 and
+ * later lack: since 6.1 kmalloc and kmem_cache_alloc carry their node
+ * field, and the lines of the older events read as theirs. NULL otherwise.
+ */
+static struct tep_event *merged_node_event(struct tep_handle *tep, char *name)
+{
+	static const char suffix[] = "_node";
+	size_t len = strlen(name), n = sizeof(suffix) - 1;
+	struct tep_event *ev;
+
+	if (len <= n || strcmp(name + len - n, suffix) ||
+	    (strcmp(name, "kmalloc_node") && strcmp(name, "kmem_cache_alloc_node")))
+		return NULL;
+	name[len - n] = '\0';
+	ev = tep_find_event_by_name(tep, "kmem", name);
+	name[len - n] = suffix[0];
+	return ev && tep_find_any_field(ev, "node") ? ev : NULL;
+}
+
 /* The event named @name (its print format paired once), or NULL. */
 static struct tl_event *event_of(struct kmt_reader *r, struct textlog *tl, const char *name,
 				 size_t len)
@@ -506,6 +602,8 @@ static struct tl_event *event_of(struct kmt_reader *r, struct textlog *tl, const
 	}
 	copy = strndup(name, len);
 	ev = copy ? tep_find_event_by_name(r->tep, NULL, copy) : NULL;
+	if (!ev && copy)
+		ev = merged_node_event(r->tep, copy);
 	te = &tl->events[tl->nevents];
 	*te = (struct tl_event){ .name = copy, .event = ev };
 	if (ev && (build_labels(r->tep, te) || (te->size = record_size(ev)) <= 0 ||
@@ -513,6 +611,8 @@ static struct tl_event *event_of(struct kmt_reader *r, struct textlog *tl, const
 		   !(te->type_field = tep_find_common_field(ev, "common_type")) ||
 		   !(te->pid_field = tep_find_common_field(ev, "common_pid"))))
 		te->event = NULL;
+	if (te->event)
+		te->node_field = tep_find_field(ev, "node");
 	if (kmt_hashmap_put(&tl->event_index, h, tl->nevents))
 		return NULL;
 	tl->nevents++;
@@ -521,7 +621,24 @@ static struct tl_event *event_of(struct kmt_reader *r, struct textlog *tl, const
 
 /* ---------------------------------------------------------------- values */
 
-/* A made-up address for "function+0xOFF[/0xSIZE] [module]" (or a plain 0xADDR). */
+/*
+ * Is @v, up to a space or '/', an address printed without 0x: 8 to 16 hex
+ * digits, as %lx prints a 32- or 64-bit kernel's (call_site before 5.6)?
+ */
+static bool bare_address(const char *v)
+{
+	size_t n = strcspn(v, " /");
+
+	return n >= 8 && n <= 16 && strspn(v, "0123456789abcdefABCDEF") >= n;
+}
+
+/* Is @v an address, 0x-prefixed or bare, rather than a name? */
+static bool is_address(const char *v)
+{
+	return !strncmp(v, "0x", 2) || bare_address(v);
+}
+
+/* A made-up address for "function+0xOFF[/0xSIZE] [module]" (or the address itself). */
 static unsigned long long function_address(struct textlog *tl, const char *v)
 {
 	const char *plus = strchr(v, '+'), *mod = strchr(v, '[');
@@ -530,44 +647,182 @@ static unsigned long long function_address(struct textlog *tl, const char *v)
 	char key[320];
 	uint64_t idx, h;
 
-	if (!strncmp(v, "0x", 2) || !nlen)
+	if (!nlen || is_address(v))
 		return strtoull(v, NULL, 16);
-	snprintf(key, sizeof(key), "%.*s%s%.*s", (int)nlen, v, mod ? " " : "",
+	/* kallsyms's form: the module after a tab */
+	snprintf(key, sizeof(key), "%.*s%s%.*s", (int)nlen, v, mod ? "\t" : "",
 		 mod ? (int)strcspn(mod, "]") + 1 : 0, mod ? mod : "");
 	h = kmt_hash_bytes(key, strlen(key));
 	if (!kmt_hashmap_get(&tl->sym_index, h, &idx)) {
-		if (kmt_grow(&tl->syms, &tl->cap_syms, tl->nsyms, sizeof(*tl->syms)) ||
+		if (tl->nsyms == tl->fake_max ||
+		    kmt_grow(&tl->syms, &tl->cap_syms, tl->nsyms, sizeof(*tl->syms)) ||
 		    !(tl->syms[tl->nsyms] = strdup(key)) ||
 		    kmt_hashmap_put(&tl->sym_index, h, tl->nsyms))
 			return 0;
 		idx = tl->nsyms++;
 	}
-	return FAKE_SYM_BASE + idx * FAKE_SYM_STRIDE + (off < FAKE_SYM_STRIDE ? off : 0);
+	return tl->fake_base + idx * tl->fake_stride + (off < tl->fake_stride ? off : 0);
 }
 
-/* The value of a flag or symbol name in @table, or a number. */
-static unsigned long long table_value(const struct tep_print_flag_sym *table, const char *name,
-				      size_t len)
+/* The entry of flag or symbol name @name (@len bytes) in @table, or NULL. */
+static const struct tep_print_flag_sym *table_entry(const struct tep_print_flag_sym *table,
+						    const char *name, size_t len)
 {
 	for (; table; table = table->next)
 		if (strlen(table->str) == len && !strncmp(table->str, name, len))
-			return strtoull(table->value, NULL, 0);
-	return strtoull(name, NULL, 0);
+			return table;
+	return NULL;
 }
 
-static unsigned long long flags_value(const struct tl_label *l, const char *v)
+/* The value of a symbol name in @table, or a number. */
+static unsigned long long table_value(const struct tep_print_flag_sym *table, const char *name,
+				      size_t len)
+{
+	const struct tep_print_flag_sym *e = table_entry(table, name, len);
+
+	return strtoull(e ? e->value : name, NULL, 0);
+}
+
+/* The bits the values of flags table @t use. */
+static unsigned long long table_bits(const struct tep_print_flag_sym *t)
+{
+	unsigned long long bits = 0;
+
+	for (; t; t = t->next)
+		bits |= strtoull(t->value, NULL, 0);
+	return bits;
+}
+
+/* The table of flags label @l as it is now (entries may have been put first). */
+static const struct tep_print_flag_sym *label_table(const struct tl_label *l)
+{
+	return l->flags ? l->flags->flags.flags : l->table;
+}
+
+/*
+ * @v as __print_flags() prints it with table @t: each name whose bits are
+ * all set, in the table's order, then what is left in hex, @delim between.
+ */
+static void render_flags(const struct tep_print_flag_sym *t, const char *delim,
+			 unsigned long long v, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (; t && v && at < len; t = t->next) {
+		unsigned long long m = strtoull(t->value, NULL, 0);
+
+		if (m && (v & m) == m) {
+			at += snprintf(buf + at, len - at, "%s%s", at ? delim : "", t->str);
+			v &= ~m;
+		}
+	}
+	if (v && at < len)
+		snprintf(buf + at, len - at, "%s0x%llx", at ? delim : "", v);
+}
+
+/* The __print_flags() of @tep over fields named @field, at most @max into @args; how many. */
+static int flags_args(struct tep_handle *tep, const char *field, struct tep_print_arg **args,
+		      int max)
+{
+	struct tep_event **events = tep_list_events(tep, TEP_EVENT_SORT_ID);
+	int i, n = 0;
+
+	for (i = 0; events && events[i] && n < max; i++) {
+		struct tep_print_arg *a;
+
+		for (a = events[i]->print_fmt.args; a && n < max; a = a->next) {
+			struct tl_label t = { .kind = TL_NUMBER };
+			struct tep_format_field *f = dig(events[i], a, &t);
+
+			if (f && t.flags && !strcmp(f->name, field))
+				args[n++] = t.flags;
+		}
+	}
+	return n;
+}
+
+/* Put flag @name = @value first in the table of @arg; false when out of memory. */
+static bool prepend_flag(struct tep_print_arg *arg, const char *name, unsigned long long value)
+{
+	struct tep_print_flag_sym *e = calloc(1, sizeof(*e));
+	char num[32];
+
+	snprintf(num, sizeof(num), "0x%llx", value);
+	if (!e || !(e->value = strdup(num)) || !(e->str = strdup(name))) {
+		if (e)
+			free(e->value);
+		free(e);
+		return false;
+	}
+	e->next = arg->flags.flags;	/* tep_free() frees it with the rest */
+	arg->flags.flags = e;
+	return true;
+}
+
+#define MAX_FLAGS_ARGS	64	/* events printing one flags field (gfp_flags: 9) */
+
+/*
+ * Flags text @v that the formats cannot print as the text did: names of
+ * another kernel (GFP_NOWARN before 4.4, __GFP_ATOMIC before 6.4), or
+ * names it composes otherwise (6.18's GFP_NOWAIT holds __GFP_NOWARN). It
+ * gets an entry of its own, first in every table over a field of @l's
+ * name: @v as the name, and as the value the bits of its names the
+ * formats know (@known) plus a bit no table uses. Reports then show it as
+ * written and count it apart, and tests of the known bits still hold.
+ * @known alone when no bit of the field is left.
+ */
+static unsigned long long flags_as_written(struct kmt_reader *r, const struct tl_label *l,
+					   const char *v, unsigned long long known)
+{
+	struct tep_print_arg *args[MAX_FLAGS_ARGS];
+	int n = flags_args(r->tep, l->field->name, args, MAX_FLAGS_ARGS), i, bit;
+	int width = l->field->size >= 8 ? 64 : l->field->size * 8;
+	unsigned long long used = 0;
+
+	for (i = 0; i < n; i++)
+		used |= table_bits(args[i]->flags.flags);
+	for (bit = 0; bit < width && (used >> bit & 1); bit++)
+		;
+	if (bit == width)
+		return known;
+	for (i = 0; i < n; i++)
+		if (!prepend_flag(args[i], v, known | 1ull << bit))
+			return known;
+	return known | 1ull << bit;
+}
+
+/* The value of flags text @v: through the table, or an entry of its own (cached). */
+static unsigned long long flags_value(struct kmt_reader *r, struct textlog *tl,
+				      const struct tl_label *l, const char *v)
 {
 	const char *delim = l->delim && *l->delim ? l->delim : "|";
-	unsigned long long val = 0;
+	const struct tep_print_flag_sym *table = label_table(l), *e;
+	unsigned long long known = 0;
+	uint64_t h = kmt_hash_bytes(v, strlen(v)) ^ kmt_hash_bytes(l->field->name,
+								   strlen(l->field->name)), cached;
+	char shown[1024];
+	bool foreign = false;
+	const char *p;
 
-	while (*v) {
-		size_t n = strcspn(v, delim);
+	if (kmt_hashmap_get(&tl->flag_values, h, &cached))
+		return cached;
+	for (p = v; *p; p += strspn(p, delim)) {
+		size_t n = strcspn(p, delim);
 
-		val |= table_value(l->table, v, n);
-		v += n;
-		v += strspn(v, delim);
+		if ((e = table_entry(table, p, n)))
+			known |= strtoull(e->value, NULL, 0);
+		else if (*p >= '0' && *p <= '9')
+			known |= strtoull(p, NULL, 0);	/* bits no name covers */
+		else
+			foreign = true;
+		p += n;
 	}
-	return val;
+	render_flags(table, delim, known, shown, sizeof(shown));
+	if (foreign || strcmp(shown, v))
+		known = flags_as_written(r, l, v, known);
+	kmt_hashmap_put(&tl->flag_values, h, known);	/* a cache: failure is harmless */
+	return known;
 }
 
 static void put_int(unsigned char *rec, const struct tep_format_field *f, unsigned long long v)
@@ -605,15 +860,36 @@ static int put_string(struct textlog *tl, const struct tep_format_field *f, cons
 	return 0;
 }
 
-static int put_value(struct textlog *tl, const struct tl_label *l, const char *v, size_t *tail)
+/* A number as label @l prints it: in the format's base, or as the text wrote it. */
+static long long number_value(const struct tl_label *l, const char *v)
 {
 	long long n;
 
+	if (!strncmp(v, "0x", 2) || !strncmp(v, "0X", 2))
+		n = (long long)strtoull(v, NULL, 16);
+	else if (l->base == 16 && !l->hex_prefixed)
+		n = (long long)strtoull(v, NULL, 16);	/* %lx, %p: bare hex */
+	else if (*v == '-')
+		n = strtoll(v, NULL, 10);
+	else
+		n = (long long)strtoull(v, NULL, 10);	/* also "0x%lx" written as %lu */
+	if (l->sentinel && n == l->sentinel_shown)
+		n = l->sentinel_value;
+	return n;
+}
+
+static int put_value(struct kmt_reader *r, struct textlog *tl, const struct tl_label *l,
+		     const char *v, size_t *tail)
+{
+	if (l->zero_text && !strcmp(v, l->zero_text)) {
+		put_int(tl->rec, l->field, 0);
+		return 0;
+	}
 	switch (l->kind) {
 	case TL_STRING:
 		return put_string(tl, l->field, v, tail);
 	case TL_FLAGS:
-		put_int(tl->rec, l->field, flags_value(l, v));
+		put_int(tl->rec, l->field, flags_value(r, tl, l, v));
 		return 0;
 	case TL_SYMBOLIC:
 		put_int(tl->rec, l->field, table_value(l->table, v, strlen(v)));
@@ -621,14 +897,13 @@ static int put_value(struct textlog *tl, const struct tl_label *l, const char *v
 	case TL_FUNCTION:
 		put_int(tl->rec, l->field, function_address(tl, v));
 		return 0;
+	case TL_BOOL:
+		put_int(tl->rec, l->field, !strcmp(v, l->true_text) || !strcmp(v, "1"));
+		return 0;
 	case TL_NUMBER:
 		if (l->field->flags & TEP_FIELD_IS_STRING)
 			return put_string(tl, l->field, v, tail);
-		n = l->base != 10 ? (long long)strtoull(v, NULL, l->base) : *v == '-' ?
-		    strtoll(v, NULL, 10) : (long long)strtoull(v, NULL, 10);
-		if (l->sentinel && n == l->sentinel_shown)
-			n = l->sentinel_value;
-		put_int(tl->rec, l->field, n);
+		put_int(tl->rec, l->field, number_value(l, v));
 		return 0;
 	}
 	return 0;
@@ -656,27 +931,71 @@ static size_t label_len(const char *p)
 }
 
 /*
+ * @v as --print shows it: a kernel code address the text gave as a number
+ * named where the symbols resolve it ("func+0xOFF [mod]"), else as written.
+ */
+static const char *shown_value(struct kmt_reader *r, const struct tl_label *l, const char *v,
+			       char *buf, size_t len)
+{
+	unsigned long long start, addr;
+	const char *mod, *name;
+
+	if (!l || !l->code || !is_address(v))
+		return v;
+	addr = strtoull(v, NULL, 16);
+	name = kmt_reader_function(r, addr, &start, &mod);
+	if (!name)
+		return v;
+	snprintf(buf, len, "%s+0x%llx%s%s%s", name, addr - start, mod ? " [" : "", mod ? mod : "",
+		 mod ? "]" : "");
+	return buf;
+}
+
+/* Append "@label=@value" (@n bytes of label) to the line's text, a space between pairs. */
+static int add_text(struct textlog *tl, const char *label, size_t n, const char *value)
+{
+	size_t need = tl->text_len + n + strlen(value) + 3;
+	char *t;
+
+	if (need > tl->text_cap) {
+		if (!(t = realloc(tl->text, need * 2)))
+			return -1;
+		tl->text = t;
+		tl->text_cap = need * 2;
+	}
+	tl->text_len += sprintf(tl->text + tl->text_len, "%s%.*s=%s", tl->text_len ? " " : "",
+				(int)n, label, value);
+	return 0;
+}
+
+/*
  * Fill the fields from "label=value label=value ...": a value runs to the
  * next " label=" (so "func+0x10/0x40 [mod]" stays whole); text before the
- * first label (a plugin's prefix) is left.
+ * first label (a plugin's prefix) is left. With r->keep_text the pairs go
+ * to tl->text as well, as the line wrote them.
  */
-static int fill_fields(struct textlog *tl, const struct tl_event *te, char *text, size_t *tail)
+static int fill_fields(struct kmt_reader *r, struct textlog *tl, const struct tl_event *te,
+		       char *text, size_t *tail)
 {
-	char *p = text;
+	char *p = text, shown[512];
 
+	tl->text_len = 0;
 	while (*p && !(label_len(p) && (p == text || p[-1] == ' ')))
 		p++;
 	while (*p) {
 		size_t n = label_len(p);
-		char *v = p + n + 1, *end = v;
+		char *label = p, *v = p + n + 1, *end = v;
 		const struct tl_label *l;
 
 		while (*end && !(end[0] == ' ' && label_len(end + 1)))
 			end++;
 		p = *end ? end + 1 : end;
 		*end = '\0';
-		l = label_of(te, v - n - 1, n);
-		if (l && put_value(tl, l, v, tail))
+		l = label_of(te, label, n);
+		if (l && put_value(r, tl, l, v, tail))
+			return -1;
+		if (r->keep_text &&
+		    add_text(tl, label, n, shown_value(r, l, v, shown, sizeof(shown))))
 			return -1;
 	}
 	return 0;
@@ -837,10 +1156,14 @@ static int make_record(struct kmt_reader *r, struct textlog *tl, char *line,
 	memset(tl->rec, 0, tail);
 	put_int(tl->rec, te->type_field, te->event->id);
 	put_int(tl->rec, te->pid_field, l.pid);
-	if (fill_fields(tl, te, l.fields, &tail))
+	if (te->node_field)
+		put_int(tl->rec, te->node_field, -1);
+	if (fill_fields(r, tl, te, l.fields, &tail))
 		return 0;
 	tep_register_comm(r->tep, l.comm, l.pid);
-	*rec = (struct kmt_record){ .ts = l.ts, .data = tl->rec, .size = (int)tail, .cpu = l.cpu };
+	*rec = (struct kmt_record){ .ts = l.ts, .data = tl->rec, .size = (int)tail, .cpu = l.cpu,
+				    .text = r->keep_text ? (tl->text ? tl->text : "") : NULL,
+				    .text_event = r->keep_text ? te->name : NULL, .comm = l.comm };
 	return 1;
 }
 
@@ -908,11 +1231,11 @@ static int finish(struct kmt_reader *r, struct textlog *tl)
 	if (!text)
 		return -1;
 	for (i = 0; i < tl->nsyms; i++)
-		at += sprintf(text + at, "%016llx t %s\n", FAKE_SYM_BASE + i * FAKE_SYM_STRIDE,
+		at += sprintf(text + at, "%016llx t %s\n", tl->fake_base + i * tl->fake_stride,
 			      tl->syms[i]);
 	/* an end mark: the last function's addresses resolve too */
 	at += sprintf(text + at, "%016llx t kmtrace_text_input_end\n",
-		      FAKE_SYM_BASE + tl->nsyms * FAKE_SYM_STRIDE);
+		      tl->fake_base + tl->nsyms * tl->fake_stride);
 	if (tl->nsyms && kmt_reader_set_text_symbols(r, text, at)) {
 		free(text);
 		return -1;
@@ -974,7 +1297,9 @@ static void textlog_close(struct kmt_reader *r)
 	free(tl->events);
 	kmt_hashmap_free(&tl->event_index);
 	kmt_hashmap_free(&tl->sym_index);
+	kmt_hashmap_free(&tl->flag_values);
 	free(tl->rec);
+	free(tl->text);
 	free(tl->buf);
 	if (tl->fd >= 0)
 		close(tl->fd);
@@ -1043,7 +1368,8 @@ static struct kmt_reader *textlog_open(const struct kmt_input *in, struct kmt_er
 	struct textlog *tl = calloc(1, sizeof(*tl));
 
 	if (!r || !tl || !(r->tep = tep_alloc()) || kmt_hashmap_init(&tl->event_index) ||
-	    kmt_hashmap_init(&tl->sym_index) || !(tl->buf = malloc(READ_CHUNK * 2))) {
+	    kmt_hashmap_init(&tl->sym_index) || kmt_hashmap_init(&tl->flag_values) ||
+	    !(tl->buf = malloc(READ_CHUNK * 2))) {
 		kmt_error_set(err, path, -1, "out of memory");
 		goto fail;
 	}
@@ -1054,10 +1380,19 @@ static struct kmt_reader *textlog_open(const struct kmt_input *in, struct kmt_er
 	tl->cap = READ_CHUNK * 2;
 	memcpy(tl->buf, head, head_len);
 	tl->end = head_len;
-	tep_set_long_size(r->tep, sizeof(long));
 	tep_set_page_size(r->tep, getpagesize());	/* the text does not say */
 	if (load_formats(r, formats_dir, path, err) || kmt_reader_set_cpus(r, 1))
 		goto fail;
+	tep_set_long_size(r->tep, formats_long_size(r->tep));
+	if (tep_get_long_size(r->tep) == 4) {
+		tl->fake_base = FAKE_SYM_BASE32;
+		tl->fake_stride = FAKE_SYM_STRIDE32;
+		tl->fake_max = FAKE_SYMS32;
+	} else {
+		tl->fake_base = FAKE_SYM_BASE;
+		tl->fake_stride = FAKE_SYM_STRIDE;
+		tl->fake_max = UINT32_MAX;
+	}
 	head_cpus(r, head, head_len);
 	return r;
 fail:
@@ -1066,6 +1401,7 @@ fail:
 	if (r && !r->priv) {
 		kmt_hashmap_free(&tl->event_index);
 		kmt_hashmap_free(&tl->sym_index);
+		kmt_hashmap_free(&tl->flag_values);
 		free(tl);
 	}
 	kmt_reader_close(r);

@@ -16,5 +16,6 @@ Suite *record_suite(void);
 Suite *formats_suite(void);
 Suite *stacks_suite(void);
 Suite *user_suite(void);
+Suite *textlog_suite(void);
 
 #endif
