@@ -40,7 +40,7 @@ CHECK_TYPE = {
     'stack': lambda v: isinstance(v, list) and all(isinstance(f, str) for f in v),
 }
 # What JSON adds to each row of a per-process table: null where unknown.
-PROCESS_KEYS = {'tgid', 'ppid', 'executable', 'cmdline', 'start_time', 'cgroup', 'container'}
+PROCESS_KEYS = {'tgid', 'ppid', 'executable', 'cmdline', 'start_time', 'cgroup', 'container', 'exit_time'}
 
 
 def fail(msg):

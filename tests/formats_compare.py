@@ -16,7 +16,7 @@ import sys
 
 bad = []
 # JSON alone says who the task of a per-process row was.
-PROCESS_KEYS = {'tgid', 'ppid', 'executable', 'cmdline', 'start_time', 'cgroup', 'container'}
+PROCESS_KEYS = {'tgid', 'ppid', 'executable', 'cmdline', 'start_time', 'cgroup', 'container', 'exit_time'}
 
 
 def rendered(row):

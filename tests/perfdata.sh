@@ -183,6 +183,74 @@ test_perf_live_zg() {
 	test_perf_counts "$WORK/zg.data" && test_perf_caller "$WORK/zg.data"
 }
 
+# A workload that forks and execs: sh runs cat and ls, then becomes dd.
+PERF_EXEC_WORKLOAD="cat /etc/os-release >/dev/null; ls /usr/share >/dev/null; exec dd if=/etc/passwd of=/dev/null status=none"
+
+# kmt_on FILE MODE ARGS...: kmtrace report of FILE, through standard input for a pipe.
+kmt_on() {
+	local f=$1 mode=$2
+	shift 2
+	if [ "$mode" = pipe ]; then
+		cat "$f" | "$KMTRACE" report -i - "$@"
+	else
+		"$KMTRACE" report -i "$f" "$@"
+	fi
+}
+
+# slab allocations of a JSON report on standard input
+slab_allocs() { python3 -c 'import json,sys; print(json.load(sys.stdin)["analyses"]["slab"]["summary"]["allocations"])'; }
+
+# perf record -e 'kmem:*' of a workload that forks and execs (file, pipe or -z):
+# events per (pid, comm) equal perf script's, each task named as it was at
+# the event's time; slab --comm X equals perf script's allocations named X
+# and the sum of slab --pid-filter P --time over the spans X's pids had that
+# name; the per-process JSON has the tgid of every task with a COMM or FORK
+# record, the parent of every forked or exited one, each exec'd program.
+test_perf_processes() {
+	local mode=$1 f=$WORK/proc-$1.data opts=(-q -e 'kmem:*') comm want rest span pid t sum got
+	[ "$mode" = zstd ] && opts+=(-z)
+	if [ "$mode" = pipe ]; then
+		perf record "${opts[@]}" -o - -- sh -c "$PERF_EXEC_WORKLOAD" >"$f" 2>/dev/null
+	else
+		perf record "${opts[@]}" -o "$f" -- sh -c "$PERF_EXEC_WORKLOAD" >/dev/null 2>&1
+	fi || return 1
+	perf script -i "$f" --ns -F comm,tid,time,event >"$WORK/proc-script.txt" 2>/dev/null &&
+	perf script -i "$f" --show-task-events >"$WORK/proc-tasks.txt" 2>/dev/null || return 1
+	kmt_on "$f" "$mode" --format jsonl events >"$WORK/proc-events.jsonl" 2>/dev/null &&
+	python3 "$TOP/tests/perf_processes.py" pairs "$WORK/proc-script.txt" "$WORK/proc-events.jsonl" ||
+		return 1
+	grep -q ' [0-9]*/sh:' <(python3 "$TOP/tests/perf_processes.py" pairs "$WORK/proc-script.txt" \
+		"$WORK/proc-events.jsonl") || { echo "  no sh events"; return 1; }
+	while read -r comm want rest; do
+		got=$(kmt_on "$f" "$mode" slab --comm "$comm" --format json 2>/dev/null | slab_allocs)
+		sum=0
+		for span in $rest; do
+			pid=${span%%:*}
+			t=${span#*:}
+			sum=$((sum + $(kmt_on "$f" "$mode" slab --pid-filter "$pid" --time "$t" \
+				--format json 2>/dev/null | slab_allocs)))
+		done
+		[ "$got" = "$want" ] && [ "$sum" = "$want" ] ||
+			{ echo "  --comm $comm: $got, perf script $want, per pid and span $sum"; return 1; }
+	done < <(python3 "$TOP/tests/perf_processes.py" comms "$WORK/proc-script.txt")
+	kmt_on "$f" "$mode" slab --pid --format json >"$WORK/proc-slab.json" 2>/dev/null &&
+	python3 "$TOP/tests/perf_processes.py" tasks "$WORK/proc-tasks.txt" "$WORK/proc-slab.json" |
+		grep -qx 'rows [3-9]'
+}
+
+# perf record --namespaces --all-cgroups: every task's cgroup is the one its
+# samples name (the root here: no process of this run is in another v2
+# cgroup), in the initial pid namespace: no container.
+test_perf_cgroups() {
+	local f=$WORK/cg.data
+	perf record -q --namespaces --all-cgroups -e kmem:kmalloc -o "$f" -- sh -c "$PERF_EXEC_WORKLOAD" \
+		>/dev/null 2>&1 || return 1
+	"$KMTRACE" report -i "$f" slab --pid --format json >"$WORK/cg.json" 2>/dev/null &&
+	json_run "$WORK/cg.json" "rows = d['analyses']['slab']['tables']['pids']
+assert len(rows) >= 3, rows
+assert all(r['cgroup'] == '/' and r['container'] is None for r in rows), rows"
+}
+
 perfdata_live_tests() {
 	if ! perf record -q -e kmem:kfree -o "$WORK/probe.data" -- true >/dev/null 2>&1; then
 		skip "perf.data live: perf record -e kmem:* does not work here"
@@ -191,4 +259,14 @@ perfdata_live_tests() {
 	live "perf record -a: slab and page summaries equal perf kmem's" test_perf_live_system_wide
 	live "perf record -o - | kmtrace report -i -: counts equal perf script's" test_perf_live_pipe
 	live "perf record -z -g: counts equal perf script's, page --caller names callers" test_perf_live_zg
+	live "perf record of a command that forks and execs: names follow time as perf script's, --comm equals --pid-filter over each name's span, tgid/ppid/program filled" \
+		test_perf_processes file
+	live "the same in pipe mode (perf record -o - | kmtrace report -i -)" test_perf_processes pipe
+	live "the same with perf record -z" test_perf_processes zstd
+	if perf record -q --all-cgroups -e kmem:kfree -o "$WORK/probe.data" -- true >/dev/null 2>&1; then
+		live "perf record --namespaces --all-cgroups: each task's cgroup from its samples, no container" \
+			test_perf_cgroups
+	else
+		skip "perf record --all-cgroups: not supported by this perf or kernel"
+	fi
 }

@@ -16,7 +16,7 @@ import json
 import sys
 
 METADATA = {('slab', 'cpu_nodes'), ('page', 'vmstat_check')}
-ROW_METADATA = {'aliases', 'tgid', 'ppid', 'executable', 'cmdline', 'start_time', 'cgroup',
+ROW_METADATA = {'aliases', 'tgid', 'ppid', 'executable', 'cmdline', 'start_time', 'exit_time', 'cgroup',
                 'container'}
 
 

@@ -12,6 +12,8 @@ struct kmt_process {
 	int tgid;			/* its process */
 	int ppid;			/* its process's parent */
 	long long start_ns;		/* when it started, ns since boot */
+	long long exit_ns;		/* when it exited (perf.data EXIT, sched_process_exit);
+					   0 or -1: not seen */
 	long long seen_ns;		/* when /proc showed it, on the recording's
 					   clock (CLOCK_MONOTONIC); -1: only events did */
 	const char *comm;

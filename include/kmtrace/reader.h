@@ -25,7 +25,8 @@ struct kmt_record {
 	const char *text;	/* kmt_reader_keep_text(): the fields as the text wrote them */
 	const char *text_event;	/* ... and the event's name as it did */
 	const char *comm;	/* the task's name at this record (text, perf.data), or NULL:
-				   the tep's for its pid */
+				   the tep's for its pid; valid as data is, or (perf.data)
+				   until the reader is closed */
 };
 
 /* What a file tells about one CPU's buffer and its losses. */
@@ -88,6 +89,21 @@ struct kmt_reader *kmt_reader_open_formats(const char *path, const char *formats
  * symbols resolve them. Other inputs have no such text.
  */
 void kmt_reader_keep_text(struct kmt_reader *r);
+
+/*
+ * Tell @r that all its records were replayed: a reader that learns tasks
+ * along its records (perf.data's COMM, FORK, EXIT records) makes them
+ * final, in kmt_reader_processes() and in the tep's comms (each task's last
+ * name). Returns 0, or -1 when out of memory.
+ */
+int kmt_reader_finish(struct kmt_reader *r);
+
+/*
+ * Records handed out with no name for their task (kmt_record.comm NULL
+ * where the reader names records: perf.data without a COMM or FORK record
+ * for the thread).
+ */
+unsigned long long kmt_reader_unnamed(struct kmt_reader *r);
 
 /* Close a reader and free all it holds; NULL is ignored. */
 void kmt_reader_close(struct kmt_reader *r);

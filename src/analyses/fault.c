@@ -211,7 +211,6 @@ static int fault_start(void *priv, const struct kmt_session *s)
 static uint32_t proc_of(struct fault_state *st, int pid)
 {
 	uint64_t idx;
-	const char *comm;
 
 	if (kmt_hashmap_get(&st->proc_index, pid, &idx))
 		return idx;
@@ -220,10 +219,8 @@ static uint32_t proc_of(struct fault_state *st, int pid)
 		st->nomem = true;
 		return UINT32_MAX;
 	}
-	comm = st->tep ? tep_data_comm_from_pid(st->tep, pid) : NULL;
 	memset(&st->procs[st->nprocs], 0, sizeof(st->procs[0]));
-	st->procs[st->nprocs].pid = pid;
-	st->procs[st->nprocs].comm = strdup(comm ? comm : "<...>");
+	st->procs[st->nprocs].pid = pid;	/* named at report time */
 	return st->nprocs++;
 }
 
@@ -537,6 +534,9 @@ static int fault_report_cb(void *priv, const struct kmt_session *s, struct kmt_o
 	for (i = 0; i < st->npending; i++)
 		if (st->pending[i].active)
 			resolve(st, &st->pending[i], FAULT_UNRESOLVED, 0);
+	for (i = 0; i < st->nprocs; i++)	/* names as the recording knows them at its end */
+		if (!st->procs[i].comm && !(st->procs[i].comm = kmt_task_name(st->tep, st->procs[i].pid)))
+			st->nomem = true;
 	if (st->nomem) {
 		errno = ENOMEM;
 		return -1;

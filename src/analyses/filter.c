@@ -112,10 +112,18 @@ int kmt_filter_option(struct kmt_filter *f, int key, const char *arg, char *msg,
 	return 0;
 }
 
-static bool comm_matches(struct kmt_filter *f, int pid)
+/*
+ * Was @ev's task named f->comm when @ev happened? By its name at the event
+ * where the reader gives one (perf.data, text: an exec renames a task),
+ * else by the recording's one name for its pid.
+ */
+static bool comm_matches(struct kmt_filter *f, const struct kmt_event *ev)
 {
+	int pid = ev->pid;
 	uint64_t match;
 
+	if (ev->comm)
+		return !strcmp(ev->comm, f->comm);
 	if (!kmt_hashmap_get(&f->comm_match, pid, &match)) {
 		const char *comm = f->tep ? tep_data_comm_from_pid(f->tep, pid) : NULL;
 
@@ -137,10 +145,17 @@ bool kmt_filter_pass(struct kmt_filter *f, const struct kmt_event *ev)
 		if (i == f->npids)
 			return false;
 	}
-	return !f->comm || comm_matches(f, ev->pid);
+	return !f->comm || comm_matches(f, ev);
 }
 
 bool kmt_filter_active(const struct kmt_filter *f)
 {
 	return f->start_ns || f->end_ns != UINT64_MAX || f->npids || f->comm;
+}
+
+char *kmt_task_name(struct tep_handle *tep, int pid)
+{
+	const char *comm = tep ? tep_data_comm_from_pid(tep, pid) : NULL;
+
+	return strdup(comm ? comm : "<...>");
 }

@@ -28,7 +28,8 @@ extern const struct option kmt_filter_longopts[];
 #define KMT_FILTER_USAGE \
 	"  --time START,END    events in this window (seconds, as timestamps show)\n" \
 	"  --pid-filter PID,.. events of these pids\n" \
-	"  --comm NAME         events of processes named NAME\n"
+	"  --comm NAME         events of tasks named NAME at the time (perf.data, text:\n" \
+	"                      an exec renames a task)\n"
 
 struct kmt_filter {
 	uint64_t start_ns, end_ns;	/* inclusive */
@@ -60,6 +61,13 @@ static inline bool kmt_filter_done(const struct kmt_filter *f, const struct kmt_
 {
 	return ev->ts > f->end_ns;
 }
+
+/*
+ * A copy of the name of task @pid as the recording knows it at its end
+ * (the tep's; "<...>" for none), for a per-process row. NULL when out of
+ * memory. Named at report time: names may change until the last event.
+ */
+char *kmt_task_name(struct tep_handle *tep, int pid);
 
 /* Does @f select anything less than the whole recording? */
 bool kmt_filter_active(const struct kmt_filter *f);

@@ -128,9 +128,9 @@ static int page_start(void *priv, const struct kmt_session *s)
 	return 0;
 }
 
+/* The row of @pid, made if new (named at report time). */
 static struct page_proc *proc_of(struct page_state *st, int pid)
 {
-	const char *comm;
 	uint64_t idx;
 
 	if (kmt_hashmap_get(&st->proc_index, (uint32_t)pid, &idx))
@@ -140,8 +140,6 @@ static struct page_proc *proc_of(struct page_state *st, int pid)
 		return NULL;
 	memset(&st->procs[st->nprocs], 0, sizeof(st->procs[0]));
 	st->procs[st->nprocs].pid = pid;
-	comm = tep_data_comm_from_pid(st->tep, pid);
-	st->procs[st->nprocs].comm = strdup(comm ? comm : "<...>");
 	return &st->procs[st->nprocs++];
 }
 

@@ -606,6 +606,17 @@ static struct kmt_gfp_names *gfp_names(struct tep_handle *tep)
 	return g;
 }
 
+/* The per-process rows' names, as the recording knows them at its end. */
+static int name_procs(struct page_state *st)
+{
+	uint32_t i;
+
+	for (i = 0; i < st->nprocs; i++)
+		if (!st->procs[i].comm && !(st->procs[i].comm = kmt_task_name(st->tep, st->procs[i].pid)))
+			return -1;
+	return 0;
+}
+
 int kmt_page_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
 {
 	struct page_state *st = priv;
@@ -613,7 +624,7 @@ int kmt_page_report(void *priv, const struct kmt_session *s, struct kmt_output *
 	int ret;
 
 	(void)s;
-	if (st->failed)
+	if (st->failed || name_procs(st))
 		return -1;
 	names = gfp_names(st->tep);	/* NULL: GFP values in hex */
 	ret = report_summary(st, out) || report_matrix(st, out) || report_gfp(st, out, names) ||

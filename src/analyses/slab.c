@@ -300,12 +300,7 @@ static bool obj_rows(struct slab_state *st, const struct kmt_event *ev, struct s
 
 	o->caller = group_row(&st->callers, ev->call_site, &made);
 	o->cache = cache_row(st, ev);
-	o->pid = group_row(&st->pids, (uint32_t)ev->pid, &made);
-	if (made && o->pid != SLAB_NO_ROW) {
-		const char *comm = tep_data_comm_from_pid(st->tep, ev->pid);
-
-		st->pids.rows[o->pid].name = strdup(comm ? comm : "<...>");
-	}
+	o->pid = group_row(&st->pids, (uint32_t)ev->pid, &made);	/* named at report time */
 	o->ptr = o->stack = SLAB_NO_ROW;
 	if (st->o.tables & SLAB_TABLE_STACK) {
 		uint32_t id = kmt_stacks_intern(&st->stacks, ev->callchain, ev->callchain_nr);

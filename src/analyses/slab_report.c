@@ -495,13 +495,25 @@ static const struct table_kind caches_without_aliases = {
 	{ { "cache", "CACHE", KMT_KIND_STRING }, STAT_COLUMNS }
 };
 
+/* The per-process rows' names, as the recording knows them at its end. */
+static int name_pids(struct slab_state *st)
+{
+	uint32_t i;
+
+	for (i = 0; i < st->pids.n; i++)
+		if (!st->pids.rows[i].name &&
+		    !(st->pids.rows[i].name = kmt_task_name(st->tep, (int)st->pids.rows[i].key)))
+			return -1;
+	return 0;
+}
+
 int kmt_slab_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
 {
-	const struct slab_state *st = priv;
+	struct slab_state *st = priv;
 	size_t i;
 
 	(void)s;
-	if (st->failed)
+	if (st->failed || name_pids(st))
 		return -1;
 	if (report_summary(st, out))
 		return -1;

@@ -323,6 +323,9 @@ static int stat_report(void *priv, const struct kmt_session *s, struct kmt_outpu
 	    (kmt_reader_text(s->reader, KMT_TEXT_UNPARSED) &&
 	     put_count(out, "unparsed_lines", "Text lines not parsed", KMT_KIND_COUNT,
 		       strtoull(kmt_reader_text(s->reader, KMT_TEXT_UNPARSED), NULL, 10))) ||
+	    (kmt_reader_unnamed(s->reader) &&
+	     put_count(out, "unnamed_events", "Events of tasks no record names",
+		       KMT_KIND_COUNT, kmt_reader_unnamed(s->reader))) ||
 	    put_count(out, "lost_unknown_subbuffers", "Sub-buffers with uncounted losses",
 		      KMT_KIND_COUNT, unknown_marks) ||
 	    put_count(out, "first_ts", "First timestamp (s)", KMT_KIND_NS, st->first_ts) ||

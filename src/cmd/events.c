@@ -97,7 +97,7 @@ static void write_event(struct events_state *st, const struct kmt_event *ev, FIL
 {
 	struct tep_event *e = tep_find_event(st->tep, ev->id);
 	struct tep_format_field **fields;
-	const char *comm = tep_data_comm_from_pid(st->tep, ev->pid);
+	const char *comm = ev->comm ? ev->comm : tep_data_comm_from_pid(st->tep, ev->pid);
 	char name[256], frame[512];
 	int i;
 

@@ -470,6 +470,9 @@ static void warn_input_faults(const struct report_args *a, const char *input)
 			      skipped);
 	if (n)
 		fprintf(stderr, "kmtrace: %s: damaged input, mended%s\n", input, line);
+	if (kmt_reader_unnamed(a->s.reader))
+		fprintf(stderr, "kmtrace: %s: %llu events of tasks no COMM or FORK record names "
+			"(shown as <...>)\n", input, kmt_reader_unnamed(a->s.reader));
 	/* Real kernels have such formats too (hex dumps, divisions by a field). */
 	if (left_out)
 		fprintf(stderr, "kmtrace: %s: %u print formats left out (unsafe): their events "

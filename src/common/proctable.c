@@ -105,11 +105,13 @@ int kmt_proctable_merge(struct kmt_proctable *t, const struct kmt_process *p, bo
 	row = &t->procs[i];
 	if (made)
 		*row = (struct kmt_process){ .pid = p->pid, .tgid = -1, .ppid = -1,
-					     .start_ns = -1, .seen_ns = -1 };
+					     .start_ns = -1, .exit_ns = -1, .seen_ns = -1 };
 	merge_number(&row->tgid, p->tgid, replace);
 	merge_number(&row->ppid, p->ppid, replace);
 	if (p->start_ns >= 0 && (replace || row->start_ns < 0))
 		row->start_ns = p->start_ns;
+	if (p->exit_ns > 0 && (replace || row->exit_ns <= 0))
+		row->exit_ns = p->exit_ns;
 	if (p->seen_ns > row->seen_ns)
 		row->seen_ns = p->seen_ns;
 	for (f = 0; f < TEXTS; f++)
@@ -121,7 +123,7 @@ int kmt_proctable_merge(struct kmt_proctable *t, const struct kmt_process *p, bo
 int kmt_proctable_exec(struct kmt_proctable *t, int pid, const char *exe, long long ts)
 {
 	struct kmt_process p = { .pid = pid, .tgid = -1, .ppid = -1, .start_ns = -1,
-				 .seen_ns = -1, .exe = exe };
+				 .exit_ns = -1, .seen_ns = -1, .exe = exe };
 	const struct kmt_process *was = kmt_proctable_find(t, pid);
 	struct kmt_process *row;
 

@@ -104,20 +104,25 @@ static const char *event_text(const struct kmt_event *ev, char *buf, size_t len)
 }
 
 /*
- * What a fork or an exec tells of a task into the reader's process table,
- * where /proc did not show it: a child's parent, comm, and (inherited) its
- * executable and cgroup; a new executable.
+ * What a fork, an exec or an exit tells of a task into the reader's process
+ * table, where /proc did not show it: a child's parent, comm, and
+ * (inherited) its executable and cgroup; a new executable; its end.
  */
 static void note_process(struct kmt_session *s, const struct kmt_event *ev)
 {
 	struct kmt_proctable *procs = kmt_reader_processes(s->reader);
 	struct kmt_process p = { .pid = (int)ev->target_pid, .tgid = -1, .ppid = -1,
-				 .start_ns = -1, .seen_ns = -1 };
+				 .start_ns = -1, .exit_ns = -1, .seen_ns = -1 };
 	const struct kmt_process *parent;
 	char text[4096];
 
 	if (!procs)
 		return;
+	if (ev->type == KMT_EV_EXIT) {
+		p.exit_ns = ev->ts;
+		kmt_proctable_merge(procs, &p, false);
+		return;
+	}
 	if (ev->type == KMT_EV_EXEC) {
 		kmt_proctable_exec(procs, p.pid, event_text(ev, text, sizeof(text)),
 				   (long long)ev->ts);
@@ -149,7 +154,7 @@ void kmt_replay_take(struct kmt_session *s, const struct kmt_decoder *dec,
 		*last_ts = rec->ts;
 	ev->ts = *last_ts;
 	s->replay.types[ev->type]++;
-	if (ev->type == KMT_EV_FORK || ev->type == KMT_EV_EXEC)
+	if (ev->type == KMT_EV_FORK || ev->type == KMT_EV_EXEC || ev->type == KMT_EV_EXIT)
 		note_process(s, ev);
 	ev->cpu = rec->cpu;
 	ev->callchain = rec->callchain;
@@ -205,6 +210,10 @@ int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 			ret = kmt_replay_two_threads(s, &m, dec, an, priv, n, err);
 		else
 			ret = kmt_replay_one_thread(s, &m, dec, an, priv, n, err);
+	}
+	if (!ret && kmt_reader_finish(s->reader)) {
+		kmt_error_set(err, s->input, -1, "out of memory");
+		ret = -1;
 	}
 	merge_free(&m);
 	kmt_decoder_free(dec);

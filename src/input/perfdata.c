@@ -8,7 +8,9 @@
  * HEADER_TRACING_DATA) ahead of the samples. Tracepoint samples are walked
  * field by field up to RAW, keeping the callchain, and handed out as one
  * stream in time order; LOST and LOST_SAMPLES become each CPU's dropped
- * events.
+ * events. COMM, FORK, EXIT, MMAP, NAMESPACES and CGROUP records tell the
+ * tasks (perfdata_tasks.c): each sample carries its thread's name at its
+ * time, and the process table is filled when the replay ends.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -39,6 +41,9 @@
 #define ATTR_MIN_SIZE		64
 #define MMAP_NAME_AT		40	/* PERF_RECORD_MMAP: filename */
 #define MMAP2_NAME_AT		72
+#define MMAP2_PROT_AT		64
+#define PROT_EXEC_BIT		0x4
+#define PIDNS_INDEX		3	/* PERF_RECORD_NAMESPACES: the pid namespace's entry */
 #define KERNEL_MAP		"[kernel.kallsyms]"
 #define ID_HINTS		16	/* the kernel numbers ids in sequence */
 
@@ -57,6 +62,7 @@ struct pd_attr {
 struct perfdata {
 	struct pd_stream in;
 	struct pd_order order;
+	struct pd_tasks tasks;
 	struct pd_attr *attrs;
 	uint32_t nattrs, cap_attrs;
 	struct kmt_hashmap ids;		/* sample id -> attr index */
@@ -80,6 +86,14 @@ static uint32_t u32_at(const unsigned char *p)
 	uint32_t v;
 
 	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint16_t u16_at(const unsigned char *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
 	return v;
 }
 
@@ -328,6 +342,32 @@ static int cover_cpu(struct kmt_reader *r, uint32_t cpu)
 	return cpu < (uint32_t)r->ncpus ? 0 : kmt_reader_set_cpus(r, cpu + 1);
 }
 
+/* Fields between RAW and CGROUP of 8 bytes each (WEIGHT or WEIGHT_STRUCT, one u64)... */
+#define FIXED_AFTER_RAW	(PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC | \
+			 PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR)
+/* ... and those of a size of their own. */
+#define SIZED_AFTER_RAW	(PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER | \
+			 PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_INTR)
+
+/*
+ * perf record --all-cgroups: the cgroup id after RAW (@raw at its u32
+ * size). Left unknown behind fields of their own size (branch stacks,
+ * registers, user stacks). 0, or -1 when out of memory.
+ */
+static int take_sample_cgroup(struct perfdata *pd, uint64_t st, uint32_t tid,
+			      const unsigned char *raw, const unsigned char *end)
+{
+	const unsigned char *p;
+
+	if (!(st & PERF_SAMPLE_CGROUP) || (st & SIZED_AFTER_RAW))
+		return 0;
+	p = raw + ((4 + u32_at(raw) + 7) & ~7u);	/* the raw data pads to u64s */
+	p += 8 * __builtin_popcountll(st & FIXED_AFTER_RAW);
+	if (p + 8 > end)
+		return 0;
+	return kmt_pd_tasks_sample_cgroup(&pd->tasks, tid, u64_at(p));
+}
+
 /* Walk a sample's fields in sample_type order up to RAW; queue tracepoint payloads. */
 static int take_sample(struct kmt_reader *r, struct perfdata *pd, const struct pd_record *rec,
 		       struct kmt_error *err)
@@ -335,7 +375,7 @@ static int take_sample(struct kmt_reader *r, struct perfdata *pd, const struct p
 	const unsigned char *p = rec->data + 8, *end = rec->data + rec->size, *chain = NULL;
 	const struct pd_attr *a = sample_attr(pd, p, end);
 	uint64_t st, ts = 0, nr = 0, raw;
-	uint32_t cpu = 0;
+	uint32_t cpu = 0, tid = 0;
 	bool kept;
 
 	if (!a || a->type != PERF_TYPE_TRACEPOINT)
@@ -346,8 +386,10 @@ static int take_sample(struct kmt_reader *r, struct perfdata *pd, const struct p
 			      "PERF_SAMPLE_READ are not supported (perf record -s)");
 		return -1;
 	}
-	p += 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
-		  !!(st & PERF_SAMPLE_TID));
+	p += 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP));
+	if ((st & PERF_SAMPLE_TID) && p + 8 <= end)
+		tid = u32_at(p + 4);
+	p += 8 * !!(st & PERF_SAMPLE_TID);
 	if ((st & PERF_SAMPLE_TIME) && p + 8 <= end)
 		ts = u64_at(p);
 	p += 8 * !!(st & PERF_SAMPLE_TIME);
@@ -371,7 +413,9 @@ static int take_sample(struct kmt_reader *r, struct perfdata *pd, const struct p
 		return -1;
 	}
 	kept = rec->kept && !((uintptr_t)chain % sizeof(uint64_t));	/* u64s read in place */
-	if (cover_cpu(r, cpu) || kmt_pd_order_add(&pd->order, cpu, ts, p + 4, raw, chain, nr, kept))
+	if (cover_cpu(r, cpu) ||
+	    kmt_pd_order_add(&pd->order, cpu, tid, ts, p + 4, raw, chain, nr, kept) ||
+	    take_sample_cgroup(pd, st, tid, p, end))
 		return nomem(pd->in.path, err);
 	pd->sampled = true;
 	return 0;
@@ -441,14 +485,77 @@ static int take_tracing_record(struct kmt_reader *r, struct perfdata *pd,
 	return ret;
 }
 
-/* The kernel's map: its pgoff is where _text was at the recording. */
-static void take_mmap(struct perfdata *pd, const struct pd_record *rec, size_t name_at)
+/* The time of a side-band record, from its sample_id trailer (0 without one). */
+static uint64_t record_time(const struct perfdata *pd, const struct pd_record *rec)
+{
+	const struct pd_attr *a = pd->nattrs ? &pd->attrs[0] : NULL;
+	uint64_t st;
+	uint32_t back;
+
+	if (!a || !a->sample_id_all || !((st = a->sample_type) & PERF_SAMPLE_TIME))
+		return 0;
+	back = 8 * (1 + !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
+		    !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_IDENTIFIER));
+	return rec->size >= 8 + back ? u64_at(rec->data + rec->size - back) : 0;
+}
+
+/*
+ * The kernel's map: its pgoff is where _text was at the recording. An
+ * executable file mapping of a task: its program, if the first since its
+ * name. 0, or -1 when out of memory.
+ */
+static int take_mmap(struct perfdata *pd, const struct pd_record *rec, size_t name_at,
+		     bool exec)
 {
 	size_t n = sizeof(KERNEL_MAP) - 1;
 
-	if (rec->size >= name_at + n && !memcmp(rec->data + name_at, KERNEL_MAP, n) &&
-	    !pd->kernel_text)
-		pd->kernel_text = u64_at(rec->data + 32);
+	if (rec->size <= name_at)
+		return 0;
+	if (rec->size >= name_at + n && !memcmp(rec->data + name_at, KERNEL_MAP, n)) {
+		if (!pd->kernel_text)
+			pd->kernel_text = u64_at(rec->data + 32);
+		return 0;
+	}
+	if (!exec)
+		return 0;
+	return kmt_pd_tasks_exec_map(&pd->tasks, u32_at(rec->data + 12), record_time(pd, rec),
+				     (const char *)rec->data + name_at, rec->size - name_at);
+}
+
+/*
+ * What COMM, FORK, EXIT, NAMESPACES and CGROUP records tell of the tasks
+ * (short ones are left out). 0, or -1 when out of memory.
+ */
+static int take_task_record(struct perfdata *pd, const struct pd_record *rec)
+{
+	const unsigned char *d = rec->data;
+	struct pd_tasks *t = &pd->tasks;
+
+	switch (rec->type) {
+	case PERF_RECORD_COMM:
+		return rec->size < 17 ? 0 :
+		       kmt_pd_tasks_comm(t, u32_at(d + 8), u32_at(d + 12), record_time(pd, rec),
+					 (const char *)d + 16, rec->size - 16,
+					 u16_at(d + 4) & PERF_RECORD_MISC_COMM_EXEC);
+	case PERF_RECORD_FORK:
+		return rec->size < 32 ? 0 : kmt_pd_tasks_fork(t, u32_at(d + 8), u32_at(d + 12),
+							      u32_at(d + 16), u32_at(d + 20),
+							      u64_at(d + 24));
+	case PERF_RECORD_EXIT:
+		return rec->size < 32 ? 0 : kmt_pd_tasks_exit(t, u32_at(d + 8), u32_at(d + 12),
+							      u32_at(d + 16), u64_at(d + 24));
+	case PERF_RECORD_NAMESPACES:
+		if (rec->size < 24 || u64_at(d + 16) <= PIDNS_INDEX ||
+		    rec->size < 24 + 16 * (PIDNS_INDEX + 1))
+			return 0;
+		return kmt_pd_tasks_pidns(t, u32_at(d + 12), u64_at(d + 24 + 16 * PIDNS_INDEX + 8));
+	case PERF_RECORD_CGROUP:
+		return rec->size < 17 ? 0 : kmt_pd_tasks_cgroup_path(t, u64_at(d + 8),
+								     (const char *)d + 16,
+								     rec->size - 16);
+	default:
+		return 0;
+	}
 }
 
 /*
@@ -487,13 +594,15 @@ static int take_record(struct kmt_reader *r, struct perfdata *pd, const struct p
 	case PERF_RECORD_HEADER_TRACING_DATA:
 		return take_tracing_record(r, pd, rec, err);
 	case PERF_RECORD_MMAP:
-		take_mmap(pd, rec, MMAP_NAME_AT);
-		return 0;
+		return take_mmap(pd, rec, MMAP_NAME_AT,
+				 !(u16_at(rec->data + 4) & PERF_RECORD_MISC_MMAP_DATA)) ?
+		       nomem(pd->in.path, err) : 0;
 	case PERF_RECORD_MMAP2:
-		take_mmap(pd, rec, MMAP2_NAME_AT);
-		return 0;
+		return take_mmap(pd, rec, MMAP2_NAME_AT, rec->size > MMAP2_NAME_AT &&
+				 (u32_at(rec->data + MMAP2_PROT_AT) & PROT_EXEC_BIT)) ?
+		       nomem(pd->in.path, err) : 0;
 	default:
-		return 0;
+		return take_task_record(pd, rec) ? nomem(pd->in.path, err) : 0;
 	}
 }
 
@@ -530,6 +639,7 @@ static int perfdata_next_any(struct kmt_reader *r, struct kmt_record *rec,
 			rec->callchain = s.chain;
 			rec->callchain_nr = s.nchain;
 			rec->kept = !s.chunk;	/* read in place from the mapped file */
+			rec->comm = kmt_pd_tasks_name(&pd->tasks, s.tid, s.ts);
 			return 1;
 		}
 		if (pd->done)
@@ -550,6 +660,7 @@ static void perfdata_close(struct kmt_reader *r)
 		return;
 	kmt_pd_order_free(&pd->order);
 	kmt_pd_stream_free(&pd->in);
+	kmt_pd_tasks_free(&pd->tasks);
 	free(pd->attrs);
 	kmt_hashmap_free(&pd->ids);
 	for (i = 0; i < FEAT_STRINGS; i++)
@@ -558,9 +669,20 @@ static void perfdata_close(struct kmt_reader *r)
 	r->priv = NULL;
 }
 
+/* The replay has read all: the tasks' last names and what else is known of them. */
+static int perfdata_finish(struct kmt_reader *r)
+{
+	struct perfdata *pd = r->priv;
+	struct kmt_proctable *procs = kmt_reader_processes(r);
+
+	r->unnamed = pd->tasks.unnamed;
+	return procs ? kmt_pd_tasks_finish(&pd->tasks, procs, r->tep) : -1;
+}
+
 static const struct kmt_reader_ops perfdata_ops = {
 	.next_any = perfdata_next_any,
 	.close = perfdata_close,
+	.finish = perfdata_finish,
 };
 
 /* File mode: header, attrs and features, then the data section as the stream. */
@@ -623,7 +745,7 @@ static int open_perfdata(struct kmt_reader *r, struct perfdata *pd, int fd,
 {
 	uint64_t hsize = head_len >= 16 ? u64_at(head + 8) : 0;
 
-	if (kmt_hashmap_init(&pd->ids))
+	if (kmt_hashmap_init(&pd->ids) || kmt_pd_tasks_init(&pd->tasks))
 		return nomem(pd->in.path, err);
 	if (hsize == FILE_HEADER_SIZE) {
 		r->format = "perf.data";

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/hashmap.h"
+
 struct kmt_error;
 
 /* Records of a perf.data, read sequentially from a file or a pipe. */
@@ -80,6 +82,7 @@ struct pd_sample {
 	const unsigned long long *chain;	/* callchain, or NULL */
 	struct pd_chunk *chunk;		/* where data and chain are kept */
 	uint32_t size, nchain, cpu;
+	uint32_t tid;			/* the sample's thread */
 };
 
 struct pd_queue {
@@ -103,12 +106,12 @@ struct pd_order {
 };
 
 /*
- * Queue a sample of @cpu: copies @size bytes of @data and @nchain callchain
+ * Queue a sample of thread @tid on @cpu: copies @size bytes of @data and @nchain callchain
  * entries, unless @kept says they stay valid until kmt_pd_order_free().
  * Returns 0 or -1 (out of memory).
  */
-int kmt_pd_order_add(struct pd_order *o, uint32_t cpu, uint64_t ts, const void *data,
-		     uint32_t size, const void *chain, uint32_t nchain, bool kept);
+int kmt_pd_order_add(struct pd_order *o, uint32_t cpu, uint32_t tid, uint64_t ts,
+		     const void *data, uint32_t size, const void *chain, uint32_t nchain, bool kept);
 
 /* PERF_RECORD_FINISHED_ROUND: samples up to the last round's end are final. */
 void kmt_pd_order_round(struct pd_order *o);
@@ -122,5 +125,92 @@ bool kmt_pd_order_take(struct pd_order *o, bool all, struct pd_sample *out, uint
 
 /* Free all queued samples. */
 void kmt_pd_order_free(struct pd_order *o);
+
+/* A thread's name from a time on (a COMM record, or its parent's at fork). */
+struct pd_task_name {
+	uint64_t ts;
+	const char *comm;
+};
+
+/* A thread as the side-band records tell it; -1 and NULL where they do not. */
+struct pd_task {
+	uint32_t tid;
+	int tgid, ppid;
+	long long start_ns, exit_ns;
+	struct pd_task_name *names;	/* in time order */
+	uint32_t nnames, cap_names;
+	const char *exe;		/* the program mapped at exe_ns */
+	uint64_t exe_ns, exec_ns;	/* ... and its last exec (0: none seen) */
+	uint64_t cgroup, pidns;		/* cgroup id of its samples; pid namespace inode */
+	uint64_t fork_ns;		/* forked then (forked) by thread parent_tid */
+	uint32_t parent_tid;
+	bool have_cgroup, forked;
+};
+
+struct pd_tasks {
+	struct kmt_hashmap index;	/* tid -> tasks[] */
+	struct pd_task *tasks;
+	uint32_t n, cap;
+	struct kmt_hashmap string_index;	/* hash of a name or path -> strings[] */
+	char **strings;
+	uint32_t nstrings, cap_strings;
+	struct kmt_hashmap cgroups;	/* cgroup id -> its path (a string) */
+	uint32_t hint, hint_tid;	/* the task of the last name looked up */
+	bool hint_set;
+	unsigned long long unnamed;	/* samples of a thread no record named */
+};
+
+struct kmt_proctable;
+struct tep_handle;
+
+/* Ready @t; 0, or -1 when out of memory. */
+int kmt_pd_tasks_init(struct pd_tasks *t);
+
+/* Free what @t holds. */
+void kmt_pd_tasks_free(struct pd_tasks *t);
+
+/*
+ * PERF_RECORD_COMM: thread @tid of process @pid is named @comm (at most
+ * @len bytes) from @ts on; @exec: by an exec. 0, or -1 when out of memory.
+ */
+int kmt_pd_tasks_comm(struct pd_tasks *t, uint32_t pid, uint32_t tid, uint64_t ts,
+		      const char *comm, size_t len, bool exec);
+
+/* PERF_RECORD_FORK: @tid of process @pid made by @ptid of @ppid at @ts. 0 or -1. */
+int kmt_pd_tasks_fork(struct pd_tasks *t, uint32_t pid, uint32_t ppid, uint32_t tid,
+		      uint32_t ptid, uint64_t ts);
+
+/* PERF_RECORD_EXIT of @tid of process @pid, whose parent is @ppid, at @ts. 0 or -1. */
+int kmt_pd_tasks_exit(struct pd_tasks *t, uint32_t pid, uint32_t ppid, uint32_t tid,
+		      uint64_t ts);
+
+/*
+ * An executable file mapping of @tid at @ts: its program when the first
+ * after its last exec. 0 or -1.
+ */
+int kmt_pd_tasks_exec_map(struct pd_tasks *t, uint32_t tid, uint64_t ts, const char *path,
+			  size_t len);
+
+/* PERF_RECORD_NAMESPACES: @tid's pid namespace is inode @inode. 0 or -1. */
+int kmt_pd_tasks_pidns(struct pd_tasks *t, uint32_t tid, uint64_t inode);
+
+/* PERF_RECORD_CGROUP: cgroup @id is @path (at most @len bytes). 0 or -1. */
+int kmt_pd_tasks_cgroup_path(struct pd_tasks *t, uint64_t id, const char *path, size_t len);
+
+/* A sample of @tid in cgroup @id (PERF_SAMPLE_CGROUP). 0 or -1. */
+int kmt_pd_tasks_sample_cgroup(struct pd_tasks *t, uint32_t tid, uint64_t id);
+
+/*
+ * The name @tid had at @ts, valid until @t is freed; NULL (and counted in
+ * t->unnamed) when no record named it.
+ */
+const char *kmt_pd_tasks_name(struct pd_tasks *t, uint32_t tid, uint64_t ts);
+
+/*
+ * The tasks into @procs (what it does not know yet) and their last names
+ * into @tep, for per-process rows. 0, or -1 when out of memory.
+ */
+int kmt_pd_tasks_finish(const struct pd_tasks *t, struct kmt_proctable *procs,
+			struct tep_handle *tep);
 
 #endif /* KMT_PERFDATA_H */

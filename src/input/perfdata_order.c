@@ -198,13 +198,13 @@ static int copy_sample(struct pd_order *o, struct pd_sample *s)
 	return 0;
 }
 
-int kmt_pd_order_add(struct pd_order *o, uint32_t cpu, uint64_t ts, const void *data,
-		     uint32_t size, const void *chain, uint32_t nchain, bool kept)
+int kmt_pd_order_add(struct pd_order *o, uint32_t cpu, uint32_t tid, uint64_t ts,
+		     const void *data, uint32_t size, const void *chain, uint32_t nchain, bool kept)
 {
 	struct pd_queue *q = queue_of(o, cpu);
 	struct pd_sample s = { .ts = ts, .seq = o->seq++, .data = data,
 			       .chain = nchain ? chain : NULL, .size = size,
-			       .nchain = nchain, .cpu = cpu };
+			       .nchain = nchain, .cpu = cpu, .tid = tid };
 
 	if (!q || (!kept && copy_sample(o, &s)))
 		return -1;

@@ -44,6 +44,16 @@ void kmt_reader_keep_text(struct kmt_reader *r)
 	r->keep_text = true;
 }
 
+int kmt_reader_finish(struct kmt_reader *r)
+{
+	return r->ops->finish ? r->ops->finish(r) : 0;
+}
+
+unsigned long long kmt_reader_unnamed(struct kmt_reader *r)
+{
+	return r->unnamed;
+}
+
 int kmt_reader_set_cpus(struct kmt_reader *r, int ncpus)
 {
 	struct kmt_cpu_stats *st = realloc(r->stats, (ncpus ? ncpus : 1) * sizeof(*st));

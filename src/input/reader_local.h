@@ -18,6 +18,8 @@ struct kmt_reader_ops {
 		    struct kmt_error *err);
 	int (*next_any)(struct kmt_reader *r, struct kmt_record *rec, struct kmt_error *err);
 	void (*close)(struct kmt_reader *r);
+	/* All records were replayed (kmt_reader_finish()); may be NULL. 0 or -1. */
+	int (*finish)(struct kmt_reader *r);
 	/* Reading the streams adds to the tep (comms): analyses may not run meanwhile. */
 	bool changes_tep;
 };
@@ -51,6 +53,7 @@ struct kmt_reader {
 	struct kmt_reader_usyms *usyms;	/* KMT_TEXT_USER_MAPS read (reader_usyms.c) */
 	struct kmt_proctable *procs;	/* KMT_TEXT_PROCESSES read, then completed */
 	bool keep_text;			/* kmt_reader_keep_text() */
+	unsigned long long unnamed;	/* records of tasks no record named (perf.data) */
 	void *priv;
 };
 

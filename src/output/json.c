@@ -104,7 +104,7 @@ static const struct kmt_column process_columns[] = {
 	{ "tgid", NULL, KMT_KIND_SIGNED }, { "ppid", NULL, KMT_KIND_SIGNED },
 	{ "executable", NULL, KMT_KIND_STRING }, { "cmdline", NULL, KMT_KIND_STRING },
 	{ "start_time", NULL, KMT_KIND_NS }, { "cgroup", NULL, KMT_KIND_STRING },
-	{ "container", NULL, KMT_KIND_STRING },
+	{ "container", NULL, KMT_KIND_STRING }, { "exit_time", NULL, KMT_KIND_NS },
 };
 #define PROCESS_COLUMNS	(int)(sizeof(process_columns) / sizeof(process_columns[0]))
 
@@ -152,6 +152,8 @@ static void json_process_value(FILE *fp, const struct kmt_process *p, int i)
 		json_number_or_null(fp, i ? p->ppid : p->tgid);
 	else if (i == 4)
 		json_number_or_null(fp, p->start_ns);
+	else if (i == 7)
+		json_number_or_null(fp, p->exit_ns > 0 ? p->exit_ns : -1);
 	else
 		json_nullable(fp, texts[i]);
 }

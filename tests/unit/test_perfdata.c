@@ -10,15 +10,18 @@
 #include <unistd.h>
 #include <perf/event.h>
 
+#include <traceevent/event-parse.h>
+
 #include <kmtrace/error.h>
 #include "input/perfdata.h"
+#include "common/proctable.h"
 #include "suites.h"
 
 static void add(struct pd_order *o, uint32_t cpu, uint64_t ts)
 {
 	uint64_t chain[2] = { ts, ts + 1 };
 
-	ck_assert_int_eq(kmt_pd_order_add(o, cpu, ts, &ts, sizeof(ts), chain, 2, false), 0);
+	ck_assert_int_eq(kmt_pd_order_add(o, cpu, 1, ts, &ts, sizeof(ts), chain, 2, false), 0);
 }
 
 static uint64_t take(struct pd_order *o, bool all, uint32_t *cpu)
@@ -101,7 +104,7 @@ static void add_numbered(struct pd_order *o, uint32_t i, uint32_t n)
 {
 	uint64_t ts = (n - i) / 3, id = i;
 
-	ck_assert_int_eq(kmt_pd_order_add(o, i % 5 == 0 ? 1 : 0, ts, &id, sizeof(id), NULL, 0, false),
+	ck_assert_int_eq(kmt_pd_order_add(o, i % 5 == 0 ? 1 : 0, 1, ts, &id, sizeof(id), NULL, 0, false),
 			 0);
 }
 
@@ -144,8 +147,8 @@ START_TEST(test_kept_samples_are_not_copied)
 	struct pd_sample s;
 	uint32_t cpu;
 
-	ck_assert_int_eq(kmt_pd_order_add(&o, 1, 5, payload, sizeof(payload), chain, 3, true), 0);
-	ck_assert_int_eq(kmt_pd_order_add(&o, 0, 6, payload, sizeof(payload), NULL, 0, false), 0);
+	ck_assert_int_eq(kmt_pd_order_add(&o, 1, 1, 5, payload, sizeof(payload), chain, 3, true), 0);
+	ck_assert_int_eq(kmt_pd_order_add(&o, 0, 1, 6, payload, sizeof(payload), NULL, 0, false), 0);
 	ck_assert(kmt_pd_order_take(&o, true, &s, &cpu));
 	ck_assert(s.data == payload && s.chain == chain && s.nchain == 3 && cpu == 1);
 	ck_assert(kmt_pd_order_take(&o, true, &s, &cpu));
@@ -209,6 +212,79 @@ START_TEST(test_mapped_stream_reads_in_place)
 }
 END_TEST
 
+/*
+ * Tasks from side-band records: a fork inherits its parent's name, an exec
+ * renames it from its time on, a thread takes its process's parent and
+ * program; an unnamed thread is counted; at the end the process table and
+ * the tep get the last names.
+ */
+START_TEST(test_tasks_names_follow_time)
+{
+	struct pd_tasks t;
+	struct kmt_proctable *procs = kmt_proctable_new();
+	struct tep_handle *tep = tep_alloc();
+	const struct kmt_process *p;
+
+	ck_assert_int_eq(kmt_pd_tasks_init(&t), 0);
+	ck_assert_int_eq(kmt_pd_tasks_comm(&t, 100, 100, 0, "perf-exec\0\0\0", 12, false), 0);
+	ck_assert_int_eq(kmt_pd_tasks_comm(&t, 100, 100, 1000, "sh", 8, true), 0);
+	ck_assert_int_eq(kmt_pd_tasks_exec_map(&t, 100, 1001, "/usr/bin/dash", 16), 0);
+	ck_assert_int_eq(kmt_pd_tasks_exec_map(&t, 100, 1002, "/usr/lib/libc.so.6", 24), 0);
+	/* the child's exec and program come before its FORK, as CPU buffers may have it */
+	ck_assert_int_eq(kmt_pd_tasks_comm(&t, 101, 101, 3000, "ls", 8, true), 0);
+	ck_assert_int_eq(kmt_pd_tasks_exec_map(&t, 101, 3001, "/usr/bin/ls", 16), 0);
+	ck_assert_int_eq(kmt_pd_tasks_fork(&t, 101, 100, 101, 100, 2000), 0);
+	ck_assert_int_eq(kmt_pd_tasks_fork(&t, 101, 101, 102, 101, 3500), 0);	/* a thread */
+	ck_assert_int_eq(kmt_pd_tasks_exit(&t, 101, 100, 101, 4000), 0);
+	ck_assert_int_eq(kmt_pd_tasks_pidns(&t, 101, 4026532999ull), 0);
+	ck_assert_int_eq(kmt_pd_tasks_cgroup_path(&t, 7, "/system.slice/docker-"
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope", 200), 0);
+	ck_assert_int_eq(kmt_pd_tasks_sample_cgroup(&t, 100, 7), 0);
+
+	/* a FORK read before its parent's exec (another CPU's buffer), a reused tid */
+	ck_assert_int_eq(kmt_pd_tasks_comm(&t, 200, 200, 0, "perf-exec", 10, false), 0);
+	ck_assert_int_eq(kmt_pd_tasks_fork(&t, 201, 200, 201, 200, 2000), 0);
+	ck_assert_int_eq(kmt_pd_tasks_comm(&t, 200, 200, 1000, "make", 8, true), 0);
+	ck_assert_int_eq(kmt_pd_tasks_comm(&t, 202, 202, 500, "old", 8, false), 0);
+	ck_assert_int_eq(kmt_pd_tasks_fork(&t, 202, 200, 202, 200, 2100), 0);
+	ck_assert_str_eq(kmt_pd_tasks_name(&t, 201, 2500), "make");
+	ck_assert_str_eq(kmt_pd_tasks_name(&t, 202, 600), "old");
+	ck_assert_str_eq(kmt_pd_tasks_name(&t, 202, 2200), "make");
+
+	ck_assert_str_eq(kmt_pd_tasks_name(&t, 100, 999), "perf-exec");
+	ck_assert_str_eq(kmt_pd_tasks_name(&t, 100, 1000), "sh");
+	ck_assert_str_eq(kmt_pd_tasks_name(&t, 101, 2500), "sh");	/* forked, not yet exec'd */
+	ck_assert_str_eq(kmt_pd_tasks_name(&t, 101, 3000), "ls");
+	ck_assert_str_eq(kmt_pd_tasks_name(&t, 102, 3600), "ls");
+	ck_assert_ptr_null(kmt_pd_tasks_name(&t, 777, 3600));
+	ck_assert_uint_eq(t.unnamed, 1);
+
+	ck_assert_int_eq(kmt_pd_tasks_finish(&t, procs, tep), 0);
+	p = kmt_proctable_find(procs, 101);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(p->tgid, 101);
+	ck_assert_int_eq(p->ppid, 100);
+	ck_assert_int_eq(p->start_ns, 2000);
+	ck_assert_int_eq(p->exit_ns, 4000);
+	ck_assert_str_eq(p->comm, "ls");
+	ck_assert_str_eq(p->exe, "/usr/bin/ls");
+	ck_assert_str_eq(p->container, "pidns:4026532999");
+	p = kmt_proctable_find(procs, 102);
+	ck_assert_int_eq(p->tgid, 101);
+	ck_assert_int_eq(p->ppid, 100);		/* its process's parent */
+	ck_assert_str_eq(p->exe, "/usr/bin/ls");
+	ck_assert_str_eq(kmt_proctable_find(procs, 100)->exe, "/usr/bin/dash");
+	ck_assert_str_eq(kmt_proctable_find(procs, 100)->container,
+			 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+	ck_assert_ptr_nonnull(strstr(kmt_proctable_find(procs, 100)->cgroup, "/system.slice/"));
+	ck_assert_int_eq(kmt_proctable_find(procs, 100)->ppid, -1);	/* no FORK nor EXIT */
+	ck_assert_str_eq(tep_data_comm_from_pid(tep, 101), "ls");
+	kmt_pd_tasks_free(&t);
+	kmt_proctable_free(procs);
+	tep_free(tep);
+}
+END_TEST
+
 Suite *perfdata_suite(void)
 {
 	Suite *s = suite_create("perfdata");
@@ -219,6 +295,7 @@ Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_many_samples_across_chunks);
 	tcase_add_test(tc, test_kept_samples_are_not_copied);
 	tcase_add_test(tc, test_mapped_stream_reads_in_place);
+	tcase_add_test(tc, test_tasks_names_follow_time);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("hostile order");
 	tcase_set_timeout(tc, 60);
