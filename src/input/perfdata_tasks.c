@@ -22,11 +22,16 @@
 /* The kernel's initial pid namespace (include/linux/proc_ns.h, PROC_PID_INIT_INO). */
 #define INIT_PIDNS	0xEFFFFFFCull
 
+/* The idle task, which no record names: perf calls it swapper. */
+#define IDLE_NAME	"swapper"
+
 int kmt_pd_tasks_init(struct pd_tasks *t)
 {
 	memset(t, 0, sizeof(*t));
-	return kmt_hashmap_init(&t->index) || kmt_hashmap_init(&t->string_index) ||
-	       kmt_hashmap_init(&t->cgroups) ? -1 : 0;
+	if (kmt_hashmap_init(&t->index) || kmt_hashmap_init(&t->string_index) ||
+	    kmt_hashmap_init(&t->cgroups))
+		return -1;
+	return kmt_pd_tasks_comm(t, 0, 0, 0, IDLE_NAME, sizeof(IDLE_NAME), false);
 }
 
 void kmt_pd_tasks_free(struct pd_tasks *t)
