@@ -111,11 +111,16 @@ static const char *name_at(const struct pd_tasks *t, const struct pd_task *k, ui
 	return i ? k->names[i - 1].comm : NULL;
 }
 
+#define MAX_NAMES	1024	/* per thread: real ones rename a few times; a hostile
+				   file's names past it are left out */
+
 /* Name @k @comm from @ts on, in time order among its names. 0 or -1. */
 static int add_name(struct pd_task *k, uint64_t ts, const char *comm)
 {
 	uint32_t i = k->nnames;
 
+	if (k->nnames == MAX_NAMES)
+		return 0;
 	if (kmt_grow(&k->names, &k->cap_names, k->nnames, sizeof(*k->names)))
 		return -1;
 	while (i && k->names[i - 1].ts > ts) {

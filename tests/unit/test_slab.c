@@ -8,6 +8,7 @@
 #include <check.h>
 
 #include <kmtrace/analysis.h>
+#include <kmtrace/output.h>
 #include "analyses/filter.h"
 #include "analyses/slab.h"
 #include "fixtures.h"
@@ -72,6 +73,19 @@ static struct slab_state *slab_new(const char *const *opts)
 						     opts[1], msg, sizeof(msg)), 0);
 	ck_assert_int_eq(kmt_analysis_slab.start(st, &sess), 0);
 	return st;
+}
+
+/* @st's report, in JSON, thrown away. */
+static void report_to_nowhere(struct slab_state *st)
+{
+	FILE *fp = fopen("/dev/null", "w");
+	struct kmt_output *out = kmt_output_new(KMT_FORMAT_JSON, fp, 0);
+
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(kmt_output_begin(out, "slab"), 0);
+	ck_assert_int_eq(kmt_analysis_slab.report(st, &sess, out), 0);
+	ck_assert_int_eq(kmt_output_finish(out, NULL), 0);
+	fclose(fp);
 }
 
 static void alloc(struct slab_state *st, unsigned long long ts, int cpu, int pid,
@@ -161,6 +175,7 @@ START_TEST(test_caches_and_nodes)
 	ck_assert_str_eq(st->caches.rows[2].name, "kmalloc-128");
 	ck_assert_uint_eq(st->caches.rows[2].st.req, 220);
 	ck_assert_uint_eq(st->pids.n, 1);
+	report_to_nowhere(st);		/* rows are named when the report is made */
 	ck_assert_str_eq(st->pids.rows[0].name, "tester");	/* from saved cmdlines */
 	kmt_analysis_slab.free(st);
 }
