@@ -208,7 +208,26 @@ test_old_text_no_symbols() {
 		grep -qx True || { cat "$WORK/old.err"; return 1; }
 }
 
+# stat names each recording's machine, byte order and long size: the file's,
+# or a text's formats' long size and its uname's machine.
+test_stat_machine() {
+	local args want
+	while IFS='|' read -r args want; do
+		# shellcheck disable=SC2086
+		"$KMTRACE" report -i $args --format json stat >"$WORK/m.json" 2>/dev/null || return 1
+		[ "$(json_get "$WORK/m.json" "' '.join(str(d['analyses']['stat']['summary'][k]) for k in ('architecture', 'byte_order', 'long_size'))")" = "$want" ] ||
+			{ echo "  $args: $(json_get "$WORK/m.json" "d['analyses']['stat']['summary']")"; return 1; }
+	done <<EOT
+$TRACES/small.dat|x86_64 little 8
+$TRACES/perf-small.data|x86_64 little 8
+$TRACES/linux-5.10-armhf/trace.txt --formats $TRACES/linux-5.10-armhf/formats|armv7l little 4
+$TRACES/linux-3.10-i686/trace.txt --formats $TRACES/linux-3.10-i686/formats|i686 little 4
+$TRACES/arm64-6.1-trace.txt --formats $TRACES/arm64-6.1-formats|aarch64 little 8
+EOT
+}
+
 textlog_parsing_tests() {
+	check "stat: each recording's architecture, byte order and long size" test_stat_machine
 	check "text of 3.10 (x86 32-bit), 4.19 (x86-64, a module) and 5.10 (32-bit ARM): slab and page equal a recount through the map, with their formats and with the default ones" \
 		test_old_text
 	check "text of old kernels: page --gfp keeps the flag names each text wrote, old names included" \

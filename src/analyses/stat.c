@@ -9,6 +9,7 @@
 
 #include <kmtrace/analysis.h>
 #include <kmtrace/reader.h>
+#include "common/mmnames.h"
 
 #define MAX_ID	65536
 
@@ -293,6 +294,27 @@ static int report_stacks(const struct stat_state *st, const struct kmt_session *
 			 KMT_KIND_COUNT, ss->missing);
 }
 
+/*
+ * The recorded kernel's machine, byte order and long size: those of the
+ * file (trace.dat, perf.data), for text the formats' long size and the
+ * order its machine has.
+ */
+static int report_machine(const struct kmt_session *s, struct kmt_output *out)
+{
+	const char *machine = kmt_kernel_machine(kmt_reader_text(s->reader, KMT_TEXT_UNAME));
+	int big = kmt_reader_formats_recorded(s->reader) ? tep_is_file_bigendian(s->tep) :
+		  kmt_machine_big_endian(machine);
+	bool named = *machine && strspn(machine, "abcdefghijklmnopqrstuvwxyz0123456789_") ==
+				 strlen(machine);
+
+	return kmt_output_string(out, "architecture", "Architecture (uname)",
+				 named ? machine : "unknown") ||
+	       kmt_output_string(out, "byte_order", "Byte order",
+				 big < 0 ? "unknown" : big ? "big" : "little") ||
+	       put_count(out, "long_size", "Long size (bytes)", KMT_KIND_COUNT,
+			 tep_get_long_size(s->tep));
+}
+
 static int stat_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
 {
 	struct stat_state *st = priv;
@@ -307,6 +329,7 @@ static int stat_report(void *priv, const struct kmt_session *s, struct kmt_outpu
 			     (union kmt_cell){ .s = s->input }) ||
 	    kmt_output_value(out, "format", "Format", KMT_KIND_STRING,
 			     (union kmt_cell){ .s = kmt_reader_format(s->reader) }) ||
+	    report_machine(s, out) ||
 	    (kmt_reader_text(s->reader, KMT_TEXT_SYMBOLS) &&
 	     kmt_output_string(out, "kernel_symbols", "Kernel symbols",
 			       kmt_reader_text(s->reader, KMT_TEXT_SYMBOLS))) ||

@@ -30,6 +30,29 @@ const char *kmt_kernel_machine(const char *uname)
 	return space ? space + 1 : "";
 }
 
+int kmt_machine_big_endian(const char *machine)
+{
+	static const char *const big[] = { "s390", "ppc", "mips", "sparc", "m68k", "parisc",
+					   "or1k", NULL };
+	static const char *const little[] = { "x86_64", "i386", "i486", "i586", "i686",
+					      "aarch64", "riscv", "loongarch", "ppc64le",
+					      "mipsel", "mips64el", "sh4", NULL };
+	size_t len = strlen(machine);
+	int i;
+
+	if (!strcmp(machine, "aarch64_be"))
+		return 1;
+	for (i = 0; little[i]; i++)	/* before big: ppc64le and mipsel start as big ones */
+		if (!strncmp(machine, little[i], strlen(little[i])))
+			return 0;
+	for (i = 0; big[i]; i++)
+		if (!strncmp(machine, big[i], strlen(big[i])))
+			return 1;
+	if (!strncmp(machine, "arm", 3) && len > 3)	/* armv7l, armv5tel; armv7b */
+		return machine[len - 1] == 'b' ? 1 : machine[len - 1] == 'l' ? 0 : -1;
+	return -1;
+}
+
 /* enum migratetype: before 4.4, and from 4.4 (commit 016c13daa5c9 and 0aaa29a56e4f). */
 static const char *const names_old[KMT_MIGRATETYPES] = {
 	"Unmovable", "Reclaimable", "Movable", "Reserve", "CMA/Isolate", "Isolate",

@@ -22,6 +22,9 @@ int kmt_kernel_version(const char *uname);
 /* The machine of a uname -a text, its last word ("x86_64", "aarch64"), or "". */
 const char *kmt_kernel_machine(const char *uname);
 
+/* Byte order of uname machine @machine: 1 big-endian, 0 little, -1 not known. */
+int kmt_machine_big_endian(const char *machine);
+
 /*
  * Name of migratetype @mt on kernel @version (kmt_kernel_version(); -1
  * takes 4.4 and later): 4.4 swapped Movable and Reclaimable and replaced

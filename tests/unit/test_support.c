@@ -268,6 +268,24 @@ START_TEST(test_migratetype_names)
 }
 END_TEST
 
+/* The byte order of the machines uname names. */
+START_TEST(test_machine_byte_order)
+{
+	ck_assert_int_eq(kmt_machine_big_endian("s390x"), 1);
+	ck_assert_int_eq(kmt_machine_big_endian("ppc64"), 1);
+	ck_assert_int_eq(kmt_machine_big_endian("ppc64le"), 0);
+	ck_assert_int_eq(kmt_machine_big_endian("mips64el"), 0);
+	ck_assert_int_eq(kmt_machine_big_endian("aarch64_be"), 1);
+	ck_assert_int_eq(kmt_machine_big_endian("aarch64"), 0);
+	ck_assert_int_eq(kmt_machine_big_endian("armv7l"), 0);
+	ck_assert_int_eq(kmt_machine_big_endian("armv7b"), 1);
+	ck_assert_int_eq(kmt_machine_big_endian("x86_64"), 0);
+	ck_assert_int_eq(kmt_machine_big_endian("i686"), 0);
+	ck_assert_int_eq(kmt_machine_big_endian("frobnitz"), -1);
+	ck_assert_str_eq(kmt_kernel_machine("Linux b 5.10.0-32-armmp #1 SMP Debian armv7l"), "armv7l");
+}
+END_TEST
+
 /* GFP names come from the recorded format's __print_flags(), composites first. */
 START_TEST(test_gfp_names)
 {
@@ -509,6 +527,7 @@ Suite *support_suite(void)
 	tcase_add_test(tc, test_reader_vmlinux);
 	tcase_add_test(tc, test_migratetype_names);
 	tcase_add_test(tc, test_gfp_names);
+	tcase_add_test(tc, test_machine_byte_order);
 	tcase_add_test(tc, test_proctable_round_trip);
 	tcase_add_test(tc, test_proctable_merge_and_exec);
 	tcase_add_test(tc, test_filetable_round_trip);
