@@ -9,8 +9,9 @@
 #   make fuzz    libFuzzer harnesses (clang, ASan+UBSan), each run FUZZ_TIME seconds
 #   make install PREFIX=/usr/local DESTDIR=   (PLUGIN_DIR= to put the plugins elsewhere)
 #   make install-user   the plugins into ~/.local/lib/traceevent/plugins
-#   make static  kmtrace-record, the recorder statically linked (CROSS_COMPILE=aarch64-linux-gnu-
-#                for arm64: kmtrace-record-aarch64, after make deps ARCH=arm64)
+#   make static  kmtrace-record, the recorder statically linked (CROSS_COMPILE=aarch64-linux-gnu-,
+#                arm-linux-gnueabihf- or s390x-linux-gnu-: kmtrace-record-aarch64, -arm or
+#                -s390x, after make deps ARCH=arm64, armhf or s390x)
 #   make check-targets  Debian 12's 6.1 kernels (x86-64, arm64) under qemu: record there,
 #                report here (downloads from Debian's archive; CI runs it after check)
 
@@ -35,10 +36,14 @@ CC        ?= gcc
 # architecture (make deps ARCH=arm64 installs its toolchain and libraries).
 ifneq ($(CROSS_COMPILE),)
 CC        := $(CROSS_COMPILE)gcc
-CROSS_ARCH := $(patsubst %-linux-gnu-,%,$(CROSS_COMPILE))
+CROSS_TRIPLET := $(patsubst %-,%,$(CROSS_COMPILE))
+CROSS_ARCH := $(firstword $(subst -, ,$(CROSS_TRIPLET)))
 BUILD     := build-$(CROSS_ARCH)
 STATIC_BIN := kmtrace-record-$(CROSS_ARCH)
-LIBPERF_LIBDIR := /usr/local/lib/$(CROSS_ARCH)-linux-gnu
+LIBPERF_LIBDIR := /usr/local/lib/$(CROSS_TRIPLET)
+# the target's libraries, unpacked by make deps ARCH=...
+CROSS_SYSROOT := $(wildcard /usr/local/lib/kmtrace-sysroot/*/usr/lib/$(CROSS_TRIPLET))
+CROSS_FLAGS := $(if $(CROSS_SYSROOT),-L$(CROSS_SYSROOT) -I$(CROSS_SYSROOT:%/lib/$(CROSS_TRIPLET)=%/include))
 else
 STATIC_BIN := kmtrace-record
 LIBPERF_LIBDIR := /usr/local/lib
@@ -65,7 +70,8 @@ CMD_SRC   := $(filter-out src/cmd/main_record.c,$(wildcard src/cmd/*.c))
 # kmtrace-record (make static): the recorder alone, linked statically.
 STATIC_SRC := src/cmd/main_record.c src/cmd/record.c src/cmd/units.c \
 	      src/core/decode.c $(wildcard src/capture/*.c src/container/*.c src/common/*.c)
-STATIC_LIBS := -ltracefs -ltraceevent -L$(LIBPERF_LIBDIR) -lperf -lapi -lelf -lz -lzstd -lpthread -lm
+STATIC_LIBS := $(CROSS_FLAGS) -ltracefs -ltraceevent -L$(LIBPERF_LIBDIR) -lperf -lapi -lelf -lz \
+	       -lzstd -lpthread -lm
 TEST_SRC  := $(wildcard tests/unit/*.c)
 
 # Each build flavour (plain, sanitized) has its own object tree.

@@ -14,6 +14,13 @@ LSRC_PKG=${LSRC_PKG:-linux-source-6.12}
 say() { echo "deps: $*"; }
 die() { echo "deps: error: $*" >&2; exit 1; }
 
+# apt-get update; a list that failed (a mirror in sync, an architecture's
+# security list) leaves the others usable: the install that follows says
+# whether what is needed was found.
+apt_update() {
+	apt-get update -qq >/dev/null 2>&1 || say "apt-get update reported errors; going on with the lists it has"
+}
+
 # install_missing PACKAGES: apt-get install those not installed yet.
 install_missing() {
 	missing=""
@@ -27,7 +34,7 @@ install_missing() {
 	fi
 	[ "$(id -u)" = 0 ] || die "need root to install:$missing"
 	say "installing:$missing"
-	apt-get update -qq || die "apt-get update failed"
+	apt_update
 	# shellcheck disable=SC2086
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null ||
 		die "apt-get install failed for:$missing"
@@ -45,7 +52,7 @@ build_libperf() {
 	tarball=$(ls /usr/src/$LSRC_PKG.tar.* 2>/dev/null | head -n 1 || true)
 	if [ -z "$tarball" ]; then
 		say "installing $LSRC_PKG for libperf's sources"
-		apt-get update -qq || die "apt-get update failed"
+		apt_update
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$LSRC_PKG" >/dev/null ||
 			die "cannot install $LSRC_PKG (libperf is built from it)"
 		tarball=$(ls /usr/src/$LSRC_PKG.tar.* 2>/dev/null | head -n 1 || true)
@@ -57,7 +64,8 @@ build_libperf() {
 	say "extracting tools/lib/perf and its build parts from $tarball"
 	tar -xJf "$tarball" -C "$work" --wildcards --no-wildcards-match-slash \
 		"$top/tools/lib/perf" "$top/tools/lib/api" "$top/tools/include" \
-		"$top/tools/arch/x86" "$top/tools/arch/arm64" "$top/tools/build" \
+		"$top/tools/arch/x86" "$top/tools/arch/arm64" "$top/tools/arch/arm" \
+		"$top/tools/arch/s390" "$top/tools/build" \
 		"$top/tools/scripts" "$top/tools/lib/*.c" ||
 		die "cannot extract libperf sources from $tarball"
 	say "building libperf $*"
@@ -81,19 +89,51 @@ else
 	ldconfig 2>/dev/null || true
 fi
 
-# make deps ARCH=arm64: what make static CROSS_COMPILE=aarch64-linux-gnu- needs.
-[ "${KMT_DEPS_ARCH:-}" = arm64 ] || exit 0
-ARM_PKGS="gcc-aarch64-linux-gnu libc6-dev-arm64-cross libtracefs-dev:arm64
-libtraceevent-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64"
-if ! dpkg --print-foreign-architectures | grep -qx arm64; then
-	say "adding the arm64 architecture to dpkg"
-	dpkg --add-architecture arm64 && apt-get update -qq || die "cannot add arm64 to apt"
+# make deps ARCH=arm64|armhf|s390x: what make static CROSS_COMPILE=TRIPLET- needs
+# (the cross compiler, the target's libraries through dpkg multiarch, and
+# libperf built for it).
+[ -n "${KMT_DEPS_ARCH:-}" ] || exit 0
+case $KMT_DEPS_ARCH in
+arm64) triplet=aarch64-linux-gnu kernel_arch=arm64 ;;
+armhf) triplet=arm-linux-gnueabihf kernel_arch=arm ;;
+s390x) triplet=s390x-linux-gnu kernel_arch=s390 ;;
+*) die "ARCH=$KMT_DEPS_ARCH: known are arm64, armhf and s390x" ;;
+esac
+a=$KMT_DEPS_ARCH
+if ! dpkg --print-foreign-architectures | grep -qx "$a"; then
+	say "adding the $a architecture to dpkg"
+	dpkg --add-architecture "$a" || die "cannot add $a to dpkg"
+	apt_update
 fi
-install_missing "$ARM_PKGS"
-arm_libdir=$LIBPERF_PREFIX/lib/aarch64-linux-gnu
-if [ -f "$arm_libdir/libperf.a" ] && [ -f "$arm_libdir/libapi.a" ]; then
-	say "arm64 libperf present in $arm_libdir"
+install_missing "gcc-$triplet libc6-dev-$a-cross"
+
+# The target's libraries go to a sysroot of their own, unpacked from their
+# packages rather than installed beside the host's: multiarch installs need
+# each library at the very version the host has, which a foreign
+# architecture's lists may not offer yet (a mirror in sync).
+sysroot=$LIBPERF_PREFIX/lib/kmtrace-sysroot/$a
+SYSROOT_PKGS="libtracefs-dev libtracefs1 libtraceevent-dev libtraceevent1 libelf-dev libelf1
+zlib1g-dev zlib1g libzstd-dev libzstd1"
+if [ -f "$sysroot/usr/lib/$triplet/libtracefs.a" ] && [ -f "$sysroot/usr/lib/$triplet/libzstd.a" ]; then
+	say "$a libraries present in $sysroot"
 else
-	mkdir -p "$arm_libdir"
-	build_libperf "$arm_libdir" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
+	[ "$(id -u)" = 0 ] || die "need root to unpack the $a libraries into $sysroot"
+	debs=$(mktemp -d /tmp/kmtrace-sysroot.XXXXXX)
+	say "unpacking the $a libraries into $sysroot"
+	for p in $SYSROOT_PKGS; do
+		(cd "$debs" && apt-get download "$p:$a" >/dev/null 2>&1) ||
+			{ rm -rf "$debs"; die "cannot download $p:$a from Debian's archive"; }
+	done
+	mkdir -p "$sysroot"
+	for d in "$debs"/*.deb; do
+		dpkg-deb -x "$d" "$sysroot" || { rm -rf "$debs"; die "cannot unpack $d"; }
+	done
+	rm -rf "$debs"
+fi
+cross_libdir=$LIBPERF_PREFIX/lib/$triplet
+if [ -f "$cross_libdir/libperf.a" ] && [ -f "$cross_libdir/libapi.a" ]; then
+	say "$a libperf present in $cross_libdir"
+else
+	mkdir -p "$cross_libdir"
+	build_libperf "$cross_libdir" ARCH=$kernel_arch CROSS_COMPILE=$triplet-
 fi

@@ -95,13 +95,34 @@ test_html_chromium() {
 	python3 "$TOP/tests/check_html.py" "$KMTRACE" "$TRACES" "$WORK" "$WORK/kmtrace-report.png"
 }
 
-# make static CROSS_COMPILE=aarch64-linux-gnu-: a statically linked arm64 recorder.
-test_static_arm64() {
-	make -s -C "$TOP" static CROSS_COMPILE=aarch64-linux-gnu- >"$WORK/arm64.log" 2>&1 ||
-		{ tail -5 "$WORK/arm64.log"; return 1; }
-	file "$TOP/kmtrace-record-aarch64" | grep -q 'ARM aarch64.*statically linked' ||
-		{ file "$TOP/kmtrace-record-aarch64"; return 1; }
-	echo "  kmtrace-record-aarch64: $(stat -c %s "$TOP/kmtrace-record-aarch64") bytes, ARM aarch64, statically linked"
+# make static CROSS_COMPILE=TRIPLET-: kmtrace-record-ARCH, a static binary of
+# that machine (file's words for it), at most 3 MB.
+test_static_cross() {
+	local triplet=$1 bin=$TOP/kmtrace-record-$2 machine=$3 size
+	make -s -C "$TOP" static CROSS_COMPILE="$triplet-" >"$WORK/$2.log" 2>&1 ||
+		{ tail -5 "$WORK/$2.log"; return 1; }
+	file "$bin" | grep -q "$machine.*statically linked" || { file "$bin"; return 1; }
+	size=$(stat -c %s "$bin")
+	[ "$size" -le 3000000 ] || { echo "  $size bytes"; return 1; }
+	echo "  kmtrace-record-$2: $size bytes, $machine, statically linked"
+}
+
+# The cross recorders make deps ARCH=... made the toolchain and libraries of.
+static_cross_tests() {
+	local arch triplet name machine
+	while read -r arch triplet name machine; do
+		if command -v "$triplet-gcc" >/dev/null && [ -f "/usr/local/lib/$triplet/libperf.a" ]; then
+			check "make static CROSS_COMPILE=$triplet-: kmtrace-record-$name is a static $arch binary of at most 3 MB" \
+				test_static_cross "$triplet" "$name" "$machine"
+		else
+			echo "SKIP: make static CROSS_COMPILE=$triplet-: no $arch toolchain and libraries ******** (make deps ARCH=$arch installs them) ********"
+			skip=$((skip + 1))
+		fi
+	done <<EOT
+arm64 aarch64-linux-gnu aarch64 64-bit LSB executable, ARM aarch64
+armhf arm-linux-gnueabihf arm 32-bit LSB executable, ARM, EABI5
+s390x s390x-linux-gnu s390x 64-bit MSB executable, IBM S/390
+EOT
 }
 
 test_outputs_checked() {
@@ -152,13 +173,7 @@ core_parsing_tests() {
 	check "kmtrace-record(1) documents every record option" test_options_documented record
 	check "every analysis on every fixture: JSON valid against docs/kmtrace-report.schema.json with values of their units; each CSV file (-o DIR) loads into sqlite3 and csv with the JSON's row count" \
 		test_outputs_checked
-	if command -v aarch64-linux-gnu-gcc >/dev/null && [ -f /usr/local/lib/aarch64-linux-gnu/libperf.a ]; then
-		check "make static CROSS_COMPILE=aarch64-linux-gnu-: kmtrace-record-aarch64 is a static arm64 binary" \
-			test_static_arm64
-	else
-		echo "SKIP: make static CROSS_COMPILE=aarch64-linux-gnu-: no arm64 toolchain and libraries ******** (make deps ARCH=arm64 installs them) ********"
-		skip=$((skip + 1))
-	fi
+	static_cross_tests
 	if command -v chromium >/dev/null; then
 		check "report --html of traces/stacks.dat and fault.dat in headless Chromium: no console message, the script ran, every chart has marks, a screenshot" \
 			test_html_chromium
