@@ -1,13 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1
-# make check-targets: kmtrace on other kernels and another architecture.
-# Debian 12's own 6.1 kernels (linux-image .debs from Debian's archive,
+# make check-targets: kmtrace on other kernels and other architectures.
+# Debian 12's own 6.1 kernels for x86-64, arm64, 32-bit ARM (armmp) and
+# big-endian s390x (linux-image .debs from Debian's archive,
 # cached in $KMT_TARGET_CACHE) boot under qemu (x86-64 with KVM where a KVM
 # vCPU starts here and KMT_GUEST_KVM is not 0, else TCG) and an initramfs holding busybox and the static
 # recorder of the guest's architecture (tests/targets/guest.sh). What comes
 # out over the serial console is reported here and checked by
 # tests/targets/check_guest.py. KMT_TARGETS picks the guests (default
-# "x86_64 arm64").
+# "x86_64 arm64 armhf s390x"); KMT_TARGETS_OUT=DIR keeps what came out of
+# each guest in DIR/DEBARCH (its recordings, text, formats, kallsyms).
 #
 # Exit status: 0 when every guest passed or was skipped (each skip is a
 # "SKIP:" line saying why: no root, no package, a guest that did not finish
@@ -17,7 +19,7 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${KMT_TARGET_CACHE:-/var/cache/kmtrace-targets}
-targets=${KMT_TARGETS:-"x86_64 arm64"}
+targets=${KMT_TARGETS:-"x86_64 arm64 armhf s390x"}
 work=$(mktemp -d /tmp/kmtrace-targets.XXXXXX)
 passed=0 failed=0 skipped=0
 say() { echo "check-targets: $*"; }
@@ -51,16 +53,16 @@ fetch() {
 	[ -n "$deb" ] && echo "$deb"
 }
 
-# The kernel package linux-image-ARCHFLAVOUR depends on (6.1 in Debian 12).
+# The kernel package linux-image-FLAVOUR:DEBARCH depends on (6.1 in Debian 12).
 kernel_package() {
 	apt-cache depends "linux-image-$1:$2" 2>/dev/null |
 		sed -n "s/.*Depends: \(linux-image-6\.1[^ :]*\).*/\1/p" | head -n 1
 }
 
-# guest_kernel NAME DEBARCH: $deb, the cached Debian 6.1 kernel package;
-# false after a SKIP line.
+# guest_kernel NAME DEBARCH [FLAVOUR]: $deb, the cached Debian 6.1 kernel
+# package (of flavour DEBARCH unless named); false after a SKIP line.
 guest_kernel() {
-	pkg=$(kernel_package "$2" "$2")
+	pkg=$(kernel_package "${3:-$2}" "$2")
 	[ -n "$pkg" ] || { skip "$1: apt knows no Debian 6.1 kernel package for $2"; return 1; }
 	deb=$(fetch "$pkg:$2" "$2") ||
 		{ skip "$1: cannot download $pkg from Debian's archive"; return 1; }
@@ -105,6 +107,9 @@ run_guest() {
 	else
 		failed=$((failed + 1))
 	fi
+	if [ -n "${KMT_TARGETS_OUT:-}" ] && [ -d "$work/$arch/out" ]; then
+		mkdir -p "$KMT_TARGETS_OUT/$arch" && cp -r "$work/$arch/out/." "$KMT_TARGETS_OUT/$arch/"
+	fi
 }
 
 # The x86-64 guest's CPU under KVM: the host's, less arch-capabilities,
@@ -138,21 +143,28 @@ target_x86_64() {
 	run_guest "x86-64 6.1" amd64 "$top/kmtrace-record" /bin/busybox 6.1 $qemu
 }
 
-target_arm64() {
-	have_packages qemu-system-arm ||
-		{ skip "arm64: qemu-system-arm is not installed"; return; }
-	if ! make -s -C "$top" deps ARCH=arm64 >"$work/deps-arm64.log" 2>&1; then
-		skip "arm64: make deps ARCH=arm64 failed (cross toolchain and arm64 libraries)"
+# cross_target NAME DEBARCH TRIPLET FLAVOUR CONSOLE QEMU-PACKAGE QEMU...: a
+# guest of another architecture: its static recorder (make deps ARCH=DEBARCH
+# makes the cross toolchain and libraries), its busybox-static and its
+# Debian 6.1 kernel of FLAVOUR, booted by QEMU with console CONSOLE.
+cross_target() {
+	name=$1 debarch=$2 triplet=$3 flavour=$4 console=$5 qpkg=$6
+	shift 6
+	have_packages "$qpkg" || { skip "$name: $qpkg is not installed"; return; }
+	if ! make -s -C "$top" deps ARCH="$debarch" >"$work/deps-$debarch.log" 2>&1; then
+		skip "$name: make deps ARCH=$debarch failed (cross toolchain and libraries):" \
+			"$(tail -n 1 "$work/deps-$debarch.log")"
 		return
 	fi
-	make -s -C "$top" static CROSS_COMPILE=aarch64-linux-gnu- >/dev/null
-	bb=$(fetch busybox-static:arm64 arm64) ||
-		{ skip "arm64: cannot download busybox-static:arm64"; return; }
-	mkdir -p "$work/busybox-arm64"
-	dpkg-deb -x "$bb" "$work/busybox-arm64"
-	guest_kernel "arm64 6.1" arm64 || return 0
-	run_guest "arm64 6.1" arm64 "$top/kmtrace-record-aarch64" \
-		"$work/busybox-arm64/bin/busybox" "" qemu-system-aarch64 -M virt -cpu cortex-a57
+	make -s -C "$top" static CROSS_COMPILE="$triplet-" >/dev/null 2>&1
+	bin=$top/kmtrace-record-${triplet%%-*}
+	bb=$(fetch "busybox-static:$debarch" "$debarch") ||
+		{ skip "$name: cannot download busybox-static:$debarch"; return; }
+	mkdir -p "$work/busybox-$debarch"
+	dpkg-deb -x "$bb" "$work/busybox-$debarch"
+	guest_kernel "$name" "$debarch" "$flavour" || return 0
+	KMT_GUEST_CONSOLE=$console run_guest "$name" "$debarch" "$bin" \
+		"$work/busybox-$debarch/bin/busybox" "" "$@"
 }
 
 [ "$(id -u)" = 0 ] && mkdir -p "$cache" ||
@@ -160,8 +172,13 @@ target_arm64() {
 for t in $targets; do
 	case $t in
 	x86_64) target_x86_64 ;;
-	arm64) target_arm64 ;;
-	*) say "unknown target $t (x86_64, arm64)"; failed=$((failed + 1)) ;;
+	arm64) cross_target "arm64 6.1" arm64 aarch64-linux-gnu arm64 console=ttyAMA0 \
+		qemu-system-arm qemu-system-aarch64 -M virt -cpu cortex-a57 ;;
+	armhf) cross_target "armhf 6.1" armhf arm-linux-gnueabihf armmp console=ttyAMA0 \
+		qemu-system-arm qemu-system-arm -M virt -cpu cortex-a15 ;;
+	s390x) cross_target "s390x 6.1" s390x s390x-linux-gnu s390x console=ttysclp0 \
+		qemu-system-misc qemu-system-s390x -M s390-ccw-virtio ;;
+	*) say "unknown target $t (x86_64, arm64, armhf, s390x)"; failed=$((failed + 1)) ;;
 	esac
 done
 echo "check-targets: $passed passed, $failed failed, $skipped skipped"

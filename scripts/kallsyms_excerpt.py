@@ -2,8 +2,10 @@
 """The lines of a kallsyms file that kernel addresses fall in.
 
 Reads any text on standard input (perf script output, trace-cmd report
-text), takes every kernel address in it (hex, 0xffff8... and up, with or
-without 0x), and prints, from the kallsyms file given as argument, the
+text), takes every kernel address in it (hex of 6 to 16 digits, with or
+without 0x, from the kallsyms file's first symbol to its last: 64-bit
+kernels at 0xffff8... and up, 32-bit ones at 0xc0..., s390x's low in the
+address space), and prints, from the kallsyms file given as argument, the
 symbol each address falls in and the symbol after it (where the function
 ends), plus _text, _stext and _etext. Shipped beside a fixture, the
 excerpt lets kmtrace (--kallsyms) and perf script (--kallsyms) name the
@@ -15,7 +17,6 @@ import bisect
 import re
 import sys
 
-KERNEL_START = 0xffff800000000000
 ANCHORS = ('_text', '_stext', '_etext')
 
 
@@ -41,9 +42,9 @@ def main():
     syms = load(sys.argv[1])
     addrs = [s[0] for s in syms]
     keep = set(i for i, s in enumerate(syms) if s[1].split()[2] in ANCHORS)
-    for tok in re.findall(r'\b(?:0x)?(ffff[89a-f][0-9a-f]{11})\b', sys.stdin.read()):
+    for tok in re.findall(r'\b(?:0x)?([0-9a-f]{6,16})\b', sys.stdin.read()):
         a = int(tok, 16)
-        if a < KERNEL_START:
+        if not addrs or a < addrs[0] or a > addrs[-1]:
             continue
         i = bisect.bisect_right(addrs, a) - 1
         if i >= 0:

@@ -27,7 +27,8 @@ import jsonschema
 
 FIXTURES = ['small.dat', 'small-v7.dat', 'fault.dat', 'plugins.dat',
             'perf-small.data:perf-small.kallsyms', 'perf-zg.data:perf-zg.kallsyms',
-            'stacks.dat:stacks.kallsyms', 'instance-trace.txt', 'umem.dat']
+            'stacks.dat:stacks.kallsyms', 'instance-trace.txt', 'umem.dat',
+            'armhf-6.1.dat:armhf-6.1.kallsyms', 's390x-6.1.dat:s390x-6.1.kallsyms']
 ANALYSES = ['stat', 'slab --caller --alloc --cache --pid --stack --timeline 1',
             'page --pid --order --migratetype --gfp --live --caller --stack --timeline 1',
             'fault --regions --ip --timeline 1', 'vm --timeline 1', 'oom', 'leak',

@@ -196,6 +196,7 @@ core_parsing_tests() {
 . "$TOP/tests/stacks.sh"
 . "$TOP/tests/umem.sh"
 . "$TOP/tests/mm.sh"
+. "$TOP/tests/crossarch.sh"
 
 parsing_tests() {
 	foreign_machine_check
@@ -209,6 +210,7 @@ parsing_tests() {
 	hostile_parsing_tests
 	symbols_parsing_tests
 	stacks_parsing_tests
+	crossarch_parsing_tests
 }
 
 if [ "${KMT_IT_PHASE:-}" = parsing ]; then

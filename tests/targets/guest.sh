@@ -10,7 +10,8 @@
 # guest's architecture; QEMU the machine to run, e.g. "qemu-system-x86_64
 # -cpu max" or "qemu-system-aarch64 -M virt -cpu cortex-a57"; exit status 3
 # when it did not finish in KMT_GUEST_TIMEOUT seconds (300). WORK/out gets:
-#   command.dat   kmtrace-record -- the workload (default events), command.err
+#   command.dat   kmtrace-record -- the workload (default events), command.err;
+#                 fixture.dat a small command's, without kallsyms
 #   guest.dat     kmtrace-record of the default events, system-wide, from
 #                 before the workload to SIGINT after it; record.err (with
 #                 time -v's figures), record.status (its /proc status then)
@@ -49,6 +50,11 @@ uname -a >$O/uname
 # 0. kmtrace-record -- the workload (it and its children only)
 kmtrace-record -o $O/command.dat -- /bin/workload 2>$O/command.err
 echo $? >$O/command.rc
+# ... and a small one without kallsyms (a fixture of traces/: a few thousand
+# events of this kernel's word size and byte order)
+kmtrace-record --no-kallsyms -o $O/fixture.dat -- sh -c 'cat /proc/self/maps >/dev/null
+	ls -R /sys/kernel/mm /sys/kernel/slab >/dev/null 2>&1
+	dd if=/dev/zero of=/tmp/f bs=4k count=256 2>/dev/null; rm -f /tmp/f' 2>/dev/null
 
 # 1. kmtrace-record, system-wide, its default events, stopped by SIGINT
 # half a second after the workload (however slow the emulation: -d is only
@@ -112,7 +118,7 @@ chmod +x "$work/root/bin/workload"
 
 rc=0
 timeout "${KMT_GUEST_TIMEOUT:-300}" "$@" -m 1024 -smp 2 -kernel "$kernel" \
-	-initrd "$work/initrd.gz" -append "console=ttyS0 console=ttyAMA0 quiet panic=-1" \
+	-initrd "$work/initrd.gz" -append "${KMT_GUEST_CONSOLE:-console=ttyS0 console=ttyAMA0} quiet panic=-1" \
 	-nographic -no-reboot </dev/null >"$work/serial.log" 2>&1 || rc=$?
 if [ "$rc" = 124 ]; then
 	echo "guest.sh: the guest did not finish in ${KMT_GUEST_TIMEOUT:-300} s" >&2
