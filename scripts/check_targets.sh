@@ -7,9 +7,13 @@
 # vCPU starts here and KMT_GUEST_KVM is not 0, else TCG) and an initramfs holding busybox and the static
 # recorder of the guest's architecture (tests/targets/guest.sh). What comes
 # out over the serial console is reported here and checked by
-# tests/targets/check_guest.py. KMT_TARGETS picks the guests (default
-# "x86_64 arm64 armhf s390x"); KMT_TARGETS_OUT=DIR keeps what came out of
-# each guest in DIR/DEBARCH (its recordings, text, formats, kallsyms).
+# tests/targets/check_guest.py. Debian 11's 5.10 and Debian 13's 6.12
+# kernels for x86-64 and arm64 come from the same archive's other suites,
+# read through package lists of their own in the cache (apt_opts): nothing
+# but those kernel packages is taken from them. KMT_TARGETS picks the guests
+# (default "x86_64 arm64 armhf s390x x86_64:5.10 arm64:5.10 x86_64:6.12
+# arm64:6.12"; ARCH alone is 6.1); KMT_TARGETS_OUT=DIR keeps what came out
+# of each guest in DIR/DEBARCH-VERSION (recordings, text, formats, kallsyms).
 #
 # Exit status: 0 when every guest passed or was skipped (each skip is a
 # "SKIP:" line saying why: no root, no package, a guest that did not finish
@@ -19,7 +23,7 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${KMT_TARGET_CACHE:-/var/cache/kmtrace-targets}
-targets=${KMT_TARGETS:-"x86_64 arm64 armhf s390x"}
+targets=${KMT_TARGETS:-"x86_64 arm64 armhf s390x x86_64:5.10 arm64:5.10 x86_64:6.12 arm64:6.12"}
 work=$(mktemp -d /tmp/kmtrace-targets.XXXXXX)
 passed=0 failed=0 skipped=0
 say() { echo "check-targets: $*"; }
@@ -41,30 +45,72 @@ have_packages() {
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null 2>&1
 }
 
-# fetch PKG[:ARCH]: the path of its .deb in the cache, downloaded once.
+# The Debian release of each kernel version: 6.1 is this system's (Debian 12),
+# the others come from the same archive's other suites.
+suite_of() {
+	case $1 in
+	5.10) echo bullseye ;;
+	6.12) echo trixie ;;
+	*) echo "" ;;
+	esac
+}
+
+# apt_opts VERSION: the apt-get and apt-cache options that read the suite of
+# kernel VERSION: none for 6.1; for another, a sources list and package lists
+# of that suite alone, kept in the cache. The system's sources, lists and
+# preferences stay as they are: nothing can be installed from that suite,
+# its kernel packages are only downloaded.
+apt_opts() {
+	suite=$(suite_of "$1")
+	[ -n "$suite" ] || return 0
+	dir=$cache/apt-$suite
+	opts="-o Dir::Etc::SourceList=$dir/sources.list -o Dir::Etc::SourceParts=/dev/null"
+	opts="$opts -o Dir::State::Lists=$dir/lists -o Dir::Cache::pkgcache="
+	opts="$opts -o Dir::Cache::srcpkgcache="
+	if [ -z "$(ls "$dir/lists" 2>/dev/null | grep '_Packages')" ]; then
+		# the archive as this system's sources name it
+		uri=$(apt-cache policy 2>/dev/null |
+		      sed -n 's|^ *[0-9]* \([^ ]*\) bookworm/main .*|\1|p' | head -n 1)
+		mkdir -p "$dir/lists/partial"
+		echo "deb [arch=amd64,arm64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+		     "$uri $suite main" >"$dir/sources.list"
+		# shellcheck disable=SC2086
+		apt-get $opts update >/dev/null 2>&1 || true
+	fi
+	echo "$opts"
+}
+
+# fetch PKG[:ARCH] ARCH [VERSION]: the path of its .deb in the cache,
+# downloaded once (from VERSION's suite).
 fetch() {
 	name=${1%%:*}
 	deb=$(ls "$cache/${name}_"*"_${2}.deb" 2>/dev/null | head -n 1 || true)
 	if [ -z "$deb" ]; then
 		say "downloading $1 from Debian's archive into $cache" >&2
-		(cd "$cache" && apt-get download "$1" >/dev/null 2>&1) || return 1
+		# shellcheck disable=SC2046
+		(cd "$cache" && apt-get $(apt_opts "${3:-6.1}") download "$1" >/dev/null 2>&1) ||
+			return 1
 		deb=$(ls "$cache/${name}_"*"_${2}.deb" 2>/dev/null | head -n 1 || true)
 	fi
 	[ -n "$deb" ] && echo "$deb"
 }
 
-# The kernel package linux-image-FLAVOUR:DEBARCH depends on (6.1 in Debian 12).
+# The kernel package linux-image-FLAVOUR:DEBARCH of Linux VERSION depends on.
 kernel_package() {
-	apt-cache depends "linux-image-$1:$2" 2>/dev/null |
-		sed -n "s/.*Depends: \(linux-image-6\.1[^ :]*\).*/\1/p" | head -n 1
+	# shellcheck disable=SC2046
+	apt-cache $(apt_opts "$3") depends "linux-image-$1:$2" 2>/dev/null |
+		sed -n "s/.*Depends: \(linux-image-$(echo "$3" | sed 's/\./\\./')[.-][^ :]*\).*/\1/p" |
+		head -n 1
 }
 
-# guest_kernel NAME DEBARCH [FLAVOUR]: $deb, the cached Debian 6.1 kernel
-# package (of flavour DEBARCH unless named); false after a SKIP line.
+# guest_kernel NAME DEBARCH [FLAVOUR [VERSION]]: $deb, the cached Debian
+# kernel package of Linux VERSION (6.1), flavour DEBARCH unless named;
+# false after a SKIP line.
 guest_kernel() {
-	pkg=$(kernel_package "${3:-$2}" "$2")
-	[ -n "$pkg" ] || { skip "$1: apt knows no Debian 6.1 kernel package for $2"; return 1; }
-	deb=$(fetch "$pkg:$2" "$2") ||
+	v=${4:-6.1}
+	pkg=$(kernel_package "${3:-$2}" "$2" "$v")
+	[ -n "$pkg" ] || { skip "$1: apt knows no Debian $v kernel package for $2"; return 1; }
+	deb=$(fetch "$pkg:$2" "$2" "$v") ||
 		{ skip "$1: cannot download $pkg from Debian's archive"; return 1; }
 }
 
@@ -128,28 +174,34 @@ kvm_boots() {
 		</dev/null 2>&1 | grep -q "Linux version"
 }
 
+# target_x86_64 [VERSION]: Debian's x86-64 kernel of Linux VERSION (6.1).
 target_x86_64() {
+	v=${1:-6.1}
 	have_packages qemu-system-x86 busybox-static ||
-		{ skip "x86-64: qemu-system-x86 and busybox-static are not installed"; return; }
+		{ skip "x86-64 $v: qemu-system-x86 and busybox-static are not installed"; return; }
 	make -s -C "$top" static >/dev/null
-	guest_kernel "x86-64 6.1" amd64 || return 0
+	guest_kernel "x86-64 $v" amd64 amd64 "$v" || return 0
 	qemu="qemu-system-x86_64 -cpu max"
 	if kvm_boots; then
 		qemu="qemu-system-x86_64 -enable-kvm -cpu $kvm_cpu"
 	elif [ "${KMT_GUEST_KVM:-1}" != 0 ]; then
-		say "x86-64 6.1: KVM does not boot the kernel here (/dev/kvm or nesting): TCG"
+		say "x86-64 $v: KVM does not boot the kernel here (/dev/kvm or nesting): TCG"
 	fi
 	# shellcheck disable=SC2086
-	run_guest "x86-64 6.1" amd64 "$top/kmtrace-record" /bin/busybox 6.1 $qemu
+	run_guest "x86-64 $v" "amd64-$v" "$top/kmtrace-record" /bin/busybox "$(shipped "$v")" $qemu
 }
 
-# cross_target NAME DEBARCH TRIPLET FLAVOUR CONSOLE QEMU-PACKAGE QEMU...: a
-# guest of another architecture: its static recorder (make deps ARCH=DEBARCH
-# makes the cross toolchain and libraries), its busybox-static and its
-# Debian 6.1 kernel of FLAVOUR, booted by QEMU with console CONSOLE.
+# The formats kmtrace ships for Linux VERSION (formats/linux-VERSION), or "".
+shipped() { [ -d "$top/formats/linux-$1" ] && echo "$1" || true; }
+
+# cross_target NAME DEBARCH TRIPLET FLAVOUR VERSION CONSOLE QEMU-PACKAGE
+# QEMU...: a guest of another architecture: its static recorder (make deps
+# ARCH=DEBARCH makes the cross toolchain and libraries), its busybox-static
+# and its Debian kernel of Linux VERSION and FLAVOUR, booted by QEMU with
+# console CONSOLE.
 cross_target() {
-	name=$1 debarch=$2 triplet=$3 flavour=$4 console=$5 qpkg=$6
-	shift 6
+	name=$1 debarch=$2 triplet=$3 flavour=$4 v=$5 console=$6 qpkg=$7
+	shift 7
 	have_packages "$qpkg" || { skip "$name: $qpkg is not installed"; return; }
 	if ! make -s -C "$top" deps ARCH="$debarch" >"$work/deps-$debarch.log" 2>&1; then
 		skip "$name: make deps ARCH=$debarch failed (cross toolchain and libraries):" \
@@ -162,23 +214,26 @@ cross_target() {
 		{ skip "$name: cannot download busybox-static:$debarch"; return; }
 	mkdir -p "$work/busybox-$debarch"
 	dpkg-deb -x "$bb" "$work/busybox-$debarch"
-	guest_kernel "$name" "$debarch" "$flavour" || return 0
-	KMT_GUEST_CONSOLE=$console run_guest "$name" "$debarch" "$bin" \
+	guest_kernel "$name" "$debarch" "$flavour" "$v" || return 0
+	KMT_GUEST_CONSOLE=$console run_guest "$name" "$debarch-$v" "$bin" \
 		"$work/busybox-$debarch/bin/busybox" "" "$@"
 }
 
 [ "$(id -u)" = 0 ] && mkdir -p "$cache" ||
 	{ skip "needs root (apt-get for qemu and the kernels, $cache)"; exit 0; }
 for t in $targets; do
-	case $t in
-	x86_64) target_x86_64 ;;
-	arm64) cross_target "arm64 6.1" arm64 aarch64-linux-gnu arm64 console=ttyAMA0 \
+	v=${t#*:}
+	[ "$v" != "$t" ] || v=6.1
+	case ${t%%:*} in
+	x86_64) target_x86_64 "$v" ;;
+	arm64) cross_target "arm64 $v" arm64 aarch64-linux-gnu arm64 "$v" console=ttyAMA0 \
 		qemu-system-arm qemu-system-aarch64 -M virt -cpu cortex-a57 ;;
-	armhf) cross_target "armhf 6.1" armhf arm-linux-gnueabihf armmp console=ttyAMA0 \
+	armhf) cross_target "armhf $v" armhf arm-linux-gnueabihf armmp "$v" console=ttyAMA0 \
 		qemu-system-arm qemu-system-arm -M virt -cpu cortex-a15 ;;
-	s390x) cross_target "s390x 6.1" s390x s390x-linux-gnu s390x console=ttysclp0 \
+	s390x) cross_target "s390x $v" s390x s390x-linux-gnu s390x "$v" console=ttysclp0 \
 		qemu-system-misc qemu-system-s390x -M s390-ccw-virtio ;;
-	*) say "unknown target $t (x86_64, arm64, armhf, s390x)"; failed=$((failed + 1)) ;;
+	*) say "unknown target $t (x86_64, arm64, armhf, s390x, each with :5.10 or :6.12)"
+	   failed=$((failed + 1)) ;;
 	esac
 done
 echo "check-targets: $passed passed, $failed failed, $skipped skipped"

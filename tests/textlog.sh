@@ -226,7 +226,20 @@ $TRACES/arm64-6.1-trace.txt --formats $TRACES/arm64-6.1-formats|aarch64 little 8
 EOT
 }
 
+# Lines with fields the formats read with lack: stderr names the shipped
+# formats that fit them better (a 6.18 text read with 6.1's: its cache events'
+# name field); none when they fit.
+test_text_formats_hint() {
+	"$KMTRACE" report -i "$INSTANCE_TEXT" --formats 6.1 slab >/dev/null 2>"$WORK/hint.err" &&
+	grep -q "lines have fields the formats of Linux 6.1 lack: 6 of its 6 kinds of line fit those of Linux 6.18 (--formats 6.18)" \
+		"$WORK/hint.err" || { cat "$WORK/hint.err"; return 1; }
+	"$KMTRACE" report -i "$INSTANCE_TEXT" slab >/dev/null 2>"$WORK/hint.err" &&
+	! grep -q -- '--formats' "$WORK/hint.err"
+}
+
 textlog_parsing_tests() {
+	check "text: lines the formats do not fit: stderr names the shipped formats that do" \
+		test_text_formats_hint
 	check "stat: each recording's architecture, byte order and long size" test_stat_machine
 	check "text of 3.10 (x86 32-bit), 4.19 (x86-64, a module) and 5.10 (32-bit ARM): slab and page equal a recount through the map, with their formats and with the default ones" \
 		test_old_text

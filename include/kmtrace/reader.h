@@ -62,6 +62,7 @@ enum kmt_reader_text {
 				   kmt_reader_processes()) */
 	KMT_TEXT_FILES,		/* kmtrace record: "DEV INO PATH" of the files they
 				   had mapped or open (dev as the kernel's dev_t) */
+	KMT_TEXT_FORMATS_HINT,	/* text input: which shipped formats fit its lines better */
 	KMT_TEXT_NR
 };
 

@@ -432,8 +432,11 @@ static int run(struct report_args *a, struct kmt_output *out)
 static void warn_unparsed(const struct report_args *a, const char *input)
 {
 	const char *text = kmt_reader_text(a->s.reader, KMT_TEXT_UNPARSED), *nl;
+	const char *hint = kmt_reader_text(a->s.reader, KMT_TEXT_FORMATS_HINT);
 	char line[1024];
 
+	if (hint)
+		fprintf(stderr, "kmtrace: %s: %s\n", input, hint);
 	if (!text)
 		return;
 	nl = strchr(text, '\n');

@@ -46,6 +46,7 @@
 #define KMT_UNAME_MAX	256	/* of a --formats directory's uname file */
 #define MAX_RECORD	65536	/* formats.c lets no field past it */
 #define MAX_SECONDS	18446744072ull	/* the most a u64 of nanoseconds holds, a second short */
+#define MAX_SHAPES	64		/* line shapes kept to try the other shipped formats on */
 
 extern const char *const kmt_shipped_formats[][2];
 
@@ -101,6 +102,11 @@ struct textlog {
 	char kept[KEPT_BAD][160];
 	char *text;			/* the fields of the line handed out last, as written */
 	size_t text_len, text_cap;
+	int shipped;			/* the shipped set read (-1: --formats DIR) */
+	char *shapes[MAX_SHAPES];	/* "EVENT LABEL..." of the lines, distinct */
+	int nshapes;
+	struct kmt_hashmap shape_index;	/* hash of a shape -> 1 */
+	unsigned long long unfit_lines;	/* lines with a label or event the formats lack */
 };
 
 /* ---------------------------------------------------------------- formats */
@@ -252,19 +258,20 @@ static int load_formats_dir(struct kmt_reader *r, struct tl_formats *l, const ch
  * Formats from @dir, or the shipped set @dir names ("6.1": a version no
  * directory has), else the newest shipped ones.
  */
-static int load_formats(struct kmt_reader *r, const char *dir, const char *path,
-			struct kmt_error *err)
+static int load_formats(struct kmt_reader *r, struct textlog *tl, const char *dir,
+			const char *path, struct kmt_error *err)
 {
 	struct tl_formats l = { 0 };
 	char uname[128];
 	struct stat st;
 	int i, ret = -1;
 
+	tl->shipped = -1;
 	if (dir && !stat(dir, &st)) {
 		ret = load_formats_dir(r, &l, dir, err);
 		goto out;
 	}
-	i = shipped_set(dir);
+	i = tl->shipped = shipped_set(dir);
 	if (i < 0) {
 		kmt_error_set(err, dir, -1, "cannot read formats: %s (nor is it a kernel version "
 			      "kmtrace ships formats of)", strerror(errno));
@@ -931,6 +938,37 @@ static size_t label_len(const char *p)
 }
 
 /*
+ * Does @ev's print format print "@label=" (@n bytes), as a field or a
+ * computed value (page=%p of the pfn)? A line's label it does not print
+ * is of another kernel's format.
+ */
+static bool printed_label(const struct tep_event *ev, const char *label, size_t n)
+{
+	const char *fmt = ev->print_fmt.format, *p = fmt;
+
+	while (fmt && (p = strstr(p, label))) {
+		if ((p == fmt || strchr(" ,(", p[-1])) && p[n] == '=')
+			return true;
+		p++;
+	}
+	return false;
+}
+
+/* Keep line shape @shape ("EVENT LABEL...") if new and there is room; -1 when out of memory. */
+static int keep_shape(struct textlog *tl, const char *shape)
+{
+	uint64_t h = kmt_hash_bytes(shape, strlen(shape)), seen;
+
+	if (tl->shipped < 0 || tl->nshapes == MAX_SHAPES ||
+	    kmt_hashmap_get(&tl->shape_index, h, &seen))
+		return 0;
+	if (!(tl->shapes[tl->nshapes] = strdup(shape)) || kmt_hashmap_put(&tl->shape_index, h, 1))
+		return -1;
+	tl->nshapes++;
+	return 0;
+}
+
+/*
  * @v as --print shows it: a kernel code address the text gave as a number
  * named where the symbols resolve it ("func+0xOFF [mod]"), else as written.
  */
@@ -977,7 +1015,9 @@ static int add_text(struct textlog *tl, const char *label, size_t n, const char 
 static int fill_fields(struct kmt_reader *r, struct textlog *tl, const struct tl_event *te,
 		       char *text, size_t *tail)
 {
-	char *p = text, shown[512];
+	char *p = text, shown[512], shape[512];
+	size_t at = snprintf(shape, sizeof(shape), "%s", te->name);
+	bool fit = true;
 
 	tl->text_len = 0;
 	while (*p && !(label_len(p) && (p == text || p[-1] == ' ')))
@@ -992,13 +1032,85 @@ static int fill_fields(struct kmt_reader *r, struct textlog *tl, const struct tl
 		p = *end ? end + 1 : end;
 		*end = '\0';
 		l = label_of(te, label, n);
+		fit &= l || printed_label(te->event, label, n);
+		if (at < sizeof(shape))
+			at += snprintf(shape + at, sizeof(shape) - at, " %.*s", (int)n, label);
 		if (l && put_value(r, tl, l, v, tail))
 			return -1;
 		if (r->keep_text &&
 		    add_text(tl, label, n, shown_value(r, l, v, shown, sizeof(shown))))
 			return -1;
 	}
-	return 0;
+	tl->unfit_lines += !fit;
+	return at < sizeof(shape) ? keep_shape(tl, shape) : 0;
+}
+
+/* Would the formats in @tep read line shape @shape ("EVENT LABEL...") whole? */
+static bool shape_fits(struct tep_handle *tep, const char *shape)
+{
+	char *copy = strdup(shape), *name, *label, *save = NULL;
+	struct tl_event te = { 0 };
+	bool fits = false;
+	int i;
+
+	name = copy ? strtok_r(copy, " ", &save) : NULL;
+	if (name && !(te.event = tep_find_event_by_name(tep, NULL, name)))
+		te.event = merged_node_event(tep, name);
+	if (te.event && !build_labels(tep, &te)) {
+		fits = true;
+		while (fits && (label = strtok_r(NULL, " ", &save)))
+			fits = label_of(&te, label, strlen(label)) ||
+			       printed_label(te.event, label, strlen(label));
+	}
+	for (i = 0; i < te.nlabels; i++)
+		free(te.labels[i].label);
+	free(te.labels);
+	free(copy);
+	return fits;
+}
+
+/* How many of the text's line shapes shipped set @set reads whole; -1 if it does not parse. */
+static int shapes_fitting(const struct textlog *tl, int set)
+{
+	struct tep_handle *tep = tep_alloc();
+	struct tl_formats l = { 0 };
+	struct kmt_format_counts counts;
+	int i, n = -1;
+
+	if (tep && !load_shipped(&l, kmt_shipped_formats[set][1]) &&
+	    !kmt_formats_parse(tep, l.f, l.n, true, &counts))
+		for (n = 0, i = 0; i < tl->nshapes; i++)
+			n += shape_fits(tep, tl->shapes[i]);
+	free_formats(&l);
+	tep_free(tep);
+	return n;
+}
+
+/*
+ * Lines the shipped formats read lacked labels or events: if another
+ * shipped set reads more of the text's line shapes, say which, as
+ * KMT_TEXT_FORMATS_HINT. 0, or -1 when out of memory.
+ */
+static int formats_hint(struct kmt_reader *r, const struct textlog *tl)
+{
+	int here, best = -1, best_n = -1, i, n;
+	char text[256];
+
+	if (!tl->unfit_lines || tl->shipped < 0 || !tl->nshapes)
+		return 0;
+	here = shapes_fitting(tl, tl->shipped);
+	for (i = 0; kmt_shipped_formats[i][0]; i++)
+		if (i != tl->shipped && (n = shapes_fitting(tl, i)) > best_n) {
+			best = i;
+			best_n = n;
+		}
+	if (best < 0 || best_n <= here)
+		return 0;
+	snprintf(text, sizeof(text), "%llu lines have fields the formats of Linux %s lack: "
+		 "%d of its %d kinds of line fit those of Linux %s (--formats %s), %d these",
+		 tl->unfit_lines, kmt_shipped_formats[tl->shipped][0], best_n, tl->nshapes,
+		 kmt_shipped_formats[best][0], kmt_shipped_formats[best][0], here);
+	return (r->texts[KMT_TEXT_FORMATS_HINT] = strdup(text)) ? 0 : -1;
 }
 
 /* ---------------------------------------------------------------- lines */
@@ -1225,6 +1337,8 @@ static int finish(struct kmt_reader *r, struct textlog *tl)
 	if (tl->finished)
 		return 0;
 	tl->finished = true;
+	if (formats_hint(r, tl))
+		return -1;
 	for (i = 0; i <= tl->nsyms; i++)
 		size += (i < tl->nsyms ? strlen(tl->syms[i]) : 32) + 24;
 	text = malloc(size);
@@ -1298,6 +1412,9 @@ static void textlog_close(struct kmt_reader *r)
 	kmt_hashmap_free(&tl->event_index);
 	kmt_hashmap_free(&tl->sym_index);
 	kmt_hashmap_free(&tl->flag_values);
+	kmt_hashmap_free(&tl->shape_index);
+	for (k = 0; k < tl->nshapes; k++)
+		free(tl->shapes[k]);
 	free(tl->rec);
 	free(tl->text);
 	free(tl->buf);
@@ -1369,6 +1486,7 @@ static struct kmt_reader *textlog_open(const struct kmt_input *in, struct kmt_er
 
 	if (!r || !tl || !(r->tep = tep_alloc()) || kmt_hashmap_init(&tl->event_index) ||
 	    kmt_hashmap_init(&tl->sym_index) || kmt_hashmap_init(&tl->flag_values) ||
+	    kmt_hashmap_init(&tl->shape_index) ||
 	    !(tl->buf = malloc(READ_CHUNK * 2))) {
 		kmt_error_set(err, path, -1, "out of memory");
 		goto fail;
@@ -1381,7 +1499,7 @@ static struct kmt_reader *textlog_open(const struct kmt_input *in, struct kmt_er
 	memcpy(tl->buf, head, head_len);
 	tl->end = head_len;
 	tep_set_page_size(r->tep, getpagesize());	/* the text does not say */
-	if (load_formats(r, formats_dir, path, err) || kmt_reader_set_cpus(r, 1))
+	if (load_formats(r, tl, formats_dir, path, err) || kmt_reader_set_cpus(r, 1))
 		goto fail;
 	tep_set_long_size(r->tep, formats_long_size(r->tep));
 	if (tep_get_long_size(r->tep) == 4) {
@@ -1402,6 +1520,7 @@ fail:
 		kmt_hashmap_free(&tl->event_index);
 		kmt_hashmap_free(&tl->sym_index);
 		kmt_hashmap_free(&tl->flag_values);
+		kmt_hashmap_free(&tl->shape_index);
 		free(tl);
 	}
 	kmt_reader_close(r);

@@ -77,7 +77,8 @@ def check_recording(file, system_wide):
            'equal to' if mine == tc else 'NOT equal to'))
     slab, page, vm = (a[k]['summary'] for k in ('slab', 'page', 'vm'))
     figures = [
-        ('slab allocations', slab['allocations'], tc['kmalloc'] + tc['kmem_cache_alloc']),
+        ('slab allocations', slab['allocations'], tc['kmalloc'] + tc['kmem_cache_alloc'] +
+         tc['kmalloc_node'] + tc['kmem_cache_alloc_node']),
         ('slab frees', slab['frees'] + slab['unmatched_frees'] + slab['null_frees'],
          tc['kfree'] + tc['kmem_cache_free']),
         ('page allocations', page['alloc_requests'], tc['mm_page_alloc']),
