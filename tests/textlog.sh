@@ -93,6 +93,13 @@ sys.exit(a != b)' "$WORK/f1.json" "$WORK/f2.json" || { echo "  reports differ"; 
 a, b = (json.load(open(f))["analyses"] for f in sys.argv[1:])
 sys.exit(a != b or a["page"]["summary"]["kernel"] != "6.18")' "$WORK/f1.json" "$WORK/f3.json" ||
 		{ echo "  --formats 6.18 differs from the default"; return 1; }
+	# every shipped set reads and names its kernel
+	for v in 5.10 6.1 6.12 6.18; do
+		"$KMTRACE" report -i "$INSTANCE_TEXT" --formats "$v" page --format json \
+			>"$WORK/f4.json" 2>/dev/null &&
+		json_get "$WORK/f4.json" "d['analyses']['page']['summary']['kernel']" | grep -qx "$v" ||
+			{ echo "  --formats $v"; return 1; }
+	done
 	"$KMTRACE" report -i "$INSTANCE_TEXT" --formats "$WORK/nowhere" >"$WORK/b.out" 2>"$WORK/b.err"
 	[ $? -eq 2 ] && [ "$(wc -l <"$WORK/b.err")" -eq 1 ] && [ ! -s "$WORK/b.out" ] || return 1
 	"$KMTRACE" report -i "$INSTANCE_TEXT" --formats 5.99 >"$WORK/b.out" 2>"$WORK/b.err"

@@ -1100,7 +1100,7 @@ static int formats_hint(struct kmt_reader *r, const struct textlog *tl)
 		return 0;
 	here = shapes_fitting(tl, tl->shipped);
 	for (i = 0; kmt_shipped_formats[i][0]; i++)
-		if (i != tl->shipped && (n = shapes_fitting(tl, i)) > best_n) {
+		if (i != tl->shipped && (n = shapes_fitting(tl, i)) >= best_n) {	/* newest of equals */
 			best = i;
 			best_n = n;
 		}
