@@ -103,7 +103,7 @@ struct page_state {
 	/* options */
 	unsigned int tables;
 	long long lines;		/* -1: all */
-	enum page_sort_key sort[PAGE_MAX_SORT];	/* -s */
+	int sort[PAGE_MAX_SORT];	/* -s: enum page_sort_key */
 	int nsort;
 	uint64_t interval_ns;		/* --timeline; 0: none */
 	struct kmt_filter filter;

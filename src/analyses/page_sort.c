@@ -5,7 +5,6 @@
  * for the others (order, migratetype, gfp, pid, caller); then in the
  * table's own order, then as the rows were made.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "page.h"
@@ -19,29 +18,8 @@ static const char *const key_names[PAGE_SORT_NR] = {
 
 int kmt_page_parse_sort(struct page_state *st, const char *arg, char *msg, int msglen)
 {
-	const char *p = arg;
-
-	st->nsort = 0;
-	while (*p) {
-		size_t len = strcspn(p, ",");
-		int k;
-
-		for (k = 0; k < PAGE_SORT_NR; k++)
-			if (strlen(key_names[k]) == len && !strncmp(p, key_names[k], len))
-				break;
-		if (k == PAGE_SORT_NR || st->nsort == PAGE_MAX_SORT) {
-			snprintf(msg, msglen, "bad sort key '%.*s' (keys: pages, allocs, frees, live, "
-				 "order, migratetype, gfp, pid, caller)", (int)len, p);
-			return -1;
-		}
-		st->sort[st->nsort++] = k;
-		p += len + (p[len] == ',');
-	}
-	if (!st->nsort) {
-		snprintf(msg, msglen, "empty sort key list");
-		return -1;
-	}
-	return 0;
+	return kmt_parse_sort_keys(arg, key_names, PAGE_SORT_NR, st->sort, PAGE_MAX_SORT,
+				   &st->nsort, msg, msglen);
 }
 
 struct page_sort {

@@ -66,7 +66,7 @@ enum slab_sort_key {
 struct slab_opts {
 	unsigned int tables;	/* SLAB_TABLE_* */
 	bool raw_ip;
-	enum slab_sort_key sort[SLAB_MAX_SORT];
+	int sort[SLAB_MAX_SORT];		/* enum slab_sort_key */
 	int nsort;
 	long long lines;	/* rows per table, -1: all */
 	bool kmalloc_only, cache_only;

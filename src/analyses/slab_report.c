@@ -21,30 +21,8 @@ static const char *const sort_names[] = {
 
 int kmt_slab_parse_sort(struct slab_opts *o, const char *arg, char *msg, int msglen)
 {
-	const char *p = arg;
-
-	o->nsort = 0;
-	while (*p) {
-		size_t len = strcspn(p, ",");
-		int k;
-
-		for (k = 0; k < NSORT; k++)
-			if (strlen(sort_names[k]) == len && !strncmp(p, sort_names[k], len))
-				break;
-		if (k == NSORT || o->nsort == SLAB_MAX_SORT) {
-			snprintf(msg, msglen, "bad sort key '%.*s' (keys: bytes, req, hit, frag, "
-				 "pingpong, live, waste, maxlive, callsite, ptr, cache, pid)",
-				 (int)len, p);
-			return -1;
-		}
-		o->sort[o->nsort++] = k;
-		p += len + (p[len] == ',');
-	}
-	if (!o->nsort) {
-		snprintf(msg, msglen, "empty sort key list");
-		return -1;
-	}
-	return 0;
+	return kmt_parse_sort_keys(arg, sort_names, NSORT, o->sort, SLAB_MAX_SORT, &o->nsort,
+				   msg, msglen);
 }
 
 /* Fragmentation: share of allocated bytes not requested, in percent. */

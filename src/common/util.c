@@ -54,6 +54,37 @@ uint32_t *kmt_sorted_index(uint32_t n, kmt_index_cmp cmp, void *ctx)
 	return idx;
 }
 
+int kmt_parse_sort_keys(const char *arg, const char *const *names, int n, int *keys, int max,
+			int *nkeys, char *msg, int msglen)
+{
+	const char *p = arg;
+	int at, k;
+
+	*nkeys = 0;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		for (k = 0; k < n; k++)
+			if (strlen(names[k]) == len && !strncmp(p, names[k], len))
+				break;
+		if (k == n || *nkeys == max) {
+			at = snprintf(msg, msglen, "bad sort key '%.*s' (keys:", (int)len, p);
+			for (k = 0; k < n && at < msglen; k++)
+				at += snprintf(msg + at, msglen - at, "%s %s", k ? "," : "", names[k]);
+			if (at < msglen)
+				snprintf(msg + at, msglen - at, ")");
+			return -1;
+		}
+		keys[(*nkeys)++] = k;
+		p += len + (p[len] == ',');
+	}
+	if (!*nkeys) {
+		snprintf(msg, msglen, "empty sort key list");
+		return -1;
+	}
+	return 0;
+}
+
 int kmt_parse_count(const char *arg, const char *what, long long *v, char *msg, int msglen)
 {
 	char *end;

@@ -35,6 +35,15 @@ typedef int (*kmt_index_cmp)(uint32_t a, uint32_t b, void *ctx);
 uint32_t *kmt_sorted_index(uint32_t n, kmt_index_cmp cmp, void *ctx);
 
 /*
+ * Parse "NAME[,NAME...]" (a sort key list) into the indexes in @names (@n
+ * of them) of each, at most @max, into @keys and their number into *@nkeys.
+ * Returns 0, or -1 with "bad sort key 'NAME' (keys: ...)" or "empty sort
+ * key list" in @msg.
+ */
+int kmt_parse_sort_keys(const char *arg, const char *const *names, int n, int *keys, int max,
+			int *nkeys, char *msg, int msglen);
+
+/*
  * Parse @arg as a whole number >= 0 for option @what. Returns 0, or -1
  * with "bad WHAT 'ARG': ..." in @msg.
  */

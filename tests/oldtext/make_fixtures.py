@@ -219,6 +219,25 @@ class Kernel:
         self.__dict__.update(kw)
 
 
+# Functions the call sites are in, of every era (each adds one of its own).
+FUNCTIONS = ["alloc_pipe_info", "getname_flags", "load_elf_binary", "__d_alloc",
+             "proc_alloc_inode", "ext4_alloc_inode", "alloc_buffer_head", "bio_alloc_bioset",
+             "sock_alloc_inode", "__alloc_skb", "copy_process", "mm_alloc", "do_sys_poll",
+             "seq_open", "single_open"]
+
+
+def gfp_slab_4x(own):
+    """GFP texts of 4.x and 5.x slab allocations, one of them @own."""
+    return ["GFP_KERNEL", "GFP_KERNEL|__GFP_ZERO", "GFP_ATOMIC|__GFP_NOWARN|__GFP_NOMEMALLOC",
+            "GFP_NOFS", "GFP_KERNEL_ACCOUNT", "GFP_KERNEL|__GFP_NOWARN|__GFP_NORETRY", own,
+            "GFP_ATOMIC"]
+
+
+# ... and of their page allocations
+GFP_PAGE_4X = ["GFP_HIGHUSER_MOVABLE|__GFP_ZERO", "GFP_KERNEL|__GFP_COMP",
+               "GFP_KERNEL_ACCOUNT|__GFP_ZERO", "GFP_NOWAIT|__GFP_NOWARN",
+               "GFP_ATOMIC|__GFP_NOWARN|__GFP_COMP|__GFP_NOMEMALLOC", "GFP_USER|__GFP_WRITE"]
+
 KERNELS = [
     Kernel(dir="linux-3.10-i686", version="3.10.108", arch="i686", bits=32,
            uname="Linux board 3.10.108 #1 SMP PREEMPT Tue Nov 14 09:21:33 UTC 2017 i686",
@@ -233,10 +252,7 @@ KERNELS = [
            gfp_page=["GFP_HIGHUSER_MOVABLE|GFP_ZERO", "GFP_KERNEL|GFP_COLD", "GFP_KERNEL|GFP_COMP",
                      "GFP_USER|GFP_COLD", "GFP_ATOMIC|GFP_NOWARN|GFP_COMP|GFP_NOMEMALLOC",
                      "GFP_KERNEL|GFP_REPEAT|GFP_COMP|GFP_ZERO"],
-           functions=["alloc_pipe_info", "getname_flags", "load_elf_binary", "__d_alloc",
-                      "proc_alloc_inode", "ext4_alloc_inode", "alloc_buffer_head", "bio_alloc_bioset",
-                      "sock_alloc_inode", "__alloc_skb", "copy_process", "mm_alloc", "do_sys_poll",
-                      "seq_open", "single_open", "tty_buffer_alloc"],
+           functions=FUNCTIONS + ["tty_buffer_alloc"],
            modules=[]),
     Kernel(dir="linux-4.19-x86_64", version="4.19.0-27-amd64", arch="x86_64", bits=64,
            uname="Linux buster 4.19.0-27-amd64 #1 SMP Debian 4.19.316-1 (2024-06-25) x86_64",
@@ -245,16 +261,9 @@ KERNELS = [
            page_formats_pfn(479, 8, "(((struct page *)vmemmap_base) + (REC->pfn))"),
            site_style="bare", pfn_style="dec", null_ptr="          (null)", page_ptrs=False,
            header="4.19",
-           gfp_slab=["GFP_KERNEL", "GFP_KERNEL|__GFP_ZERO", "GFP_ATOMIC|__GFP_NOWARN|__GFP_NOMEMALLOC",
-                     "GFP_NOFS", "GFP_KERNEL_ACCOUNT", "GFP_KERNEL|__GFP_NOWARN|__GFP_NORETRY",
-                     "GFP_NOWAIT|__GFP_NOWARN", "GFP_ATOMIC"],
-           gfp_page=["GFP_HIGHUSER_MOVABLE|__GFP_ZERO", "GFP_KERNEL|__GFP_COMP",
-                     "GFP_KERNEL_ACCOUNT|__GFP_ZERO", "GFP_NOWAIT|__GFP_NOWARN",
-                     "GFP_ATOMIC|__GFP_NOWARN|__GFP_COMP|__GFP_NOMEMALLOC", "GFP_USER|__GFP_WRITE"],
-           functions=["alloc_pipe_info", "getname_flags", "load_elf_binary", "__d_alloc",
-                      "proc_alloc_inode", "ext4_alloc_inode", "alloc_buffer_head", "bio_alloc_bioset",
-                      "sock_alloc_inode", "__alloc_skb", "copy_process", "mm_alloc", "do_sys_poll",
-                      "seq_open", "single_open", "kernfs_fop_open"],
+           gfp_slab=gfp_slab_4x("GFP_NOWAIT|__GFP_NOWARN"),
+           gfp_page=GFP_PAGE_4X,
+           functions=FUNCTIONS + ["kernfs_fop_open"],
            modules=[("memleak", ["memleak_task_test", "memleak_task_free"])]),
     Kernel(dir="linux-5.10-armhf", version="5.10.0-32-armmp", arch="armv7l", bits=32,
            uname="Linux bullseye 5.10.0-32-armmp #1 SMP Debian 5.10.223-1 (2024-08-10) armv7l",
@@ -263,36 +272,20 @@ KERNELS = [
            page_formats_pfn(425, 4, "(mem_map + ((REC->pfn) - (__pv_phys_pfn_offset)))"),
            site_style="symbol", pfn_style="dec", null_ptr="00000000", page_ptrs=False,
            header="5.10",
-           gfp_slab=["GFP_KERNEL", "GFP_KERNEL|__GFP_ZERO", "GFP_ATOMIC|__GFP_NOWARN|__GFP_NOMEMALLOC",
-                     "GFP_NOFS", "GFP_KERNEL_ACCOUNT", "GFP_KERNEL|__GFP_NOWARN|__GFP_NORETRY",
-                     "__GFP_HIGH|__GFP_ATOMIC", "GFP_ATOMIC"],
-           gfp_page=["GFP_HIGHUSER_MOVABLE|__GFP_ZERO", "GFP_KERNEL|__GFP_COMP",
-                     "GFP_KERNEL_ACCOUNT|__GFP_ZERO", "GFP_NOWAIT|__GFP_NOWARN",
-                     "GFP_ATOMIC|__GFP_NOWARN|__GFP_COMP|__GFP_NOMEMALLOC", "GFP_USER|__GFP_WRITE"],
-           functions=["alloc_pipe_info", "getname_flags", "load_elf_binary", "__d_alloc",
-                      "proc_alloc_inode", "ext4_alloc_inode", "alloc_buffer_head", "bio_alloc_bioset",
-                      "sock_alloc_inode", "__alloc_skb", "copy_process", "mm_alloc", "do_sys_poll",
-                      "seq_open", "single_open", "kernfs_fop_open"],
+           gfp_slab=gfp_slab_4x("__GFP_HIGH|__GFP_ATOMIC"),
+           gfp_page=GFP_PAGE_4X,
+           functions=FUNCTIONS + ["kernfs_fop_open"],
            modules=[("brcmfmac", ["brcmf_fweh_process_event", "brcmf_sdio_readframes"])]),
 ]
 
-HEADERS = {
-    "3.10": ["#                              _-----=> irqs-off",
-             "#                             / _----=> need-resched",
-             "#                            | / _---=> hardirq/softirq",
-             "#                            || / _--=> preempt-depth",
-             "#                            ||| /     delay",
-             "#           TASK-PID   CPU#  ||||    TIMESTAMP  FUNCTION",
-             "#              | |       |   ||||       |         |"],
-    "4.19": ["#                              _-----=> irqs-off",
-             "#                             / _----=> need-resched",
-             "#                            | / _---=> hardirq/softirq",
-             "#                            || / _--=> preempt-depth",
-             "#                            ||| /     delay",
-             "#           TASK-PID   CPU#  ||||    TIMESTAMP  FUNCTION",
-             "#              | |       |   ||||       |         |"],
-}
-HEADERS["5.10"] = HEADERS["4.19"]
+# The header of cat trace, the same in these versions.
+HEADER = ["#                              _-----=> irqs-off",
+          "#                             / _----=> need-resched",
+          "#                            | / _---=> hardirq/softirq",
+          "#                            || / _--=> preempt-depth",
+          "#                            ||| /     delay",
+          "#           TASK-PID   CPU#  ||||    TIMESTAMP  FUNCTION",
+          "#              | |       |   ||||       |         |"]
 
 TASKS = [("sh", 1204), ("ls", 1311), ("cat", 1312), ("kworker/0:1", 27), ("dropbear", 988),
          ("<idle>", 0), ("syslogd", 701)]
@@ -436,7 +429,7 @@ def write_trace(k, events, path):
     with open(path, "w") as f:
         f.write("# tracer: nop\n#\n# entries-in-buffer/entries-written: %d/%d   #P:2\n#\n" %
                 (len(events), len(events)))
-        f.write("\n".join(HEADERS[k.header]) + "\n")
+        f.write("\n".join(HEADER) + "\n")
         for ts, comm, pid, cpu, ev, fields in events:
             flags = "..s2" if comm == "<idle>" else "...1"
             f.write("%16s-%-5d [%03d] %s %12.6f: %s: %s\n" % (comm, pid, cpu, flags, ts, ev,

@@ -10,11 +10,6 @@
 
 #include "fixtures.h"
 
-#define COMMON_FIELDS \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
 
 const char fix_header_page[] =
 	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
@@ -28,7 +23,7 @@ const char fix_header_event[] =
 	"\ttime_stamp : type == 31\n\tdata max type_len  == 28\n";
 
 const char fix_fmt_kmalloc[] =
-	"name: kmalloc\nID: 658\nformat:\n" COMMON_FIELDS
+	"name: kmalloc\nID: 658\nformat:\n" FIX_COMMON_FIELDS
 	"\tfield:unsigned long call_site;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:const void * ptr;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:size_t bytes_req;\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -39,7 +34,7 @@ const char fix_fmt_kmalloc[] =
 	"(void *)REC->call_site, REC->ptr, REC->bytes_req, REC->bytes_alloc, REC->node\n";
 
 const char fix_fmt_cache_alloc[] =
-	"name: kmem_cache_alloc\nID: 660\nformat:\n" COMMON_FIELDS
+	"name: kmem_cache_alloc\nID: 660\nformat:\n" FIX_COMMON_FIELDS
 	"\tfield:unsigned long call_site;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:const void * ptr;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:size_t bytes_req;\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -51,7 +46,7 @@ const char fix_fmt_cache_alloc[] =
 	"__get_str(name)\n";
 
 const char fix_fmt_page_alloc[] =
-	"name: mm_page_alloc\nID: 664\nformat:\n" COMMON_FIELDS
+	"name: mm_page_alloc\nID: 664\nformat:\n" FIX_COMMON_FIELDS
 	"\tfield:unsigned long pfn;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned int order;\toffset:16;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned long gfp_flags;\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -60,7 +55,7 @@ const char fix_fmt_page_alloc[] =
 	"REC->migratetype\n";
 
 const char fix_fmt_page_alloc_old[] =
-	"name: mm_page_alloc\nID: 664\nformat:\n" COMMON_FIELDS
+	"name: mm_page_alloc\nID: 664\nformat:\n" FIX_COMMON_FIELDS
 	"\tfield:struct page * page;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned int order;\toffset:16;\tsize:4;\tsigned:0;\n"
 	"\tfield:gfp_t gfp_flags;\toffset:20;\tsize:4;\tsigned:0;\n"
@@ -69,7 +64,7 @@ const char fix_fmt_page_alloc_old[] =
 	"REC->migratetype\n";
 
 const char fix_fmt_fault_user[] =
-	"name: page_fault_user\nID: 120\nformat:\n" COMMON_FIELDS
+	"name: page_fault_user\nID: 120\nformat:\n" FIX_COMMON_FIELDS
 	"\tfield:unsigned long address;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned long ip;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned long error_code;\toffset:24;\tsize:8;\tsigned:0;\n\n"
@@ -77,7 +72,7 @@ const char fix_fmt_fault_user[] =
 	"(void *)REC->ip, REC->error_code\n";
 
 const char fix_fmt_other[] =
-	"name: other_event\nID: 900\nformat:\n" COMMON_FIELDS
+	"name: other_event\nID: 900\nformat:\n" FIX_COMMON_FIELDS
 	"\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n\n"
 	"print fmt: \"value=%d\", REC->value\n";
 

@@ -14,6 +14,13 @@
 
 #define FIX_PAGE_SIZE	4096
 
+/* The common fields of a format, as every kernel lays them out. */
+#define FIX_COMMON_FIELDS \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
 extern const char fix_header_page[];
 extern const char fix_header_event[];
 extern const char fix_fmt_kmalloc[];		/* id 658 */

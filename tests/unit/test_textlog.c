@@ -18,13 +18,8 @@
 #include <kmtrace/event.h>
 #include <kmtrace/reader.h>
 #include "common/mmnames.h"
+#include "fixtures.h"
 #include "suites.h"
-
-#define COMMON_FIELDS \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
 
 /* A gfp table of three flags and a composite, as 6.x kernels print them. */
 #define GFP_TABLE \
@@ -36,7 +31,7 @@
 	"{( unsigned long)0x800, \"__GFP_KSWAPD_RECLAIM\"}) : \"none\""
 
 static const char fmt_cache_alloc[] =
-	"name: kmem_cache_alloc\nID: 660\nformat:\n" COMMON_FIELDS
+	"name: kmem_cache_alloc\nID: 660\nformat:\n" FIX_COMMON_FIELDS
 	"\tfield:unsigned long call_site;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:const void * ptr;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:size_t bytes_req;\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -49,7 +44,7 @@ static const char fmt_cache_alloc[] =
 	GFP_TABLE ", REC->node, REC->accounted ? \"true\" : \"false\"\n";
 
 static const char fmt_page_alloc[] =
-	"name: mm_page_alloc\nID: 664\nformat:\n" COMMON_FIELDS
+	"name: mm_page_alloc\nID: 664\nformat:\n" FIX_COMMON_FIELDS
 	"\tfield:unsigned long pfn;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned int order;\toffset:16;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned long gfp_flags;\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -59,7 +54,7 @@ static const char fmt_page_alloc[] =
 
 /* A 32-bit kernel's kfree, call_site printed %lx as before 5.6. */
 static const char fmt_kfree32[] =
-	"name: kfree\nID: 340\nformat:\n" COMMON_FIELDS
+	"name: kfree\nID: 340\nformat:\n" FIX_COMMON_FIELDS
 	"\tfield:unsigned long call_site;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:const void * ptr;\toffset:12;\tsize:4;\tsigned:0;\n\n"
 	"print fmt: \"call_site=%lx ptr=%p\", REC->call_site, REC->ptr\n";
