@@ -21,14 +21,20 @@
 
 extern const char *const kmt_shipped_formats[][2];
 
-/* The shipped format text of kmem:@name (up to the next "#system"). */
+/* The format set written with these events (zone_locked has percpu_refill). */
+#define SYNTH_FORMATS	"6.1"
+
+/* The shipped format text of kmem:@name in SYNTH_FORMATS (up to the next "#system"). */
 static char *shipped_format(const char *name)
 {
 	char key[64];
-	const char *p, *end;
+	const char *p = NULL, *end;
+	int i;
 
 	snprintf(key, sizeof(key), "#system kmem\nname: %s\n", name);
-	p = strstr(kmt_shipped_formats[0][1], key);
+	for (i = 0; kmt_shipped_formats[i][0]; i++)
+		if (!strcmp(kmt_shipped_formats[i][0], SYNTH_FORMATS))
+			p = strstr(kmt_shipped_formats[i][1], key);
 	if (!p)
 		return NULL;
 	p += strlen("#system kmem\n");
