@@ -131,6 +131,7 @@ last_console_line() {
 run_guest() {
 	name=$1 arch=$2 recorder=$3 busybox=$4 version=$5
 	shift 5
+	started=$(date +%s)
 	say "$name: booting $pkg under $*"
 	for try in 1 2; do
 		rc=0
@@ -150,8 +151,10 @@ run_guest() {
 	if [ "$rc" = 0 ] && python3 "$top/tests/targets/check_guest.py" "$top/kmtrace" \
 		"$work/$arch/out" "$name" $version; then
 		passed=$((passed + 1))
+		say "$name: passed in $(($(date +%s) - started)) s (boot, recordings, checks)"
 	else
 		failed=$((failed + 1))
+		say "$name: FAILED after $(($(date +%s) - started)) s"
 	fi
 	if [ -n "${KMT_TARGETS_OUT:-}" ] && [ -d "$work/$arch/out" ]; then
 		mkdir -p "$KMT_TARGETS_OUT/$arch" && cp -r "$work/$arch/out/." "$KMT_TARGETS_OUT/$arch/"
