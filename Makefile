@@ -4,7 +4,10 @@
 #   make         build the kmtrace binary and the libtraceevent plugins
 #   make check   deps + layout + unit tests (also under ASan+UBSan) + integration tests
 #                + the fuzz harnesses briefly
-#   make demo    record a short built-in workload and report it
+#   make demo    what the build needs, the build, a short built-in workload recorded
+#                and reported (the first command on a bare machine)
+#   make examples  docs/examples.md's outputs from real runs again
+#   make check-fresh  make demo from a fresh clone in a bare Debian 12 chroot
 #   make bench   kmtrace report vs trace-cmd report on a >= 1M-event recording
 #   make fuzz    libFuzzer harnesses (clang, ASan+UBSan), each run FUZZ_TIME seconds
 #   make install PREFIX=/usr/local DESTDIR=   (PLUGIN_DIR= to put the plugins elsewhere)
@@ -92,7 +95,7 @@ PLUGINS   := $(patsubst plugins/%.c,$(BUILD)/plugins/%.so,$(PLUGIN_SRC))
 # Plugins link against nothing: trace-cmd and perf provide libtraceevent.
 PIC_FLAGS := -fPIC -fvisibility=hidden -DKMT_PLUGIN_SO
 
-.PHONY: all plugins deps check layout unit unit-san integration fuzz fuzz-check demo bench screenshot static check-targets install \
+.PHONY: all plugins deps check layout unit unit-san integration fuzz fuzz-check demo examples check-fresh bench screenshot static check-targets install \
 	install-user clean
 
 all: kmtrace plugins
@@ -225,9 +228,21 @@ check: deps
 	$(MAKE) --no-print-directory unit-san
 	$(MAKE) --no-print-directory integration
 	$(MAKE) --no-print-directory fuzz-check
+	$(MAKE) --no-print-directory check-fresh
 
-demo: kmtrace
+# The first command on a bare machine: what the build needs, then the build.
+demo:
+	@KMT_DEPS_ARCH= sh scripts/deps.sh build
+	@$(MAKE) --no-print-directory kmtrace
 	@sh scripts/demo.sh ./kmtrace
+
+# docs/examples.md's outputs again from real runs (live ones need root and tracefs).
+examples: kmtrace
+	python3 scripts/gen_examples.py ./kmtrace docs/examples.md --live
+
+# README's first command on a bare Debian 12 chroot (debootstrap; root).
+check-fresh:
+	@sh scripts/check_fresh.sh
 
 bench: kmtrace
 	@sh scripts/bench.sh ./kmtrace

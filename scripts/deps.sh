@@ -1,13 +1,14 @@
 #!/bin/sh
 # Install what kmtrace needs to build and test; skip whatever is already there.
+# "deps.sh build" installs only what building kmtrace needs (make demo).
 # Debian packages come from apt; libperf is built from tools/lib/perf of
 # Debian's linux-source package and installed under $LIBPERF_PREFIX.
 set -eu
 
-PKGS="gcc make pkg-config libtraceevent-dev libtracefs-dev libtracecmd-dev trace-cmd
-check xz-utils python3 time procps libzstd-dev linux-perf strace util-linux
-clang libclang-rt-14-dev libdw-dev binutils python3-jsonschema sqlite3
-chromium"
+BUILD_PKGS="gcc make pkg-config libtraceevent-dev libtracefs-dev libtracecmd-dev
+libzstd-dev libdw-dev xz-utils python3"
+TEST_PKGS="trace-cmd check time procps linux-perf strace util-linux clang
+libclang-rt-14-dev binutils python3-jsonschema sqlite3 chromium debootstrap git"
 LIBPERF_PREFIX=${LIBPERF_PREFIX:-/usr/local}
 LSRC_PKG=${LSRC_PKG:-linux-source-6.12}
 
@@ -40,7 +41,11 @@ install_missing() {
 		die "apt-get install failed for:$missing"
 }
 
-install_missing "$PKGS"
+case ${1:-all} in
+build) install_missing "$BUILD_PKGS" ;;
+all) install_missing "$BUILD_PKGS $TEST_PKGS" ;;
+*) die "unknown set '$1' (build or all)" ;;
+esac
 
 # libperf (and libapi.a: fdarray and friends, in libperf.so but not in
 # libperf.a, for make static), built from Debian's kernel source tree.
