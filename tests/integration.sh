@@ -155,7 +155,13 @@ test_tools_present() {
 	[ -z "$missing" ] || { echo "  missing:$missing (make deps installs them)"; return 1; }
 }
 
+test_docs_drift() { python3 "$TOP/tests/docs_drift.py" "$KMTRACE" "$TOP"; }
+test_examples_current() { python3 "$TOP/scripts/gen_examples.py" "$KMTRACE" "$TOP/docs/examples.md" --check; }
+
 core_parsing_tests() {
+	check "README, the guide, DESIGN, kmtrace-report(1) and output.h name the analyses of kmtrace list and the formats of report -h" \
+		test_docs_drift
+	check "docs/examples.md: every run block is what kmtrace prints now" test_examples_current
 	check "perf, trace-cmd and python3 are installed (make deps)" test_tools_present
 	check "--threads 1 and 2 give the same reports on six fixtures" test_threads_identical
 	check "report on traces/small.dat (text)" test_report_small

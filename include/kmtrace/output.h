@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
  * kmtrace: analyses describe summaries and tables once; this layer
- * renders them as text, CSV or JSON.
+ * renders them in seven formats: text, CSV, JSON, folded stacks,
+ * Chrome trace events, JSON lines (events) and HTML (with SVG charts).
  */
 #ifndef KMTRACE_OUTPUT_H
 #define KMTRACE_OUTPUT_H

@@ -68,7 +68,8 @@ void kmt_output_cell_text(char *buf, size_t len, enum kmt_kind kind, union kmt_c
  */
 bool kmt_stack_frame(const char **p, char *buf, size_t len);
 
-/* Render all of @out on its stream: aligned text, CSV, one JSON document. */
+/* Render all of @out on its stream: aligned text, CSV, one JSON document
+ * (the other formats have a file each: folded, chrome, html, svg). */
 void kmt_render_text(struct kmt_output *out);
 /* CSV: 0, -1 on a write error, -2 when the table asked for is not there (@err filled). */
 int kmt_render_csv(struct kmt_output *out, struct kmt_error *err);
