@@ -203,6 +203,7 @@ core_parsing_tests() {
 . "$TOP/tests/umem.sh"
 . "$TOP/tests/mm.sh"
 . "$TOP/tests/crossarch.sh"
+. "$TOP/tests/untraced.sh"
 
 parsing_tests() {
 	foreign_machine_check
@@ -383,6 +384,7 @@ textlog_live_tests
 plugins_live_tests
 symbols_live_tests
 stacks_live_tests
+untraced_live_tests
 umem_live_tests
 mm_live_tests
 

@@ -63,6 +63,8 @@ enum kmt_reader_text {
 	KMT_TEXT_FILES,		/* kmtrace record: "DEV INO PATH" of the files they
 				   had mapped or open (dev as the kernel's dev_t) */
 	KMT_TEXT_FORMATS_HINT,	/* text input: which shipped formats fit its lines better */
+	KMT_TEXT_SLABINFO_START,	/* kmtrace record: /proc/slabinfo at start */
+	KMT_TEXT_SLABINFO_STOP,		/* ... and at stop */
 	KMT_TEXT_NR
 };
 

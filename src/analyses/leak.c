@@ -18,11 +18,12 @@
 #include "leak.h"
 #include "common/util.h"
 
-enum { OPT_OLDER = 0x100, OPT_INTERVAL };
+enum { OPT_OLDER = 0x100, OPT_INTERVAL, OPT_ALL };
 
 static const struct option leak_longopts[] = {
 	{ "older", required_argument, NULL, OPT_OLDER },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "all", no_argument, NULL, OPT_ALL },
 	{ "lines", required_argument, NULL, 'l' },
 	KMT_ALLOC_FRAMES_LONGOPT,
 	{ NULL, 0, NULL, 0 }
@@ -53,6 +54,9 @@ static int leak_option(void *priv, int key, const char *arg, char *msg, int msgl
 		return parse_ms(arg, "--older", true, &st->older_ns, msg, msglen);
 	case OPT_INTERVAL:
 		return parse_ms(arg, "--interval", false, &st->interval_ns, msg, msglen);
+	case OPT_ALL:
+		st->all = true;
+		return 0;
 	case 'l':
 		return kmt_parse_count(arg, "--lines", &st->lines, msg, msglen);
 	case KMT_OPT_ALLOC_FRAMES:
@@ -79,6 +83,7 @@ static void leak_free(void *priv)
 		kmt_objmap_free(&st->live[i]);
 	kmt_hashmap_free(&st->cache_index);
 	kmt_hashmap_free(&st->sized_caches);
+	kmt_slab_audit_free(&st->audit);
 	kmt_stacks_free(&st->stacks);
 	kmt_filter_free(&st->filter);
 	free(st->points);
@@ -96,7 +101,7 @@ static void *leak_init(void)
 	    kmt_objmap_init(&st->live[LEAK_SLAB], sizeof(struct leak_obj)) ||
 	    kmt_objmap_init(&st->live[LEAK_PAGES], sizeof(struct leak_obj)) ||
 	    kmt_hashmap_init(&st->cache_index) || kmt_hashmap_init(&st->sized_caches) ||
-	    kmt_stacks_init(&st->stacks)) {
+	    kmt_stacks_init(&st->stacks) || kmt_slab_audit_init(&st->audit)) {
 		leak_free(st);
 		return NULL;
 	}
@@ -203,6 +208,8 @@ static void on_alloc(struct leak_state *st, const struct kmt_event *ev, int kind
 		return;
 	}
 	if (leak_live_take(&st->live[kind], addr, &old) && old.selected) {
+		if (kind == LEAK_SLAB)
+			kmt_slab_audit_reuse(&st->audit, old.cache);
 		st->reused[kind]++;
 		st->reused_bytes[kind] += old.bytes;
 	}
@@ -220,6 +227,8 @@ static void on_alloc(struct leak_state *st, const struct kmt_event *ev, int kind
 		}
 		if (o.cache == LEAK_NONE || st->stacks.failed)
 			st->failed = true;
+		else if (kind == LEAK_SLAB)
+			kmt_slab_audit_alloc(&st->audit, o.cache);
 	}
 	if (leak_live_put(&st->live[kind], addr, &o))
 		st->failed = true;
@@ -232,9 +241,18 @@ static void on_free(struct leak_state *st, const struct kmt_event *ev, int kind)
 
 	if (kmt_event_frees_nothing(ev))
 		return;
+	if (leak_live_take(&st->live[kind], addr, &o)) {
+		if (kind == LEAK_SLAB && o.selected)
+			kmt_slab_audit_free_seen(&st->audit, o.cache);
+		return;
+	}
 	/* A batched free may repeat a page mm_page_free gave already: not unseen. */
-	if (!leak_live_take(&st->live[kind], addr, &o) && ev->type != KMT_EV_PAGE_FREE_BATCHED)
-		st->unseen_frees[kind] += kmt_filter_pass(&st->filter, ev);
+	if (ev->type == KMT_EV_PAGE_FREE_BATCHED || !kmt_filter_pass(&st->filter, ev))
+		return;
+	st->unseen_frees[kind]++;
+	if (kind == LEAK_SLAB)
+		kmt_slab_audit_free_unseen(&st->audit, ev->type == KMT_EV_CACHE_FREE ? ev->str : NULL,
+					   ev->str_len);
 }
 
 static void leak_event(void *priv, const struct kmt_event *ev)
@@ -300,6 +318,8 @@ const struct kmt_analysis kmt_analysis_leak = {
 	"  --interval MS       also the top outstanding stacks at every MS milliseconds\n"
 	"                      (intervals without events are not repeated)\n"
 	"  -l, --lines N       at most N rows per table (--interval: per interval, 10)\n"
+	"  --all               keep caches whose frees the kernel does not trace (bulk\n"
+	"                      and RCU frees; see slab's /proc/slabinfo check)\n"
 	KMT_ALLOC_FRAMES_USAGE,
 	.shortopts = "l:",
 	.longopts = leak_longopts,

@@ -9,6 +9,7 @@
 #include <kmtrace/analysis.h>
 #include "cachename.h"
 #include "filter.h"
+#include "slabaudit.h"
 #include "stacks.h"
 #include "common/hashmap.h"
 #include "common/objmap.h"
@@ -49,6 +50,7 @@ struct leak_state {
 	uint64_t older_ns;		/* --older */
 	uint64_t interval_ns;		/* --interval; 0: none */
 	long long lines;		/* rows per table, -1: all */
+	bool all;			/* --all: caches whose frees are not traced too */
 
 	struct kmt_reader *reader;
 	struct tep_handle *tep;
@@ -60,6 +62,7 @@ struct leak_state {
 	bool have_stacks;		/* an allocation came with a call stack */
 
 	struct kmt_objmap live[LEAK_KINDS];	/* pointer or pfn -> struct leak_obj */
+	struct kmt_slab_audit audit;		/* by caches[]: frees the kernel does not trace */
 
 	char **caches;			/* names; the page allocator's by order too */
 	uint32_t ncaches, cap_caches;
@@ -88,6 +91,19 @@ enum leak_by { LEAK_BY_STACK, LEAK_BY_CALLSITE, LEAK_BY_CACHE, LEAK_BY_PID };
  */
 long kmt_leak_groups(const struct leak_state *st, enum leak_by by, uint64_t now,
 		     struct leak_group **groups);
+
+/* Is @o in a cache whose frees are not traced, and left out (no --all)? */
+static inline bool kmt_leak_left_out(const struct leak_state *st, const struct leak_obj *o)
+{
+	return !st->all && o->kind == LEAK_SLAB && kmt_slab_audit_untraced(&st->audit, o->cache);
+}
+
+/* Judge which caches' frees are not traced (leak_untraced.c). 0 or -1. */
+int kmt_leak_judge(struct leak_state *st);
+
+/* Describe that check and what it left out of the suspects. 0 or -1. */
+int kmt_leak_report_untraced(const struct leak_state *st, uint64_t now,
+			     struct kmt_output *out);
 
 /* Describe the summary and tables to @out. */
 int kmt_leak_report(void *priv, const struct kmt_session *s, struct kmt_output *out);

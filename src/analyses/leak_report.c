@@ -56,7 +56,8 @@ static bool next_outstanding(const struct leak_state *st, int k, uint64_t now, s
 
 	while (kmt_objmap_next(&st->live[k], pos, &addr, &item)) {
 		*o = item;
-		if ((*o)->selected && (*o)->ts <= now && now - (*o)->ts >= st->older_ns)
+		if ((*o)->selected && (*o)->ts <= now && now - (*o)->ts >= st->older_ns &&
+		    !kmt_leak_left_out(st, *o))
 			return true;
 	}
 	return false;
@@ -293,7 +294,7 @@ static int report_summary(const struct leak_state *st, uint64_t now, struct kmt_
 
 int kmt_leak_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
 {
-	const struct leak_state *st = priv;
+	struct leak_state *st = priv;
 	enum leak_by by = st->have_stacks ? LEAK_BY_STACK : LEAK_BY_CALLSITE;
 	uint64_t now = report_time(st);
 	char *buf = malloc(KMT_STACK_TEXT_MAX);
@@ -304,7 +305,8 @@ int kmt_leak_report(void *priv, const struct kmt_session *s, struct kmt_output *
 		free(buf);
 		return -1;
 	}
-	ret = report_summary(st, now, out) ||
+	ret = kmt_leak_judge(st) || report_summary(st, now, out) ||
+	      kmt_leak_report_untraced(st, now, out) ||
 	      report_groups(st, &group_tables[by], now, buf, KMT_STACK_TEXT_MAX, out) ||
 	      report_groups(st, &group_tables[LEAK_BY_CACHE], now, buf, KMT_STACK_TEXT_MAX, out) ||
 	      report_groups(st, &group_tables[LEAK_BY_PID], now, buf, KMT_STACK_TEXT_MAX, out) ||

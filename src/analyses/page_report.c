@@ -11,6 +11,7 @@
 #include <traceevent/event-parse.h>
 
 #include "page.h"
+#include "slabaudit.h"
 #include "common/util.h"
 
 /* perf kmem --page stat's six lines, as requests and KiB. */
@@ -77,33 +78,19 @@ static bool vmstat_sum(const char *text, const char *prefix, bool exact, uint64_
 	return found;
 }
 
-static unsigned long long lost_events(struct kmt_reader *r)
-{
-	unsigned long long lost = 0;
-	int cpu;
-
-	for (cpu = 0; cpu < kmt_reader_cpus(r); cpu++)
-		lost += kmt_cpu_stats_lost(kmt_reader_cpu_stats(r, cpu));
-	return lost;
-}
-
 /* Why the vmstat check does not apply here, or NULL when it does. */
 static const char *check_blocker(const struct page_state *st)
 {
-	const char *scope = kmt_reader_text(st->reader, KMT_TEXT_SCOPE);
+	const char *why;
 
 	if (!kmt_reader_text(st->reader, KMT_TEXT_VMSTAT_START) ||
 	    !kmt_reader_text(st->reader, KMT_TEXT_VMSTAT_STOP))
 		return "not applicable: the recording has no /proc/vmstat (kmtrace record saves it)";
-	if (!scope || strncmp(scope, "system-wide", 11))
-		return "not applicable: the recording is not system-wide";
-	if (kmt_filter_active(&st->filter))
-		return "not applicable: the report filters events";
+	if ((why = kmt_whole_system_blocker(st->reader, &st->filter)))
+		return why;
 	if (!tep_find_event_by_name(st->tep, "kmem", "mm_page_alloc") ||
 	    !tep_find_event_by_name(st->tep, "kmem", "mm_page_free"))
 		return "not applicable: mm_page_alloc or mm_page_free was not recorded";
-	if (lost_events(st->reader))
-		return "not applicable: events were lost";
 	return NULL;
 }
 

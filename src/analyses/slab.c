@@ -116,6 +116,7 @@ static void slab_free(void *priv)
 	kmt_hashmap_free(&st->kmalloc_caches);
 	kmt_hashmap_free(&st->unnamed_caches);
 	kmt_objmap_free(&st->live);
+	kmt_slab_audit_free(&st->audit);
 	free(st->points);
 	kmt_filter_free(&st->o.filter);
 	free(st);
@@ -132,7 +133,8 @@ static void *slab_init(void)
 	    kmt_hashmap_init(&st->pids.index) || kmt_hashmap_init(&st->ptrs.index) ||
 	    kmt_hashmap_init(&st->stack_rows.index) || kmt_stacks_init(&st->stacks) ||
 	    kmt_hashmap_init(&st->kmalloc_caches) || kmt_hashmap_init(&st->unnamed_caches) ||
-	    kmt_objmap_init(&st->live, sizeof(struct slab_obj))) {
+	    kmt_objmap_init(&st->live, sizeof(struct slab_obj)) ||
+	    kmt_slab_audit_init(&st->audit)) {
 		slab_free(st);
 		return NULL;
 	}
@@ -334,6 +336,7 @@ static void on_alloc(struct slab_state *st, const struct kmt_event *ev)
 	if (slab_live_take(&st->live, ev->ptr, &old) && old.selected) {
 		/* Its free was not seen (lost, or a bulk free that is not traced). */
 		for_obj_stats(st, &old, release_fn, false);
+		kmt_slab_audit_reuse(&st->audit, old.cache);
 		st->replaced++;
 		st->replaced_bytes += old.bytes_alloc;
 	}
@@ -343,6 +346,7 @@ static void on_alloc(struct slab_state *st, const struct kmt_event *ev)
 			return;
 		}
 		for_obj_stats(st, &o, add_fn, false);
+		kmt_slab_audit_alloc(&st->audit, o.cache);
 		note_node(st, ev);
 		if (st->total.live_bytes > st->peak_live) {
 			st->peak_live = st->total.live_bytes;
@@ -362,11 +366,16 @@ static void on_free(struct slab_state *st, const struct kmt_event *ev)
 		return;
 	}
 	if (!slab_live_take(&st->live, ev->ptr, &o)) {
-		st->frees_unmatched += selected(st, ev);
+		if (selected(st, ev)) {
+			st->frees_unmatched++;
+			kmt_slab_audit_free_unseen(&st->audit, ev->type == KMT_EV_CACHE_FREE ?
+						   ev->str : NULL, ev->str_len);
+		}
 		return;
 	}
 	if (!o.selected)
 		return;
+	kmt_slab_audit_free_seen(&st->audit, o.cache);
 	for_obj_stats(st, &o, stat_free_obj, o.cpu != ev->cpu);
 	st->freed_bytes += o.bytes_alloc;
 }

@@ -10,6 +10,7 @@
 #include "filter.h"
 #include "cachename.h"
 #include "rollup.h"
+#include "slabaudit.h"
 #include "stacks.h"
 #include "common/hashmap.h"
 #include "common/objmap.h"
@@ -101,6 +102,7 @@ struct slab_state {
 	struct kmt_hashmap unnamed_caches;	/* bytes_alloc -> cache row */
 
 	struct kmt_objmap live;			/* pointer -> struct slab_obj */
+	struct kmt_slab_audit audit;		/* by cache row: frees the kernel does not trace */
 	struct slab_point *points;		/* --timeline */
 	uint32_t npoints, cap_points;
 	uint64_t next_tick;		/* --timeline: next boundary, 0 before any event */
@@ -110,6 +112,14 @@ KMT_OBJMAP_TYPED(slab_live, struct slab_obj)
 
 /* Describe the summary and the chosen tables of @st to @out. */
 int kmt_slab_report(void *priv, const struct kmt_session *s, struct kmt_output *out);
+
+/*
+ * The /proc/slabinfo check and the caches whose frees are not traced:
+ * the summary values (judging them first), then their table
+ * (slab_untraced.c). 0 or -1.
+ */
+int kmt_slab_report_untraced_values(struct slab_state *st, struct kmt_output *out);
+int kmt_slab_report_untraced_table(struct slab_state *st, struct kmt_output *out);
 
 /* --timeline: note live bytes at each boundary that @ts passed (slab_timeline.c). */
 void kmt_slab_tick(struct slab_state *st, uint64_t ts);

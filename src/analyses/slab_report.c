@@ -493,7 +493,7 @@ int kmt_slab_report(void *priv, const struct kmt_session *s, struct kmt_output *
 	(void)s;
 	if (st->failed || name_pids(st))
 		return -1;
-	if (report_summary(st, out))
+	if (report_summary(st, out) || kmt_slab_report_untraced_values(st, out))
 		return -1;
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
 		const struct table_kind *tk = &tables[i];
@@ -508,6 +508,8 @@ int kmt_slab_report(void *priv, const struct kmt_session *s, struct kmt_output *
 			return -1;
 	}
 	if ((st->o.tables & SLAB_TABLE_STACK) && report_stacks(st, out))
+		return -1;
+	if (kmt_slab_report_untraced_table(st, out))
 		return -1;
 	return st->o.timeline_ns ? kmt_slab_report_timeline(st, out) : 0;
 }

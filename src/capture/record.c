@@ -479,6 +479,7 @@ static void teardown(struct recorder *r)
 		tracefs_trace_off(r->inst);
 		/* Before the drain: writing the files allocates pages no event shows. */
 		r->vmstat[1] = kmt_read_text_file("/proc/vmstat", &(size_t){ 0 });
+		r->slabinfo[1] = kmt_read_text_file("/proc/slabinfo", &(size_t){ 0 });
 		scan_processes(r, true);
 		table_texts(r);
 	}
@@ -629,6 +630,7 @@ static int setup_and_run(struct recorder *r, const sigset_t *old)
 		return kmt_record_fail(r, "out of memory");
 	scan_processes(r, true);
 	r->vmstat[0] = kmt_read_text_file("/proc/vmstat", &(size_t){ 0 });
+	r->slabinfo[0] = kmt_read_text_file("/proc/slabinfo", &(size_t){ 0 });
 	if (r->sampler && kmt_fault_sampler_start(r->sampler))
 		return kmt_record_fail(r, "cannot start the fault sampler");
 	if (!kmt_members_waiting(r) && tracefs_trace_on(r->inst))
@@ -756,6 +758,8 @@ static void free_recorder(struct recorder *r)
 	free(r->cpus);
 	free(r->vmstat[0]);
 	free(r->vmstat[1]);
+	free(r->slabinfo[0]);
+	free(r->slabinfo[1]);
 	free(r->cpu_nodes);
 	free(r->trace_clock);
 	free(r->stack_events);

@@ -161,6 +161,7 @@ struct recorder {
 	enum kmt_record_stop stopped_by;
 	int stop_signal;
 	char *vmstat[2];
+	char *slabinfo[2];		/* /proc/slabinfo at start and stop */
 	char *cpu_nodes;
 	char *trace_clock;
 	char *stack_events;			/* -g: "SYSTEM:EVENT ..." with triggers */

@@ -162,6 +162,8 @@ static int gather_meta(struct recorder *r, struct meta_texts *m, struct kmt_trac
 	add_option(m, KMT_TD_OPT_TRACECLOCK, r->trace_clock);
 	add_option(m, KMT_TD_OPT_KMT_VMSTAT_START, r->vmstat[0]);
 	add_option(m, KMT_TD_OPT_KMT_VMSTAT_STOP, r->vmstat[1]);
+	add_option(m, KMT_TD_OPT_KMT_SLABINFO_START, r->slabinfo[0]);
+	add_option(m, KMT_TD_OPT_KMT_SLABINFO_STOP, r->slabinfo[1]);
 	add_option(m, KMT_TD_OPT_KMT_CPU_NODES, r->cpu_nodes);
 	add_option(m, KMT_TD_OPT_KMT_SCOPE, record_scope(r->o));
 	kmt_kernel_identity(NULL, m->kernel, sizeof(m->kernel));

@@ -35,6 +35,8 @@ enum kmt_td_option_id {
 	KMT_TD_OPT_KMT_USER_MAPS = 0x4b58,	/* "task TID TGID", "map TGID START END PGOFF PATH" */
 	KMT_TD_OPT_KMT_PROCESSES = 0x4b59,	/* the tasks /proc showed: common/proctable.h */
 	KMT_TD_OPT_KMT_FILES = 0x4b5a,		/* "DEV INO PATH": files they mapped or had open */
+	KMT_TD_OPT_KMT_SLABINFO_START = 0x4b5b,	/* /proc/slabinfo at start */
+	KMT_TD_OPT_KMT_SLABINFO_STOP = 0x4b5c,	/* /proc/slabinfo at stop */
 };
 
 /*

@@ -156,6 +156,12 @@ static bool parse_options(struct kmt_cursor *c, struct kmt_reader *r)
 		case KMT_TD_OPT_KMT_VMSTAT_STOP:
 			set_text(r, KMT_TEXT_VMSTAT_STOP, data, size);
 			break;
+		case KMT_TD_OPT_KMT_SLABINFO_START:
+			set_text(r, KMT_TEXT_SLABINFO_START, data, size);
+			break;
+		case KMT_TD_OPT_KMT_SLABINFO_STOP:
+			set_text(r, KMT_TEXT_SLABINFO_STOP, data, size);
+			break;
 		case KMT_TD_OPT_KMT_CPU_NODES:
 			set_text(r, KMT_TEXT_CPU_NODES, data, size);
 			break;
