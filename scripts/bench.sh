@@ -13,7 +13,8 @@ KMTRACE=$(realpath "${1:-./kmtrace}")
 dir=$(cd "$(dirname "$0")" && pwd)
 out=$dir/../bench-out
 mkdir -p "$out"
-ANALYSES="stat slab page fault vm oom leak"
+# every analysis kmtrace lists (those whose events a recording lacks say so and cost little)
+ANALYSES=$("$KMTRACE" list | awk '{ print $1 }' | tr '\n' ' ')
 
 # record FILE SPAWNS READS: a trace.dat of the built-in workload, once
 record() {

@@ -14,7 +14,24 @@ trap 'rm -rf "$work"' EXIT
 inputs="$top/traces/small.dat $top/traces/small-v7.dat $top/traces/fault.dat
 $top/traces/plugins.dat $top/traces/perf-small.data:$top/traces/perf-small.kallsyms
 $top/traces/perf-zg.data:$top/traces/perf-zg.kallsyms $top/traces/stacks.dat:$top/traces/stacks.kallsyms
-$top/traces/instance-trace.txt $top/traces/standin/trace.txt $*"
+$top/traces/instance-trace.txt $top/traces/standin/trace.txt $top/traces/mm.dat $top/traces/umem.dat $*"
+# every analysis the new binary lists, alone with its defaults and all together
+listed=$("$new" list | awk '{ print $1 }')
+runs_of() {
+	cat <<EOT
+slab --caller --alloc --cache --pid --stack
+slab --kmalloc-only -s hit,live -l 7
+page --pid --order --migratetype --gfp --live --caller --stack
+page --timeline 1
+fault --regions --ip --timeline 1
+vm --timeline 1
+leak --interval 100
+memcg -l 0
+pagecache -l 0 --interval 10
+EOT
+	echo "$listed"
+	echo $listed
+}
 status=0 runs=0
 for spec in $inputs; do
 	f=${spec%%:*} syms=
@@ -34,18 +51,7 @@ for spec in $inputs; do
 				status=1
 			fi
 		done
-	done <<EOT
-stat
-slab --caller --alloc --cache --pid --stack
-slab --kmalloc-only -s hit,live -l 7
-page --pid --order --migratetype --gfp --live --caller --stack
-page --timeline 1
-fault --regions --ip --timeline 1
-vm --timeline 1
-oom
-leak --interval 100
-stat slab page fault vm oom leak
-EOT
+	done < <(runs_of)
 	runs=$((runs + 1))
 	# shellcheck disable=SC2086
 	if ! cmp -s <("$old" report -i "$f" $syms --print 2>&1) <("$new" report -i "$f" $syms --print 2>&1); then

@@ -218,6 +218,7 @@ parsing_tests() {
 	symbols_parsing_tests
 	stacks_parsing_tests
 	crossarch_parsing_tests
+	mm_parsing_tests
 }
 
 if [ "${KMT_IT_PHASE:-}" = parsing ]; then

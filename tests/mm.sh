@@ -220,3 +220,58 @@ mm_live_tests() {
 	live "pagecache: a file read by a process that has it open is named by its path" \
 		test_pagecache_path
 }
+
+# ------------------------------------------------- traces/mm.dat, offline
+# reclaim, compaction, vmalloc, percpu, pagecache and memcg on the shipped
+# recording, recounted from trace-cmd report of the same file.
+MM=$TRACES/mm.dat
+
+# mm_recount.py's verdicts for the five it recounts, once per run.
+mm_recounted() {
+	[ -s "$WORK/mm-recount.txt" ] && return 0
+	"$KMTRACE" report -i "$MM" --format json compaction vmalloc percpu pagecache -l 0 \
+		memcg -l 0 >"$WORK/mm-fixture.json" 2>/dev/null || return 1
+	trace-cmd report -t -i "$MM" 2>/dev/null |
+		python3 "$TOP/tests/mm_recount.py" "$WORK/mm-fixture.json" >"$WORK/mm-recount.txt"
+	[ -s "$WORK/mm-recount.txt" ]
+}
+
+test_mm_recount() {
+	mm_recounted || return 1
+	grep "^$1: " "$WORK/mm-recount.txt" | sed 's/^/  /'
+	grep -q "^$1: .*: equal$" "$WORK/mm-recount.txt"
+}
+
+# reclaim: the reader's memcg stalls, pages and latencies equal
+# reclaim_recount.py's from trace-cmd report.
+test_mm_reclaim_recount() {
+	local pid
+	"$KMTRACE" report -i "$MM" reclaim --format json >"$WORK/mm-reclaim.json" 2>/dev/null || return 1
+	pid=$(json_get "$WORK/mm-reclaim.json" "[r['pid'] for r in d['analyses']['reclaim']['tables']['processes'] if r['comm'] == 'cat'][0]") ||
+		return 1
+	trace-cmd report -t -i "$MM" 2>/dev/null |
+		python3 "$TOP/tests/reclaim_recount.py" "$WORK/mm-reclaim.json" "$pid" | sed 's/^/  /'
+	[ "${PIPESTATUS[1]}" = 0 ]
+}
+
+# memcg names its statistics from the recording's /proc/vmstat: enum
+# node_stat_item 2 is nr_inactive_file and vm_event_item 0 pgpgin on every
+# kernel since 4.8; every lruvec and event row has a name.
+test_mm_memcg_names() {
+	json_get "$WORK/mm-fixture.json" "sorted(set((r['kind'], r['item'], r['name']) for r in d['analyses']['memcg']['tables']['statistics'] if (r['kind'], r['item']) in (('lruvec_state', 2), ('event', 0))))" |
+		grep -qx "\[('event', 0, 'pgpgin'), ('lruvec_state', 2, 'nr_inactive_file')\]" &&
+	json_get "$WORK/mm-fixture.json" "all(r['name'] for r in d['analyses']['memcg']['tables']['statistics'] if r['kind'] != 'memcg_state')" |
+		grep -q True
+}
+
+mm_parsing_tests() {
+	check "reclaim on traces/mm.dat: the reader's memcg stalls, pages and p50/p99/max equal trace-cmd report's" \
+		test_mm_reclaim_recount
+	local a
+	for a in compaction vmalloc percpu pagecache memcg; do
+		check "$a on traces/mm.dat: every figure and row equal to a recount from trace-cmd report" \
+			test_mm_recount $a
+	done
+	check "memcg on traces/mm.dat: statistics named from the recording's /proc/vmstat" \
+		test_mm_memcg_names
+}

@@ -2,8 +2,10 @@
 /*
  * memcg: the memory cgroups' statistics updates (memcg group): per cgroup
  * id and statistic, how often it changed and by how much in all, and the
- * flushes of the statistics. The statistics are the kernel's enum numbers:
- * their names depend on its build and are not in the recording.
+ * flushes of the statistics. The events give a statistic as the kernel's
+ * enum number, which depends on its build: it is named from the recording's
+ * own /proc/vmstat (vmstat_names.h); memcg's own statistics, numbered after
+ * the node ones, are not in /proc/vmstat and keep their number.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,6 +15,7 @@
 
 #include <kmtrace/analysis.h>
 #include "filter.h"
+#include "vmstat_names.h"
 #include "common/hashmap.h"
 #include "common/util.h"
 
@@ -172,18 +175,59 @@ static const struct kmt_column group_cols[] = {
 
 static const struct kmt_column item_cols[] = {
 	{ "memcg_id", "MEMCG_ID", KMT_KIND_COUNT }, { "kind", "KIND", KMT_KIND_STRING },
-	{ "item", "ITEM", KMT_KIND_SIGNED }, { "updates", "UPDATES", KMT_KIND_COUNT },
-	{ "total", "TOTAL", KMT_KIND_SIGNED },
+	{ "item", "ITEM", KMT_KIND_SIGNED }, { "name", "NAME", KMT_KIND_STRING },
+	{ "updates", "UPDATES", KMT_KIND_COUNT }, { "total", "TOTAL", KMT_KIND_SIGNED },
 };
+
+/* The name of statistic @m in @names, "" when the recording cannot tell. */
+static const char *item_name(const struct kmt_vmstat_names *names, const struct memcg_item *m,
+			     char *buf, size_t len)
+{
+	const char *name = m->kind == MK_EVENT ? kmt_vmstat_event_name(names, m->item) :
+			   kmt_vmstat_node_name(names, m->item);
+
+	if (name)
+		return name;
+	if (m->kind == MK_STATE && names->nnode && m->item >= names->nnode) {
+		snprintf(buf, len, "memcg's own #%lld", m->item - names->nnode);
+		return buf;
+	}
+	return "";
+}
+
+/* The statistics table, most updated first. 0 or -1. */
+static int report_items(const struct memcg_state *st, const struct kmt_vmstat_names *names,
+			struct kmt_output *out)
+{
+	struct kmt_table *t;
+	uint32_t *idx, i;
+	char buf[64];
+	int ret = 0;
+
+	t = kmt_output_table(out, "statistics", "Most updated statistics (ITEM: the kernel's "
+			     "enum number; NAME: its name in the recording's /proc/vmstat; TOTAL: "
+			     "the sum of the changes)", 6, item_cols);
+	idx = t ? kmt_sorted_index(st->nitems, by_updates, st->items) : NULL;
+	for (i = 0; idx && i < st->nitems && (st->top <= 0 || i < st->top) && !ret; i++) {
+		const struct memcg_item *m = &st->items[idx[i]];
+
+		ret = kmt_table_row(t, (union kmt_cell[]){
+			{ .u = m->id }, { .s = kind_names[m->kind] }, { .i = m->item },
+			{ .s = item_name(names, m, buf, sizeof(buf)) }, { .u = m->updates },
+			{ .i = m->total } });
+	}
+	free(idx);
+	return idx ? ret : -1;
+}
 
 static int memcg_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
 {
 	struct memcg_state *st = priv;
+	struct kmt_vmstat_names names;
 	struct kmt_table *t;
-	uint32_t *idx, i;
+	uint32_t i;
 	int ret = 0;
 
-	(void)s;
 	if (st->nomem) {
 		errno = ENOMEM;
 		return -1;
@@ -198,18 +242,11 @@ static int memcg_report(void *priv, const struct kmt_session *s, struct kmt_outp
 							  { .u = st->groups[i].flushes } });
 	if (!t || ret)
 		return -1;
-	t = kmt_output_table(out, "statistics", "Most updated statistics (ITEM: the kernel's "
-			     "enum number; TOTAL: the sum of the changes)", 5, item_cols);
-	idx = t ? kmt_sorted_index(st->nitems, by_updates, st->items) : NULL;
-	for (i = 0; idx && i < st->nitems && (st->top <= 0 || i < st->top) && !ret; i++) {
-		const struct memcg_item *m = &st->items[idx[i]];
-
-		ret = kmt_table_row(t, (union kmt_cell[]){ { .u = m->id }, { .s = kind_names[m->kind] },
-							  { .i = m->item }, { .u = m->updates },
-							  { .i = m->total } });
-	}
-	free(idx);
-	return idx ? ret : -1;
+	if (kmt_vmstat_names_load(&names, kmt_reader_text(s->reader, KMT_TEXT_VMSTAT_START)))
+		return -1;
+	ret = report_items(st, &names, out);
+	kmt_vmstat_names_free(&names);
+	return ret;
 }
 
 static const struct kmt_need memcg_needs[] = {
