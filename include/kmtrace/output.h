@@ -138,8 +138,12 @@ int kmt_table_row(struct kmt_table *table, const union kmt_cell *cells);
  */
 void kmt_output_csv_dir(struct kmt_output *out, const char *dir);
 
-/* CSV: write only table @name ("ANALYSIS.TABLE" or "ANALYSIS.summary"), no name column. */
-void kmt_output_csv_table(struct kmt_output *out, const char *name);
+/*
+ * Text and CSV: write only table @name ("ANALYSIS.TABLE" or
+ * "ANALYSIS.summary"): in CSV with no name column, in text with no section
+ * header.
+ */
+void kmt_output_only_table(struct kmt_output *out, const char *name);
 
 /*
  * Besides the output: each table's chart (as --html draws it) as a new file

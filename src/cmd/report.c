@@ -31,7 +31,7 @@ struct report_args {
 	const char *formats_dir;
 	const char *kallsyms;
 	const char *vmlinux;
-	const char *csv_dir, *csv_table;	/* -o, --table */
+	const char *csv_dir, *only_table;	/* -o, --table */
 	const char *html;			/* --html FILE */
 	const char *svg_dir;			/* --svg DIR */
 	FILE *html_fp;
@@ -89,8 +89,9 @@ static void usage(FILE *fp)
 		"                    DWARF also file:line and inlined functions (modules still\n"
 		"                    from the kallsyms); refused if its build-id is another's\n"
 		"  -o, --output DIR  CSV: a file per table there, ANALYSIS-TABLE.csv (new files)\n"
-		"      --table NAME  CSV: only table ANALYSIS.TABLE (e.g. slab.callers,\n"
-		"                    stat.summary), no name column\n"
+		"      --table NAME  only table ANALYSIS.TABLE (e.g. slab.callers,\n"
+		"                    stat.summary): in text without the section header, in\n"
+		"                    CSV without the name column\n"
 		"      --html FILE   one self-contained HTML page instead (charts, sortable\n"
 		"                    tables); FILE must not exist\n"
 		"      --svg DIR     the charts also as SVG files there, ANALYSIS-TABLE.svg\n"
@@ -131,7 +132,7 @@ static int common_option(struct report_args *a, int c, int *status)
 		a->csv_dir = optarg;
 		return 0;
 	case OPT_TABLE:
-		a->csv_table = optarg;
+		a->only_table = optarg;
 		return 0;
 	case OPT_HTML:
 		a->html = optarg;
@@ -557,7 +558,7 @@ static int open_and_run(struct report_args *a)
 	}
 	if (out) {
 		kmt_output_csv_dir(out, a->csv_dir);
-		kmt_output_csv_table(out, a->csv_table);
+		kmt_output_only_table(out, a->only_table);
 		kmt_output_svg_dir(out, a->svg_dir);
 		if (kmt_reader_processes(a->s.reader))
 			kmt_output_processes(out, kmt_proctable_lookup,
@@ -598,14 +599,15 @@ static bool is_directory(const char *path)
 	return !stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
-/* -o and --table: CSV only, not both, and -o a directory that is there. */
+/* -o: CSV only; --table: text or CSV; not both; -o a directory that is there. */
 static int check_csv_args(const struct report_args *a)
 {
-	if (!a->csv_dir && !a->csv_table)
+	if (!a->csv_dir && !a->only_table)
 		return 0;
-	if (a->format != KMT_FORMAT_CSV || (a->csv_dir && a->csv_table)) {
-		fprintf(stderr, "kmtrace report: -o DIR or --table NAME go with --format csv, "
-			"one of them\n");
+	if ((a->csv_dir && a->format != KMT_FORMAT_CSV) || (a->csv_dir && a->only_table) ||
+	    (a->only_table && a->format != KMT_FORMAT_CSV && a->format != KMT_FORMAT_TEXT)) {
+		fprintf(stderr, "kmtrace report: -o DIR goes with --format csv, --table NAME with "
+			"text or csv; one of them\n");
 		return -1;
 	}
 	if (a->csv_dir && !is_directory(a->csv_dir)) {

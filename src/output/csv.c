@@ -5,7 +5,7 @@
  * Into a directory (kmt_output_csv_dir): a file per summary and per table,
  * ANALYSIS-TABLE.csv, each one header line and its rows, which sqlite3's
  * .import and Python's csv module take as they are. One table alone
- * (kmt_output_csv_table): the same, on the stream.
+ * (kmt_output_only_table): the same, on the stream.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -177,41 +177,23 @@ static int render_dir(struct kmt_output *out, struct kmt_error *err)
 	return 0;
 }
 
-/* Does "SECTION.TABLE" @want name section @sec's table @table? */
-static bool named(const char *want, const struct section *sec, const char *table)
-{
-	size_t n = strlen(sec->name);
-
-	return !strncmp(want, sec->name, n) && want[n] == '.' && !strcmp(want + n + 1, table);
-}
-
 static int render_one(struct kmt_output *out, struct kmt_error *err)
 {
-	int s, i;
+	const struct section *sec;
+	const struct kmt_table *t;
 
-	for (s = 0; s < out->nsections; s++) {
-		const struct section *sec = &out->sections[s];
-
-		if (sec->nvalues && named(out->csv_table, sec, "summary")) {
-			csv_summary(out->fp, sec, NULL);
-			return 0;
-		}
-		for (i = 0; i < sec->ntables; i++) {
-			if (named(out->csv_table, sec, sec->tables[i]->name)) {
-				csv_table(out->fp, sec->tables[i], NULL);
-				return 0;
-			}
-		}
-	}
-	kmt_error_set(err, "report", -1, "--table %s: the report has no such table (names are "
-		      "ANALYSIS.TABLE as in --format csv, e.g. slab.callers, stat.summary)",
-		      out->csv_table);
-	return -2;
+	if (kmt_output_find_only(out, &sec, &t, err))
+		return -2;
+	if (t)
+		csv_table(out->fp, t, NULL);
+	else
+		csv_summary(out->fp, sec, NULL);
+	return 0;
 }
 
 int kmt_render_csv(struct kmt_output *out, struct kmt_error *err)
 {
-	if (out->csv_table)
+	if (out->only_table)
 		return render_one(out, err);
 	if (out->csv_dir)
 		return render_dir(out, err);

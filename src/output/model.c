@@ -331,9 +331,37 @@ void kmt_output_csv_dir(struct kmt_output *out, const char *dir)
 	out->csv_dir = dir;
 }
 
-void kmt_output_csv_table(struct kmt_output *out, const char *name)
+void kmt_output_only_table(struct kmt_output *out, const char *name)
 {
-	out->csv_table = name;
+	out->only_table = name;
+}
+
+/* Does "SECTION.TABLE" @want name section @sec's table @table? */
+static bool named(const char *want, const struct section *sec, const char *table)
+{
+	size_t n = strlen(sec->name);
+
+	return !strncmp(want, sec->name, n) && want[n] == '.' && !strcmp(want + n + 1, table);
+}
+
+int kmt_output_find_only(const struct kmt_output *out, const struct section **sec,
+			 const struct kmt_table **table, struct kmt_error *err)
+{
+	int s, i;
+
+	for (s = 0; s < out->nsections; s++) {
+		*sec = &out->sections[s];
+		*table = NULL;
+		if ((*sec)->nvalues && named(out->only_table, *sec, "summary"))
+			return 0;
+		for (i = 0; i < (*sec)->ntables; i++)
+			if (named(out->only_table, *sec, (*table = (*sec)->tables[i])->name))
+				return 0;
+	}
+	kmt_error_set(err, "report", -1, "--table %s: the report has no such table (names are "
+		      "ANALYSIS.TABLE as in --format csv, e.g. slab.callers, stat.summary)",
+		      out->only_table);
+	return -2;
 }
 
 void kmt_output_svg_dir(struct kmt_output *out, const char *dir)
@@ -360,7 +388,7 @@ int kmt_output_finish(struct kmt_output *out, struct kmt_error *err)
 	}
 	switch (out->format) {
 	case KMT_FORMAT_TEXT:
-		kmt_render_text(out);
+		ret = kmt_render_text(out, err);
 		break;
 	case KMT_FORMAT_CSV:
 		ret = kmt_render_csv(out, err);

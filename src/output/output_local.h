@@ -44,7 +44,7 @@ struct kmt_output {
 	int human;
 	char *input, *kernel;		/* what was reported on (kmt_output_describe) */
 	const char *csv_dir;		/* CSV: a file per table there */
-	const char *csv_table;		/* CSV: only this "SECTION.TABLE" */
+	const char *only_table;		/* text, CSV: only this "SECTION.TABLE" */
 	const char *svg_dir;		/* the charts as SVG files there too */
 	kmt_process_lookup process;	/* JSON: who each "pid" of a table is, or NULL */
 	void *process_ctx;
@@ -68,9 +68,17 @@ void kmt_output_cell_text(char *buf, size_t len, enum kmt_kind kind, union kmt_c
  */
 bool kmt_stack_frame(const char **p, char *buf, size_t len);
 
+/*
+ * The section and table (*@table NULL: its summary) that @out->only_table
+ * names; -2 with @err filled when the report has none.
+ */
+int kmt_output_find_only(const struct kmt_output *out, const struct section **sec,
+			 const struct kmt_table **table, struct kmt_error *err);
+
 /* Render all of @out on its stream: aligned text, CSV, one JSON document
- * (the other formats have a file each: folded, chrome, html, svg). */
-void kmt_render_text(struct kmt_output *out);
+ * (the other formats have a file each: folded, chrome, html, svg).
+ * Text and CSV: 0, or -2 when the table asked for is not there (@err filled). */
+int kmt_render_text(struct kmt_output *out, struct kmt_error *err);
 /* CSV: 0, -1 on a write error, -2 when the table asked for is not there (@err filled). */
 int kmt_render_csv(struct kmt_output *out, struct kmt_error *err);
 void kmt_render_json(struct kmt_output *out);

@@ -76,27 +76,45 @@ static void text_table(struct kmt_output *out, const struct kmt_table *t)
 	free(width);
 }
 
-void kmt_render_text(struct kmt_output *out)
+/* A section's summary values, their labels aligned. */
+static void text_values(struct kmt_output *out, const struct section *sec)
 {
 	char buf[512];
+	int i, w = 0;
+
+	for (i = 0; i < sec->nvalues; i++)
+		if ((int)strlen(kmt_value_label(&sec->values[i])) > w)
+			w = strlen(kmt_value_label(&sec->values[i]));
+	for (i = 0; i < sec->nvalues; i++) {
+		const struct value *v = &sec->values[i];
+
+		kmt_output_cell_text(buf, sizeof(buf), v->kind, v->cell, out->human, false);
+		fprintf(out->fp, "  %-*s  %s\n", w, kmt_value_label(v), buf);
+	}
+}
+
+int kmt_render_text(struct kmt_output *out, struct kmt_error *err)
+{
+	const struct section *only;
+	const struct kmt_table *table;
 	int s, i;
 
+	if (out->only_table) {
+		if (kmt_output_find_only(out, &only, &table, err))
+			return -2;
+		if (table)
+			text_table(out, table);
+		else
+			text_values(out, only);
+		return 0;
+	}
 	for (s = 0; s < out->nsections; s++) {
 		const struct section *sec = &out->sections[s];
 
-		int w = 0;
-
 		fprintf(out->fp, "%s== %s ==\n", s ? "\n" : "", sec->name);
-		for (i = 0; i < sec->nvalues; i++)
-			if ((int)strlen(kmt_value_label(&sec->values[i])) > w)
-				w = strlen(kmt_value_label(&sec->values[i]));
-		for (i = 0; i < sec->nvalues; i++) {
-			const struct value *v = &sec->values[i];
-
-			kmt_output_cell_text(buf, sizeof(buf), v->kind, v->cell, out->human, false);
-			fprintf(out->fp, "  %-*s  %s\n", w, kmt_value_label(v), buf);
-		}
+		text_values(out, sec);
 		for (i = 0; i < sec->ntables; i++)
 			text_table(out, sec->tables[i]);
 	}
+	return 0;
 }
