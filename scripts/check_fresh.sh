@@ -48,7 +48,8 @@ if ! chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/roo
 	exit 1
 fi
 # The demo must have reached a report: its summary and slab tables.
-for want in 'deps: installing' 'kmtrace report -i traces/small.dat' '== slab =='; do
+for want in 'deps: installing' 'kmtrace report -i traces/small.dat' 'CALLSITE' \
+	'Check against /proc/slabinfo'; do
 	if ! grep -q "$want" "$log"; then
 		tail -25 "$log" >&2
 		say "FAIL: the demo's output has no '$want'"

@@ -49,7 +49,7 @@ static const char *flagged_names(const struct leak_state *st, char *buf, size_t 
 				       cache_name(st, i));
 	if (at >= len && len > 4)
 		strcpy(buf + len - 4, "...");
-	return buf;
+	return at ? buf : "none";
 }
 
 int kmt_leak_judge(struct leak_state *st)
