@@ -24,6 +24,7 @@ DESTDIR   ?=
 BINDIR    := $(PREFIX)/bin
 MANDIR    := $(PREFIX)/share/man/man1
 MAN7DIR   := $(PREFIX)/share/man/man7
+COMPLETION_DIR := $(PREFIX)/share/bash-completion/completions
 # libtraceevent's plugin directory under PREFIX (its libdir relative to its
 # prefix, e.g. lib/x86_64-linux-gnu/traceevent/plugins on Debian).
 TEP_LIBDIR = $(shell pkg-config --variable=libdir libtraceevent 2>/dev/null)
@@ -262,6 +263,8 @@ install: kmtrace plugins
 	install -m 0644 docs/*.1 $(DESTDIR)$(MANDIR)/
 	install -m 0644 docs/*.7 $(DESTDIR)$(MAN7DIR)/
 	install -m 0644 $(PLUGINS) $(DESTDIR)$(PLUGIN_DIR)/
+	install -d $(DESTDIR)$(COMPLETION_DIR)
+	install -m 0644 scripts/kmtrace-completion.bash $(DESTDIR)$(COMPLETION_DIR)/kmtrace
 
 # Where trace-cmd and perf look for a user's plugins.
 install-user: plugins

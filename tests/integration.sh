@@ -155,6 +155,30 @@ test_tools_present() {
 	[ -z "$missing" ] || { echo "  missing:$missing (make deps installs them)"; return 1; }
 }
 
+# Bash completion (scripts/kmtrace-completion.bash) of commands, analyses,
+# report's, an analysis's and record's options, and --format's values.
+test_bash_completion() {
+	bash -c '
+		source "$1/scripts/kmtrace-completion.bash"
+		comp() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _kmtrace; echo "${COMPREPLY[*]}"; }
+		[ "$(comp "$2" re)" = "record report" ] &&
+		[ "$(comp "$2" report com)" = compaction ] &&
+		[ "$(comp "$2" report slab --cach)" = "--cache --cache-only" ] &&
+		[ "$(comp "$2" report leak --al)" = "--all --alloc-frames" ] &&
+		[ "$(comp "$2" report --format js)" = "json jsonl" ] &&
+		[ "$(comp "$2" record --no-k)" = "--no-kallsyms --no-kprobes" ]
+	' _ "$TOP" "$REAL_KMTRACE"
+}
+
+# make install: the binary, man pages, plugins and bash completion under DESTDIR.
+test_make_install() {
+	local d=$WORK/destdir
+	make -s -C "$TOP" install DESTDIR="$d" PREFIX=/usr >/dev/null 2>&1 || return 1
+	[ -x "$d/usr/bin/kmtrace" ] && [ -s "$d/usr/share/bash-completion/completions/kmtrace" ] &&
+	[ -s "$d/usr/share/man/man1/kmtrace-report.1" ] &&
+	[ -n "$(find "$d" -name 'plugin_kmt_slab.so')" ]
+}
+
 test_docs_drift() { python3 "$TOP/tests/docs_drift.py" "$KMTRACE" "$TOP"; }
 test_examples_current() { python3 "$TOP/scripts/gen_examples.py" "$KMTRACE" "$TOP/docs/examples.md" --check; }
 
@@ -162,6 +186,9 @@ core_parsing_tests() {
 	check "README, the guide, DESIGN, kmtrace-report(1) and output.h name the analyses of kmtrace list and the formats of report -h" \
 		test_docs_drift
 	check "docs/examples.md: every run block is what kmtrace prints now" test_examples_current
+	check "bash completion: commands, analyses, options of report, of an analysis and of record, --format values" \
+		test_bash_completion
+	check "make install DESTDIR=: binary, man pages, plugins, bash completion" test_make_install
 	check "perf, trace-cmd and python3 are installed (make deps)" test_tools_present
 	check "--threads 1 and 2 give the same reports on six fixtures" test_threads_identical
 	check "report on traces/small.dat (text)" test_report_small
