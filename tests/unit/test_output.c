@@ -150,7 +150,7 @@ START_TEST(test_csv_files)
 	rmdir(dir);
 	fp = open_memstream(&one, &len);
 	out = kmt_output_new(KMT_FORMAT_CSV, fp, 0);
-	kmt_output_csv_table(out, "demo.calls");
+	kmt_output_only_table(out, "demo.calls");
 	kmt_output_begin(out, "demo");
 	add_calls_table(out);
 	ck_assert_int_eq(kmt_output_finish(out, NULL), 0);
@@ -158,7 +158,7 @@ START_TEST(test_csv_files)
 	ck_assert_str_eq(one, "callsite,hits\nkfree+0x10 [mod],3\n");
 	free(one);
 	out = kmt_output_new(KMT_FORMAT_CSV, stdout, 0);
-	kmt_output_csv_table(out, "demo.nothing");
+	kmt_output_only_table(out, "demo.nothing");
 	kmt_output_begin(out, "demo");
 	ck_assert_int_eq(kmt_output_finish(out, NULL), -2);
 }
