@@ -211,6 +211,8 @@ mm_live_tests() {
 	live "top --count 3: three intervals whose slab allocations agree with a recording of the same seconds; no instance left" \
 		test_top_count
 	live "top until SIGINT: exit 0, intervals printed, no instance left" test_top_sigint
+	live "top under tmux: 2 shows pages alone, s s 1 the slab tables by bytes, space pauses and resumes, q quits with 0 and no instance left" \
+		test_top_keys
 	live "record --cgroup: a cgroup a shell joins later, and its forked children: all of them recorded, nothing else" \
 		test_record_cgroup
 	live "reclaim: a 200 MiB read in a 32 MiB memcg stalls in memcg reclaim, apart from global; stalls, pages and p50/p99/max equal trace-cmd report's" \
@@ -274,4 +276,42 @@ mm_parsing_tests() {
 	done
 	check "memcg on traces/mm.dat: statistics named from the recording's /proc/vmstat" \
 		test_mm_memcg_names
+}
+
+# kmtrace top under tmux: keys switch the view (2: pages only), change the
+# slab tables' order (s, s: bytes), pause (the interval number stays) and
+# resume, and q quits with status 0, its instance gone.
+tmux_screen() { tmux capture-pane -t "$1" -p; }
+
+# The BYTES column of "Slab by cache" on screen $1, one number a line.
+slab_bytes_column() {
+	tmux_screen "$1" | awk '/^Slab by cache/ { on = 1; next } on && /CACHE/ { next } on && NF == 0 { exit } on { print $(NF - 1) }'
+}
+
+test_top_keys() {
+	local s=kmtrace-it-$$-top i1 i2 w
+	command -v tmux >/dev/null || { echo "  no tmux (make deps installs it)"; return 1; }
+	tmux new-session -d -s "$s" -x 200 -y 80 \
+		"\"$KMTRACE\" top -d 300; echo \$? >\"$WORK/top-keys.exit\"; sleep 60" || return 1
+	for w in $(seq 50); do tmux_screen "$s" | grep -q '^\[live\]' && break; sleep 0.1; done
+	tmux send-keys -t "$s" 2; sleep 0.5
+	tmux_screen "$s" | grep -q '^Pages by process' && ! tmux_screen "$s" | grep -q '^Slab by cache' ||
+		{ echo "  2 did not show pages alone"; tmux kill-session -t "$s"; return 1; }
+	tmux send-keys -t "$s" s s 1; sleep 0.5
+	tmux_screen "$s" | grep -q 'sort (bytes).*view (slab)' &&
+	[ "$(slab_bytes_column "$s" | wc -l)" -ge 2 ] && slab_bytes_column "$s" | sort -c -n -r ||
+		{ echo "  s s 1: not the slab view sorted by bytes"; tmux_screen "$s" | tail -3; tmux kill-session -t "$s"; return 1; }
+	tmux send-keys -t "$s" ' '; sleep 0.2
+	i1=$(tmux_screen "$s" | awk '/Interval/ { print $2 }'); sleep 1
+	i2=$(tmux_screen "$s" | awk '/Interval/ { print $2 }')
+	tmux_screen "$s" | grep -q '^\[paused\]' && [ "$i1" = "$i2" ] ||
+		{ echo "  paused: interval $i1 then $i2"; tmux kill-session -t "$s"; return 1; }
+	tmux send-keys -t "$s" ' '; sleep 1
+	i2=$(tmux_screen "$s" | awk '/Interval/ { print $2 }')
+	[ "$i2" -gt "$i1" ] || { echo "  resumed: interval $i1 then $i2"; tmux kill-session -t "$s"; return 1; }
+	tmux send-keys -t "$s" q
+	for w in $(seq 50); do [ -s "$WORK/top-keys.exit" ] && break; sleep 0.1; done
+	tmux kill-session -t "$s"
+	[ "$(cat "$WORK/top-keys.exit" 2>/dev/null)" = 0 ] || { echo "  q: no exit 0"; return 1; }
+	[ -z "$(leftover_instances)" ]
 }

@@ -3,7 +3,10 @@
 #ifndef KMT_CMD_H
 #define KMT_CMD_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <termios.h>
 
 /* Exit statuses: 0 ok, 1 could not do it (tracefs, system), 2 bad input or usage. */
 #define KMT_EXIT_FAIL	1
@@ -23,6 +26,21 @@ int kmt_cmd_parse_size(const char *cmd, const char *opt, const char *s, unsigned
 
 /* @n bytes as "1.5 MiB" in @buf. */
 const char *kmt_cmd_human(unsigned long long n, char *buf, size_t len);
+
+/* kmtrace top's keyboard (top_keys.c): the terminal as it was, and whether keys are read. */
+struct kmt_top_keys {
+	bool on;
+	struct termios saved;
+};
+
+/* Read single keys from stdin when stdin and stdout are terminals. 0, or -1. */
+int kmt_top_keys_start(struct kmt_top_keys *k);
+
+/* Give the terminal back as it was. */
+void kmt_top_keys_stop(struct kmt_top_keys *k);
+
+/* Wait up to @ns for a key: the key, or 0 (none, or keys are not read). */
+int kmt_top_keys_wait(struct kmt_top_keys *k, uint64_t ns);
 
 /* kmtrace top: argv[0] is "top". Returns the exit status. */
 int kmt_cmd_top(int argc, char **argv);

@@ -33,6 +33,12 @@
 
 enum top_table { TT_CACHES, TT_CALLSITES, TT_PAGES, TT_FAULTS, TT_RECLAIM, TT_NR };
 
+/* What the screen shows: all tables, or one view (keys 0-4, v cycles). */
+enum top_view { TV_ALL, TV_SLAB, TV_PAGES, TV_FAULTS, TV_RECLAIM, TV_NR };
+
+static const char *const view_names[TV_NR] = { "all", "slab", "pages", "faults", "reclaim" };
+static const char *const sort_keys[] = { "allocs", "frees", "bytes", "requested" };
+
 /* A row: its key, its name and up to four values (meaning per table). */
 struct top_row {
 	uint64_t key;
@@ -44,6 +50,12 @@ struct top_rows {
 	struct kmt_hashmap index;
 	struct top_row *rows;
 	uint32_t n, cap;
+};
+
+/* What one interval counted. */
+struct top_tally {
+	struct top_rows t[TT_NR];
+	uint64_t first_ts, last_ts, events;
 };
 
 struct top_opts {
@@ -62,11 +74,17 @@ struct top {
 	struct tep_handle *tep;
 	struct kmt_symbols *syms;
 	struct kmt_cache_namer namer;
-	struct top_rows t[TT_NR];
+	struct top_tally tally[2];
+	struct top_tally *cur;		/* the interval being counted */
+	struct top_tally *shown;	/* the last complete one, on the screen */
 	struct kmt_hashmap open_stalls;	/* pid -> begin ts */
 	struct kmt_proctable *procs;	/* JSON: the tasks /proc showed */
 	uint64_t first_ts, last_ts, events;
 	bool nomem;
+	struct kmt_top_keys keys;	/* on a terminal: q, space, s, v, 0-4 */
+	int sort;			/* value column the slab tables sort by */
+	enum top_view view;
+	bool paused, quit;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -78,7 +96,7 @@ static void on_signal(int sig)
 
 static struct top_row *row_of(struct top *tp, enum top_table tt, uint64_t key)
 {
-	struct top_rows *r = &tp->t[tt];
+	struct top_rows *r = &tp->cur->t[tt];
 	bool made;
 	uint32_t i = kmt_hashmap_row(&r->index, key, &r->rows, &r->cap, &r->n, sizeof(*r->rows),
 				     &made);
@@ -220,9 +238,9 @@ static void on_record(const void *data, int size, unsigned long long ts, int cpu
 		return;
 	ev.ts = ts;
 	ev.cpu = cpu;
-	if (!tp->events++)
-		tp->first_ts = ts;
-	tp->last_ts = ts > tp->last_ts ? ts : tp->last_ts;
+	if (!tp->cur->events++)
+		tp->cur->first_ts = ts;
+	tp->cur->last_ts = ts > tp->cur->last_ts ? ts : tp->cur->last_ts;
 	take_event(tp, &ev);
 }
 
@@ -308,8 +326,8 @@ static void row_cells(struct top *tp, enum top_table tt, const struct top_row *r
 static int report_table(struct top *tp, struct kmt_output *out, enum top_table tt)
 {
 	const struct top_table_desc *d = &tables[tt];
-	struct top_rows *rows = &tp->t[tt];
-	struct row_order order = { rows->rows, tt <= TT_CALLSITES ? tp->o->sort : 0 };
+	struct top_rows *rows = &tp->shown->t[tt];
+	struct row_order order = { rows->rows, tt <= TT_CALLSITES ? tp->sort : 0 };
 	struct kmt_table *t = kmt_output_table(out, d->name, d->title, d->ncols, d->cols);
 	uint32_t *idx = t ? kmt_sorted_index(rows->n, by_value, &order) : NULL;
 	uint32_t i;
@@ -328,9 +346,57 @@ static int report_table(struct top *tp, struct kmt_output *out, enum top_table t
 	return ret;
 }
 
-/* Print interval @n and start the next one. */
+/* Does the current view show table @tt? */
+static bool shown(const struct top *tp, enum top_table tt)
+{
+	switch (tp->view) {
+	case TV_SLAB: return tt == TT_CACHES || tt == TT_CALLSITES;
+	case TV_PAGES: return tt == TT_PAGES;
+	case TV_FAULTS: return tt == TT_FAULTS;
+	case TV_RECLAIM: return tt == TT_RECLAIM;
+	default: return true;
+	}
+}
+
+/* The keys line under the screen, when keys are read. */
+static void keys_line(const struct top *tp)
+{
+	if (!tp->keys.on)
+		return;
+	printf("\n[%s] q quit  space pause  s sort (%s)  v view (%s)  0 all 1 slab 2 pages "
+	       "3 faults 4 reclaim\n", tp->paused ? "paused" : "live", sort_keys[tp->sort],
+	       view_names[tp->view]);
+}
+
+/* Empty @y for a new interval. 0, or -1 when out of memory. */
+static int reset_tally(struct top_tally *y)
+{
+	int tt;
+
+	for (tt = 0; tt < TT_NR; tt++) {
+		y->t[tt].n = 0;
+		kmt_hashmap_free(&y->t[tt].index);
+		if (kmt_hashmap_init(&y->t[tt].index))
+			return -1;
+	}
+	y->events = y->first_ts = y->last_ts = 0;
+	return 0;
+}
+
+/* The interval counted so far goes on the screen; the next one starts empty. */
+static int end_interval(struct top *tp)
+{
+	struct top_tally *done = tp->cur;
+
+	tp->cur = tp->shown;
+	tp->shown = done;
+	return reset_tally(tp->cur);
+}
+
+/* Draw the last complete interval, number @n, with @lost events lost so far. */
 static int print_interval(struct top *tp, long long n, unsigned long long lost)
 {
+	const struct top_tally *y = tp->shown;
 	struct kmt_output *out = kmt_output_new(tp->o->format, stdout, tp->o->human);
 	uint64_t allocs = 0;
 	int tt, ret;
@@ -338,19 +404,20 @@ static int print_interval(struct top *tp, long long n, unsigned long long lost)
 
 	if (!out)
 		return -1;
-	for (i = 0; i < tp->t[TT_CACHES].n; i++)
-		allocs += tp->t[TT_CACHES].rows[i].v[0];
+	for (i = 0; i < y->t[TT_CACHES].n; i++)
+		allocs += y->t[TT_CACHES].rows[i].v[0];
 	if (tp->o->format == KMT_FORMAT_TEXT && !tp->o->count && isatty(STDOUT_FILENO))
 		fputs("\033[H\033[J", stdout);
 	ret = kmt_output_begin(out, "top") ||
 	      kmt_output_count(out, "interval", "Interval", n) ||
-	      kmt_output_ns(out, "first_ts", "First event (s)", tp->first_ts) ||
-	      kmt_output_ns(out, "last_ts", "Last event (s)", tp->last_ts) ||
-	      kmt_output_count(out, "events", "Events", tp->events) ||
+	      kmt_output_ns(out, "first_ts", "First event (s)", y->first_ts) ||
+	      kmt_output_ns(out, "last_ts", "Last event (s)", y->last_ts) ||
+	      kmt_output_count(out, "events", "Events", y->events) ||
 	      kmt_output_count(out, "lost", "Lost so far", lost) ||
 	      kmt_output_count(out, "slab_allocs", "Slab allocations", allocs);
 	for (tt = 0; tt < TT_NR && !ret; tt++)
-		ret = report_table(tp, out, tt);
+		if (shown(tp, tt))
+			ret = report_table(tp, out, tt);
 	if (!ret && tp->procs) {
 		ret = kmt_procscan(tp->procs, NULL, false);
 		kmt_output_processes(out, kmt_proctable_lookup, tp->procs);
@@ -360,22 +427,34 @@ static int print_interval(struct top *tp, long long n, unsigned long long lost)
 		return -1;
 	}
 	ret = kmt_output_finish(out, NULL);
+	keys_line(tp);
 	fflush(stdout);
-	for (tt = 0; tt < TT_NR; tt++) {
-		tp->t[tt].n = 0;
-		kmt_hashmap_free(&tp->t[tt].index);
-		if (kmt_hashmap_init(&tp->t[tt].index))
-			return -1;
-	}
-	tp->events = tp->first_ts = tp->last_ts = 0;
 	return ret;
 }
 
-static void sleep_ns(uint64_t ns)
+/* Act on key @c: quit, pause, next sort key, next or chosen view. */
+static void take_key(struct top *tp, int c)
 {
-	struct timespec ts = { .tv_sec = ns / 1000000000ull, .tv_nsec = ns % 1000000000ull };
-
-	nanosleep(&ts, NULL);	/* a signal cuts it short */
+	switch (c) {
+	case 'q':
+	case 'Q':
+		tp->quit = true;
+		break;
+	case ' ':
+	case 'p':
+		tp->paused = !tp->paused;
+		break;
+	case 's':
+		tp->sort = (tp->sort + 1) % 4;
+		break;
+	case 'v':
+		tp->view = (tp->view + 1) % TV_NR;
+		break;
+	default:
+		if (c >= '0' && c < '0' + TV_NR)
+			tp->view = c - '0';
+		break;
+	}
 }
 
 static uint64_t now_ns(void)
@@ -392,17 +471,26 @@ static int run(struct top *tp, struct kmt_live *live)
 	uint64_t next = now_ns() + tp->o->interval_ns;
 	long long n = 0;
 
-	while (!stop_signal) {
+	while (!stop_signal && !tp->quit) {
 		uint64_t now = now_ns();
+		int key = kmt_top_keys_wait(&tp->keys, next > now && next - now < TOP_READ_NS ?
+						       next - now : TOP_READ_NS);
 
-		sleep_ns(next > now && next - now < TOP_READ_NS ? next - now : TOP_READ_NS);
 		if (stop_signal)
 			break;
+		take_key(tp, key);
 		if (kmt_live_read(live, on_record, tp) < 0 || tp->nomem)
+			return -1;
+		/* a key redraws the last interval at once, in its new view or order */
+		if (key && n && !tp->quit && print_interval(tp, n, kmt_live_lost(live)))
 			return -1;
 		if (now_ns() < next)
 			continue;
-		if (print_interval(tp, ++n, kmt_live_lost(live)))
+		if (end_interval(tp))
+			return -1;
+		n++;
+		/* paused, the screen stays while counting goes on */
+		if (!tp->paused && print_interval(tp, n, kmt_live_lost(live)))
 			return -1;
 		if (tp->o->count && n >= tp->o->count)
 			break;
@@ -428,6 +516,8 @@ static void usage(FILE *fp)
 		"      --format FMT    text (default) or json (a document per interval)\n"
 		"  -H                  sizes in KiB, MiB\n"
 		"  -h, --help          this help\n\n"
+		"On a terminal, keys: q quit, space pause, s sort, v or 0-4 view (see\n"
+		"kmtrace-top(1)).\n\n"
 		"It reads its own tracing instance (kmtrace-PID) and removes it when it\n"
 		"ends: after the count, on SIGINT or SIGTERM. Exit status: 0, 1 when tracing\n"
 		"failed, 2 for a bad request.\n");
@@ -557,8 +647,12 @@ static int init_top(struct top *tp, struct kmt_live *live)
 	    (!(tp->procs = kmt_proctable_new()) || kmt_procscan(tp->procs, NULL, false)))
 		return -1;
 	for (tt = 0; tt < TT_NR; tt++)
-		if (kmt_hashmap_init(&tp->t[tt].index))
+		if (kmt_hashmap_init(&tp->tally[0].t[tt].index) ||
+		    kmt_hashmap_init(&tp->tally[1].t[tt].index))
 			return -1;
+	tp->cur = &tp->tally[0];
+	tp->shown = &tp->tally[1];
+	tp->sort = tp->o->sort;
 	tracefs_load_cmdlines(NULL, tp->tep);
 	text = kmt_read_text_file("/proc/kallsyms", &len);
 	if (text)
@@ -572,8 +666,10 @@ static void free_top(struct top *tp)
 	int tt;
 
 	for (tt = 0; tt < TT_NR; tt++) {
-		kmt_hashmap_free(&tp->t[tt].index);
-		free(tp->t[tt].rows);
+		kmt_hashmap_free(&tp->tally[0].t[tt].index);
+		free(tp->tally[0].t[tt].rows);
+		kmt_hashmap_free(&tp->tally[1].t[tt].index);
+		free(tp->tally[1].t[tt].rows);
 	}
 	kmt_hashmap_free(&tp->open_stalls);
 	kmt_proctable_free(tp->procs);
@@ -608,7 +704,11 @@ int kmt_cmd_top(int argc, char **argv)
 	if (kmt_live_missing(live)[0])
 		fprintf(stderr, "kmtrace top: not on this kernel, left out: %s\n",
 			kmt_live_missing(live));
+	/* keys only where someone watches the screen redrawn */
+	if (o.format == KMT_FORMAT_TEXT && !o.count && kmt_top_keys_start(&tp.keys))
+		fprintf(stderr, "kmtrace top: cannot read keys from the terminal; going on without\n");
 	ret = init_top(&tp, live) ? -1 : run(&tp, live);
+	kmt_top_keys_stop(&tp.keys);
 	free_top(&tp);
 	kmt_live_stop(live);
 	if (ret)
