@@ -73,7 +73,7 @@ LIB_SRC   := $(filter-out src/cmd/%,$(wildcard src/*/*.c)) $(PLUGIN_SRC) plugins
 CMD_SRC   := $(filter-out src/cmd/main_record.c,$(wildcard src/cmd/*.c))
 # kmtrace-record (make static): the recorder alone, linked statically.
 STATIC_SRC := src/cmd/main_record.c src/cmd/record.c src/cmd/units.c \
-	      src/core/decode.c $(wildcard src/capture/*.c src/container/*.c src/common/*.c)
+	      $(wildcard src/capture/*.c src/container/*.c src/common/*.c)
 STATIC_LIBS := $(CROSS_FLAGS) -ltracefs -ltraceevent -L$(LIBPERF_LIBDIR) -lperf -lapi -lelf -lz \
 	       -lzstd -lpthread -lm
 TEST_SRC  := $(wildcard tests/unit/*.c)

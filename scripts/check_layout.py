@@ -5,9 +5,11 @@
   check_layout.py [--lib LIBKMTRACE.A] [--cc CC] [--cflags FLAGS] [TOP]
 
 - no .c file directly in src/, no folder the layout does not know;
-- each folder's files include only their own headers, the public ones and
-  the headers of the folders it may depend on (a quoted include names its
-  folder, "common/util.h"; a bare name is a header of the same folder);
+- each folder's files include only their own headers and the headers of
+  the folders it may depend on (a quoted include names its folder,
+  "common/util.h"; a bare name is a header of the same folder; a public
+  <kmtrace/X.h> belongs to the folder PUBLIC_OWNER names), and the public
+  headers include only those their owner may depend on;
 - with --cc: every header compiles on its own;
 - with --lib: every global symbol the library defines starts with kmt_
   (the plugins' objects aside: libtraceevent names their entry points).
@@ -33,6 +35,18 @@ ALLOWED = {
             'plugins'},
     'plugins': {'common'},
 }
+# The folder that owns each public header in include/kmtrace: including one
+# is depending on its owner.
+PUBLIC_OWNER = {
+    'error.h': 'common',
+    'process.h': 'common',
+    'event.h': 'common',
+    'cpustats.h': 'container',
+    'reader.h': 'input',
+    'analysis.h': 'core',
+    'output.h': 'output',
+    'record.h': 'capture',
+}
 INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^">]+)[">]', re.M)
 
 
@@ -57,6 +71,50 @@ def tree_breaches(top):
             yield '%s: a folder the layout does not know' % path
 
 
+def public_includes(top, header, seen=None):
+    """The public headers @header includes, directly or through others."""
+    seen = set() if seen is None else seen
+    path = os.path.join(top, 'include', 'kmtrace', header)
+    if header in seen or not os.path.exists(path):
+        return seen
+    seen.add(header)
+    with open(path, encoding='utf-8') as f:
+        for kind, inc in INCLUDE.findall(f.read()):
+            if kind == '<' and inc.startswith('kmtrace/'):
+                public_includes(top, inc[len('kmtrace/'):], seen)
+    return seen
+
+
+def public_breach(path, folder, header, top='.'):
+    """A breach when @folder may not depend on the owner of public @header,
+    unless a public header of a folder it may depend on includes it (the
+    owner re-exports it: core's analysis.h gives analyses reader.h)."""
+    owner = PUBLIC_OWNER.get(header)
+    if owner is None:
+        yield '%s: includes <kmtrace/%s>, which has no owner in PUBLIC_OWNER' % (path, header)
+        return
+    permitted = [h for h, o in PUBLIC_OWNER.items() if o == folder or o in ALLOWED[folder]]
+    if any(header in public_includes(top, h) for h in permitted):
+        return
+    yield '%s: includes <kmtrace/%s> (%s): %s may not depend on %s' % (
+        path, header, owner, folder, owner)
+
+
+def public_header_breaches(top):
+    """Public headers may include only those their owner may depend on."""
+    d = os.path.join(top, 'include', 'kmtrace')
+    for name in sorted(os.listdir(d)):
+        path = os.path.join(d, name)
+        if name not in PUBLIC_OWNER:
+            yield '%s: a public header with no owner in PUBLIC_OWNER' % path
+            continue
+        with open(path, encoding='utf-8') as f:
+            text = f.read()
+        for kind, inc in INCLUDE.findall(text):
+            if kind == '<' and inc.startswith('kmtrace/'):
+                yield from public_breach(path, PUBLIC_OWNER[name], inc[len('kmtrace/'):], top)
+
+
 def include_breaches(top):
     for folder, path in sources(top):
         with open(path, encoding='utf-8') as f:
@@ -65,6 +123,8 @@ def include_breaches(top):
             if kind == '<':
                 if inc.startswith('kmtrace/') and folder == 'plugins':
                     yield '%s: includes <%s>; plugins use src/common only' % (path, inc)
+                elif inc.startswith('kmtrace/'):
+                    yield from public_breach(path, folder, inc[len('kmtrace/'):], top)
                 continue
             target = inc.split('/')[0] if '/' in inc else folder
             if target != folder and target not in ALLOWED[folder]:
@@ -117,7 +177,8 @@ def main():
     ap.add_argument('--cflags', default='')
     ap.add_argument('top', nargs='?', default='.')
     args = ap.parse_args()
-    found = list(tree_breaches(args.top)) + list(include_breaches(args.top))
+    found = list(tree_breaches(args.top)) + list(include_breaches(args.top)) + \
+        list(public_header_breaches(args.top))
     if args.cc:
         found += list(header_breaches(args.top, args.cc, args.cflags))
     if args.lib:

@@ -6,12 +6,13 @@
 #ifndef KMTRACE_ANALYSIS_H
 #define KMTRACE_ANALYSIS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <kmtrace/event.h>
-#include <kmtrace/output.h>
 #include <kmtrace/reader.h>
 
+struct kmt_output;
 struct kmt_reader;
 
 /* What the replay found wrong with the input's events, and did about it. */
@@ -29,6 +30,22 @@ struct kmt_session {
 	struct kmt_replay_stats replay;		/* filled by kmt_replay() */
 	int threads;		/* 2: records read and decoded in a thread of their own */
 };
+
+/*
+ * Names of addresses, through the symbols the session chose (core/session.c):
+ * what kmt_reader_symbol(), _function(), _user_symbol(), _source_file() and
+ * _has_sources() give for its reader. Analyses name addresses only through
+ * these.
+ */
+int kmt_session_symbol(const struct kmt_session *s, unsigned long long addr, char *buf,
+		       size_t len);
+const char *kmt_session_function(const struct kmt_session *s, unsigned long long addr,
+				 unsigned long long *start, const char **mod);
+int kmt_session_user_symbol(const struct kmt_session *s, int tgid, unsigned long long addr,
+			    char *buf, size_t len);
+int kmt_session_source_file(const struct kmt_session *s, unsigned long long addr, char *buf,
+			    size_t len);
+bool kmt_session_has_sources(const struct kmt_session *s);
 
 /*
  * A set of event types, a bit each: more types than 64, so 128 bits (every

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <kmtrace/cpustats.h>
 #include <kmtrace/error.h>
 
 struct tep_handle;
@@ -27,19 +28,6 @@ struct kmt_record {
 	const char *comm;	/* the task's name at this record (text, perf.data), or NULL:
 				   the tep's for its pid; valid as data is, or (perf.data)
 				   until the reader is closed */
-};
-
-/* What a file tells about one CPU's buffer and its losses. */
-struct kmt_cpu_stats {
-	bool have_stats;		/* the recording carried per-CPU stats */
-	unsigned long long entries;
-	unsigned long long overrun;	/* overwritten (overwrite mode) */
-	unsigned long long commit_overrun;
-	unsigned long long dropped;	/* discarded (no-overwrite mode) */
-	unsigned long long read_events;
-	unsigned long long missed_marked;	/* sum of sub-buffer missed counts */
-	unsigned long long missed_unknown;	/* sub-buffers flagged without count */
-	bool impossible;		/* the file gave counts no kernel keeps: left out */
 };
 
 /* Texts a recording may carry. */
@@ -257,9 +245,6 @@ void kmt_reader_symbol_counts(struct kmt_reader *r, size_t *resolved, size_t *un
  */
 void kmt_reader_format_counts(struct kmt_reader *r, unsigned int *skipped,
 			      unsigned int *print_left_out);
-
-/* Events a CPU lost: sub-buffer marks or the kernel's overrun, plus drops. */
-unsigned long long kmt_cpu_stats_lost(const struct kmt_cpu_stats *st);
 
 /*
  * What the recording knows of its tasks (pid, tgid, ppid, comm, executable,

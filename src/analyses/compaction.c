@@ -12,6 +12,7 @@
 #include <traceevent/event-parse.h>
 
 #include <kmtrace/analysis.h>
+#include <kmtrace/output.h>
 #include "filter.h"
 #include "latency.h"
 #include "symbolic.h"

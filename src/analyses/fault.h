@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <kmtrace/analysis.h>
+#include <kmtrace/output.h>
 #include "filter.h"
 #include "common/hashmap.h"
 #include "latency.h"

@@ -248,7 +248,7 @@ static int report_ips(struct fault_state *st, const struct kmt_session *s,
 		char sym[160];
 
 		/* User addresses mean nothing to kallsyms: shown as they are. */
-		if (!s || p->ip < (1ull << 63) || !kmt_reader_symbol(s->reader, p->ip, sym,
+		if (!s || p->ip < (1ull << 63) || !kmt_session_symbol(s, p->ip, sym,
 								     sizeof(sym)))
 			snprintf(sym, sizeof(sym), "0x%llx", (unsigned long long)p->ip);
 		ret = kmt_table_row(t, (union kmt_cell[]){

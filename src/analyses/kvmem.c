@@ -12,6 +12,7 @@
 #include <traceevent/event-parse.h>
 
 #include <kmtrace/analysis.h>
+#include <kmtrace/output.h>
 #include "filter.h"
 #include "common/hashmap.h"
 #include "common/objmap.h"
@@ -34,6 +35,7 @@ KMT_OBJMAP_TYPED(kv_obj, struct kv_obj)
 struct kv_state {
 	struct kmt_filter filter;
 	struct kmt_reader *reader;
+	const struct kmt_session *session;	/* names of addresses */
 	struct tep_handle *tep;
 	bool percpu;			/* else vmalloc */
 	struct kmt_hashmap rows_by_caller;
@@ -92,6 +94,7 @@ static int kv_start(void *priv, const struct kmt_session *s)
 
 	if (s) {
 		st->reader = s->reader;
+		st->session = s;
 		st->tep = s->tep;
 		st->filter.tep = s->tep;
 	}
@@ -216,7 +219,7 @@ static int caller_cells(struct kv_state *st, const struct kv_row *r, union kmt_c
 		if (!r->caller)
 			snprintf(sym, len, "(failed: no call site)");
 		else
-			kmt_reader_symbol(st->reader, r->caller, sym, len);
+			kmt_session_symbol(st->session, r->caller, sym, len);
 		cell[0].s = sym;
 		return 1;
 	}

@@ -113,8 +113,9 @@ static int leak_start(void *priv, const struct kmt_session *s)
 	struct leak_state *st = priv;
 
 	st->reader = s->reader;
+	st->session = s;
 	st->tep = s->tep;
-	st->stacks.reader = s->reader;
+	st->stacks.session = s;
 	st->filter.tep = s->tep;
 	kmt_cache_namer_init(&st->namer, s->tep);
 	st->page_size = s->tep && tep_get_page_size(s->tep) > 0 ? tep_get_page_size(s->tep) : 4096;

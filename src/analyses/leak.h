@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include <kmtrace/analysis.h>
+#include <kmtrace/output.h>
 #include "cachename.h"
 #include "filter.h"
 #include "slabaudit.h"
@@ -53,6 +54,7 @@ struct leak_state {
 	bool all;			/* --all: caches whose frees are not traced too */
 
 	struct kmt_reader *reader;
+	const struct kmt_session *session;	/* names of addresses */
 	struct tep_handle *tep;
 	struct kmt_cache_namer namer;
 	struct kmt_stacks stacks;

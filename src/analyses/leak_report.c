@@ -143,7 +143,7 @@ static const char *key_text(const struct leak_state *st, enum leak_by by,
 	case LEAK_BY_CALLSITE:
 		if (!g->key)
 			return "(pages: no call site without a stack)";
-		kmt_reader_symbol(st->reader, g->key, buf, len);
+		kmt_session_symbol(st->session, g->key, buf, len);
 		return buf;
 	case LEAK_BY_CACHE:
 		return g->key < st->ncaches ? st->caches[g->key] : "";

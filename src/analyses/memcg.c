@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <kmtrace/analysis.h>
+#include <kmtrace/output.h>
 #include "filter.h"
 #include "vmstat_names.h"
 #include "common/hashmap.h"

@@ -14,6 +14,7 @@
 #include <traceevent/event-parse.h>
 
 #include <kmtrace/analysis.h>
+#include <kmtrace/output.h>
 #include "filter.h"
 #include "common/hashmap.h"
 #include "common/util.h"

@@ -120,7 +120,8 @@ static int page_start(void *priv, const struct kmt_session *s)
 	struct page_state *st = priv;
 
 	st->reader = s->reader;
-	st->stacks.reader = s->reader;
+	st->session = s;
+	st->stacks.session = s;
 	st->tep = s->tep;
 	st->filter.tep = s->tep;
 	st->kernel_version = kmt_kernel_version(kmt_reader_text(s->reader, KMT_TEXT_UNAME));
@@ -423,7 +424,7 @@ static const char *page_remark(void *priv)
 		       "does not carry; no caller table";
 	if (!(st->tables & PAGE_TABLE_CALLER) && kmt_rollup_active(&st->rollup))
 		return "--by-dir, --by-module and --branch roll up the caller table (--caller)";
-	if ((problem = kmt_rollup_problem(&st->rollup, st->reader)))
+	if ((problem = kmt_rollup_problem(&st->rollup, st->session)))
 		return problem;
 	if (!(st->tables & PAGE_TABLE_CALLER) || !st->caller_unresolved)
 		return NULL;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include <kmtrace/analysis.h>
+#include <kmtrace/output.h>
 #include "filter.h"
 #include "rollup.h"
 #include "stacks.h"
@@ -109,6 +110,7 @@ struct page_state {
 	struct kmt_filter filter;
 
 	struct kmt_reader *reader;
+	const struct kmt_session *session;	/* names of addresses */
 	struct tep_handle *tep;
 	int kernel_version;
 	uint64_t page_size;

@@ -37,7 +37,7 @@ static uint32_t frame_row(struct page_state *st, uint64_t ip, bool unnamed)
 
 	if (kmt_hashmap_get(&st->frame_cache, ip, &v))
 		return (uint32_t)(v - 1);
-	if (unnamed || !kmt_reader_function(st->reader, ip, &start, &mod))
+	if (unnamed || !kmt_session_function(st->session, ip, &start, &mod))
 		start = ip;
 	row = caller_row(st, start, unnamed);
 	if (row != PAGE_NO_CALLER && kmt_hashmap_put(&st->frame_cache, ip, (uint64_t)row + 1))

@@ -57,7 +57,7 @@ static uint32_t *sorted_live(const struct page_state *st, struct live_row *rows,
 						  .live = 1ll << b->order, .gfp = b->gfp,
 						  .mt = b->mt, .pid = b->pid };
 		if (b->caller != PAGE_NO_CALLER)
-			keys[i].caller = kmt_reader_function(st->reader, st->callers[b->caller].start,
+			keys[i].caller = kmt_session_function(st->session, st->callers[b->caller].start,
 							     NULL, NULL);
 	}
 	idx = kmt_page_sorted(st, keys, n, PAGE_KEY(PAGE_SORT_PAGES) | PAGE_KEY(PAGE_SORT_LIVE) |

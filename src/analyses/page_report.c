@@ -294,7 +294,7 @@ static int report_gfp(const struct page_state *st, struct kmt_output *out,
 static const char *caller_name(struct page_state *st, uint64_t fn, char *buf, size_t len)
 {
 	unsigned long long start;
-	const char *mod, *name = kmt_reader_function(st->reader, fn, &start, &mod);
+	const char *mod, *name = kmt_session_function(st->session, fn, &start, &mod);
 
 	if (!name)
 		snprintf(buf, len, "0x%llx", (unsigned long long)fn);
@@ -316,7 +316,7 @@ static long roll_up_callers(struct page_state *st, struct page_caller **rows,
 	bool grouped = kmt_rollup_groups(&st->rollup);
 	uint32_t i, to;
 
-	if (kmt_rollup_assign(&st->rollup, st->reader, st->callers, sizeof(*st->callers),
+	if (kmt_rollup_assign(&st->rollup, st->session, st->callers, sizeof(*st->callers),
 			      offsetof(struct page_caller, start), st->ncallers, res))
 		return -1;
 	if (!(*rows = calloc(res->n ? res->n : 1, sizeof(**rows)))) {
@@ -378,7 +378,7 @@ static uint32_t *sorted_callers(struct page_state *st, const struct page_caller 
 	for (i = 0; i < n; i++) {
 		keys[i] = count_sort_row(&rows[i].c);
 		keys[i].caller = names ? names[i] : named ?
-				 kmt_reader_function(st->reader, rows[i].start, NULL, NULL) : NULL;
+				 kmt_session_function(st->session, rows[i].start, NULL, NULL) : NULL;
 	}
 	idx = kmt_page_sorted(st, keys, n, PAGE_COUNT_KEYS | (named ? PAGE_KEY(PAGE_SORT_CALLER) : 0),
 			      by_row_pages, (void *)rows);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <kmtrace/analysis.h>
+#include <kmtrace/output.h>
 #include "filter.h"
 #include "common/hashmap.h"
 #include "common/proctable.h"

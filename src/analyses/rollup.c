@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <kmtrace/reader.h>
+#include <kmtrace/analysis.h>
 #include "rollup.h"
 #include "common/hashmap.h"
 #include "common/util.h"
@@ -53,9 +53,9 @@ const char *kmt_rollup_column(const struct kmt_rollup *ro)
 	return ro->by_module ? "MODULE" : "DIR";
 }
 
-const char *kmt_rollup_problem(const struct kmt_rollup *ro, struct kmt_reader *r)
+const char *kmt_rollup_problem(const struct kmt_rollup *ro, const struct kmt_session *s)
 {
-	if ((ro->depth || ro->branch[0]) && !kmt_reader_has_sources(r))
+	if ((ro->depth || ro->branch[0]) && !kmt_session_has_sources(s))
 		return ro->branch[0] ? "--branch needs source files (--vmlinux with DWARF): no "
 				       "call site is kept" :
 				       "--by-dir needs source files (--vmlinux with DWARF): all "
@@ -88,18 +88,18 @@ static void dir_prefix(const char *file, int depth, char *buf, size_t len)
 }
 
 /* Group name of call site @addr into @buf; false when --branch leaves it out. */
-static bool group_name(const struct kmt_rollup *ro, struct kmt_reader *r, uint64_t addr,
+static bool group_name(const struct kmt_rollup *ro, const struct kmt_session *s, uint64_t addr,
 		       char *buf, size_t len)
 {
 	char file[256];
-	bool have_file = kmt_reader_source_file(r, addr, file, sizeof(file));
+	bool have_file = kmt_session_source_file(s, addr, file, sizeof(file));
 
 	if (ro->branch[0] && (!have_file || !under(file, ro->branch)))
 		return false;
 	if (ro->by_module) {
 		const char *mod = NULL;
 
-		if (!kmt_reader_function(r, addr, NULL, &mod))
+		if (!kmt_session_function(s, addr, NULL, &mod))
 			snprintf(buf, len, NO_SYMBOL);
 		else
 			snprintf(buf, len, "%s", mod ? mod : "vmlinux");
@@ -136,7 +136,7 @@ static uint32_t group_index(struct kmt_rollup_result *res, struct kmt_hashmap *i
 	return res->n++;
 }
 
-int kmt_rollup_assign(const struct kmt_rollup *ro, struct kmt_reader *r, const void *rows,
+int kmt_rollup_assign(const struct kmt_rollup *ro, const struct kmt_session *s, const void *rows,
 		      size_t stride, size_t offset, uint32_t n, struct kmt_rollup_result *res)
 {
 	struct kmt_hashmap index;
@@ -153,7 +153,7 @@ int kmt_rollup_assign(const struct kmt_rollup *ro, struct kmt_reader *r, const v
 
 		memcpy(&addr, (const char *)rows + i * stride + offset, sizeof(addr));
 		res->of[i] = KMT_ROLLUP_OUT;
-		if (!group_name(ro, r, addr, name, sizeof(name)))
+		if (!group_name(ro, s, addr, name, sizeof(name)))
 			continue;
 		res->of[i] = group_index(res, &index, &cap, name, kmt_rollup_groups(ro));
 		if (res->of[i] == KMT_ROLLUP_OUT)

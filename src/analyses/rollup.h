@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct kmt_reader;
+struct kmt_session;
 
 /* Option keys, within the analyses' range (0x100..0x3ff). */
 enum { KMT_OPT_BY_DIR = 0x3e0, KMT_OPT_BRANCH, KMT_OPT_BY_MODULE };
@@ -65,12 +65,12 @@ struct kmt_rollup_result {
 
 /*
  * Put each of @n call sites into its group (or leave it out, outside
- * --branch) through @r's symbols and sources: call site i is the u64 at
+ * --branch) through @s's symbols and sources: call site i is the u64 at
  * byte @offset of row i of @rows, rows @stride bytes apart (a table's
  * rows as they are). Without --by-dir or --by-module each kept call site
  * is a group of its own, named "". Returns 0, or -1 when out of memory.
  */
-int kmt_rollup_assign(const struct kmt_rollup *ro, struct kmt_reader *r, const void *rows,
+int kmt_rollup_assign(const struct kmt_rollup *ro, const struct kmt_session *s, const void *rows,
 		      size_t stride, size_t offset, uint32_t n, struct kmt_rollup_result *res);
 
 /* Free what kmt_rollup_assign() filled in. */
@@ -80,9 +80,9 @@ void kmt_rollup_free(struct kmt_rollup_result *res);
 const char *kmt_rollup_column(const struct kmt_rollup *ro);
 
 /*
- * Why the rollup cannot be trusted on @r (--by-dir or --branch without
+ * Why the rollup cannot be trusted on @s (--by-dir or --branch without
  * source files), or NULL.
  */
-const char *kmt_rollup_problem(const struct kmt_rollup *ro, struct kmt_reader *r);
+const char *kmt_rollup_problem(const struct kmt_rollup *ro, const struct kmt_session *s);
 
 #endif /* KMT_ROLLUP_H */

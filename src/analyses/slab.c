@@ -85,7 +85,7 @@ static const char *slab_remark(void *priv)
 
 	if (!(st->o.tables & SLAB_TABLE_CALLER) && kmt_rollup_active(&st->o.rollup))
 		return "--by-dir, --by-module and --branch roll up the call-site table (--caller)";
-	return kmt_rollup_problem(&st->o.rollup, st->reader);
+	return kmt_rollup_problem(&st->o.rollup, st->session);
 }
 
 static struct kmt_filter *slab_filter(void *priv)
@@ -151,7 +151,8 @@ static int slab_start(void *priv, const struct kmt_session *s)
 		st->o.sort[st->o.nsort++] = SORT_BYTES;
 	st->tep = s->tep;
 	st->reader = s->reader;
-	st->stacks.reader = s->reader;
+	st->session = s;
+	st->stacks.session = s;
 	st->o.filter.tep = s->tep;
 	st->have_node_map = kmt_reader_cpu_node(s->reader, 0) >= 0;
 	kmt_cache_namer_init(&st->namer, s->tep);

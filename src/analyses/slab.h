@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include <kmtrace/analysis.h>
+#include <kmtrace/output.h>
 #include "filter.h"
 #include "cachename.h"
 #include "rollup.h"
@@ -86,6 +87,7 @@ struct slab_state {
 	struct slab_opts o;
 	struct tep_handle *tep;
 	struct kmt_reader *reader;
+	const struct kmt_session *session;	/* names of addresses */
 	bool failed;		/* out of memory while taking events */
 
 	struct slab_stat total;

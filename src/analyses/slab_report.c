@@ -90,8 +90,8 @@ static int cmp_callsite_names(const struct row_sort *rs, uint64_t x, uint64_t y)
 {
 	char a[256], b[256];
 
-	if (rs->o->raw_ip || !kmt_reader_symbol(rs->st->reader, x, a, sizeof(a)) ||
-	    !kmt_reader_symbol(rs->st->reader, y, b, sizeof(b)))
+	if (rs->o->raw_ip || !kmt_session_symbol(rs->st->session, x, a, sizeof(a)) ||
+	    !kmt_session_symbol(rs->st->session, y, b, sizeof(b)))
 		return 0;
 	return strcmp(a, b);
 }
@@ -186,7 +186,7 @@ static void callsite_cell(const struct slab_state *st, uint64_t addr, union kmt_
 		c->u = addr;
 		return;
 	}
-	kmt_reader_symbol(st->reader, addr, buf, len);
+	kmt_session_symbol(st->session, addr, buf, len);
 	c->s = buf;
 }
 
@@ -320,7 +320,7 @@ static int roll_up_callers(const struct slab_state *st, struct slab_group *out)
 	struct kmt_rollup_result res;
 	uint32_t i, to;
 
-	if (kmt_rollup_assign(&st->o.rollup, st->reader, g->rows, sizeof(*g->rows),
+	if (kmt_rollup_assign(&st->o.rollup, st->session, g->rows, sizeof(*g->rows),
 			      offsetof(struct slab_row, key), g->n, &res))
 		return -1;
 	memset(out, 0, sizeof(*out));

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include <kmtrace/event.h>
-#include <kmtrace/reader.h>
+#include <kmtrace/analysis.h>
 #include "stacks.h"
 #include "common/util.h"
 
@@ -157,7 +157,7 @@ static enum frame_verdict verdict(struct kmt_stacks *s, uint64_t ip)
 
 	if (kmt_hashmap_get(&s->verdicts, ip, &v))
 		return v;
-	name = kmt_reader_function(s->reader, ip, &start, &mod);
+	name = kmt_session_function(s->session, ip, &start, &mod);
 	v = !name ? FRAME_UNNAMED : is_plumbing(name, mod) ? FRAME_PLUMBING :
 	    has_prefix(name, (const char *const *)s->prefixes, s->nprefixes) ? FRAME_ALLOCATOR :
 	    FRAME_CALLER;
@@ -246,7 +246,7 @@ const char *kmt_stacks_text(const struct kmt_stacks *s, uint32_t id, char *buf, 
 	for (i = 0; i < st->nr; i++) {
 		size_t fl;
 
-		kmt_reader_symbol(s->reader, s->frames[st->first + i], frame, sizeof(frame));
+		kmt_session_symbol(s->session, s->frames[st->first + i], frame, sizeof(frame));
 		fl = strlen(frame);
 		if (at + fl + 2 > len)
 			break;

@@ -13,7 +13,7 @@
 
 #include "common/hashmap.h"
 
-struct kmt_reader;
+struct kmt_session;
 
 #define KMT_STACK_NONE	UINT32_MAX
 
@@ -41,7 +41,7 @@ extern const char *const kmt_alloc_frames_default[];
 
 /* Frames classified once per address, and the distinct stacks. */
 struct kmt_stacks {
-	struct kmt_reader *reader;
+	const struct kmt_session *session;	/* names of addresses */
 	char **prefixes;		/* allocator frames: names starting so */
 	int nprefixes;
 	struct kmt_hashmap verdicts;	/* ip -> enum frame verdict */

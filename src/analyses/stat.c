@@ -8,6 +8,7 @@
 #include <traceevent/event-parse.h>
 
 #include <kmtrace/analysis.h>
+#include <kmtrace/output.h>
 #include <kmtrace/reader.h>
 #include "common/mmnames.h"
 

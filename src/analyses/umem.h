@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <kmtrace/analysis.h>
+#include <kmtrace/output.h>
 
 #include "filter.h"
 #include "common/hashmap.h"
@@ -65,6 +66,7 @@ struct umem_point {
 struct umem_state {
 	struct kmt_filter filter;
 	struct kmt_reader *reader;
+	const struct kmt_session *session;	/* names of addresses */
 	struct tep_handle *tep;
 	struct kmt_hashmap thread_of, proc_of, caller_of;	/* -> index */
 	struct umem_thread *threads;

@@ -31,8 +31,8 @@ static const char *comm_of(const struct umem_state *st, int tgid)
 static void caller_name(const struct umem_state *st, const struct umem_caller *c,
 			char sym[SYM_MAX])
 {
-	if (st->reader)
-		kmt_reader_user_symbol(st->reader, c->tgid, c->addr, sym, SYM_MAX);
+	if (st->session)
+		kmt_session_user_symbol(st->session, c->tgid, c->addr, sym, SYM_MAX);
 	else
 		snprintf(sym, SYM_MAX, "0x%llx", (unsigned long long)c->addr);
 }

@@ -22,6 +22,7 @@
 #include <traceevent/event-parse.h>
 
 #include <kmtrace/analysis.h>
+#include <kmtrace/output.h>
 #include "filter.h"
 #include "common/util.h"
 #include "vmmap.h"

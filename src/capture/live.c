@@ -14,7 +14,7 @@
 
 #include "live.h"
 #include "container/cpustats.h"
-#include <kmtrace/reader.h>
+#include <kmtrace/cpustats.h>
 
 struct kmt_live {
 	struct tracefs_instance *inst;

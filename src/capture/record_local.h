@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <sys/resource.h>
 #include <sys/types.h>
-#include <kmtrace/reader.h>
+#include <kmtrace/cpustats.h>
 #include <kmtrace/record.h>
 
 struct kmt_event_ref {

@@ -43,11 +43,6 @@ const struct kmt_uprobe_regs *kmt_uprobe_regs_of(const char *machine)
 	return NULL;
 }
 
-const char *kmt_user_func_name(enum kmt_user_func f)
-{
-	return f > KMT_UF_NONE && f < KMT_UF_NR ? func_names[f][0] : NULL;
-}
-
 /* Is @offset already one of the @n @sites (an alias)? */
 static bool known_site(const struct kmt_uprobe_site *sites, int n, unsigned long long offset)
 {

@@ -29,9 +29,6 @@ struct kmt_uprobe_regs {
 /* The registers of @machine ("x86_64", "aarch64"); NULL when not known. */
 const struct kmt_uprobe_regs *kmt_uprobe_regs_of(const char *machine);
 
-/* The C library name of @f ("malloc"); NULL for none. */
-const char *kmt_user_func_name(enum kmt_user_func f);
-
 /* An allocator function found in a file: its number and file offset. */
 struct kmt_uprobe_site {
 	enum kmt_user_func func;

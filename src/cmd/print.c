@@ -10,6 +10,7 @@
 #include <traceevent/event-parse.h>
 
 #include <kmtrace/analysis.h>
+#include <kmtrace/output.h>
 #include "cmd.h"
 #include "input/formats.h"
 #include "analyses/filter.h"

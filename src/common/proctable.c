@@ -67,11 +67,6 @@ size_t kmt_proctable_count(const struct kmt_proctable *t)
 	return t->n;
 }
 
-const struct kmt_process *kmt_proctable_at(const struct kmt_proctable *t, size_t i)
-{
-	return &t->procs[i];
-}
-
 static int merge_text(const char **to, const char *from, bool replace)
 {
 	char *copy;

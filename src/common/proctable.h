@@ -45,9 +45,6 @@ int kmt_proctable_exec(struct kmt_proctable *t, int pid, const char *exe, long l
 /* Number of tasks. */
 size_t kmt_proctable_count(const struct kmt_proctable *t);
 
-/* The @i-th task added (0 <= @i < count). */
-const struct kmt_process *kmt_proctable_at(const struct kmt_proctable *t, size_t i);
-
 /* Write @t in its text form. Returns 0, or -1 on a write error. */
 int kmt_proctable_write(const struct kmt_proctable *t, FILE *fp);
 

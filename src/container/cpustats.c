@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <kmtrace/reader.h>
+#include <kmtrace/cpustats.h>
 
 #include "cpustats.h"
 

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <kmtrace/reader.h>
+#include <kmtrace/error.h>
 
 #define KMT_TD_MAGIC		"\027\010\104tracing"
 #define KMT_TD_MAGIC_LEN	10

@@ -28,9 +28,8 @@ struct field_spec {
 	unsigned int alt_flag;	/* KMT_EVF_* set when a later name matched */
 };
 
+/* The fields of an event type (its name: kmt_event_type_system/event, common/evnames.c). */
 struct event_spec {
-	const char *system;
-	const char *name;
 	struct field_spec fields[MAX_FIELDS];
 };
 
@@ -44,66 +43,48 @@ struct event_spec {
 	INT("bytes_alloc", bytes_alloc), INT("gfp_flags", gfp_flags), NODE
 
 static const struct event_spec specs[KMT_EV_NR] = {
-	[KMT_EV_KMALLOC] = { "kmem", "kmalloc", { SLAB_ALLOC_FIELDS } },
-	[KMT_EV_KMALLOC_NODE] = { "kmem", "kmalloc_node", { SLAB_ALLOC_FIELDS } },
-	[KMT_EV_KFREE] = { "kmem", "kfree", { INT("call_site", call_site), INT("ptr", ptr) } },
-	[KMT_EV_CACHE_ALLOC] = { "kmem", "kmem_cache_alloc",
-				 { SLAB_ALLOC_FIELDS, STR("name") } },
-	[KMT_EV_CACHE_ALLOC_NODE] = { "kmem", "kmem_cache_alloc_node",
-				      { SLAB_ALLOC_FIELDS, STR("name") } },
-	[KMT_EV_CACHE_FREE] = { "kmem", "kmem_cache_free",
-				{ INT("call_site", call_site), INT("ptr", ptr), STR("name") } },
-	[KMT_EV_PAGE_ALLOC] = { "kmem", "mm_page_alloc",
-				{ PFN, INT("order", order), INT("gfp_flags", gfp_flags),
+	[KMT_EV_KMALLOC] = { { SLAB_ALLOC_FIELDS } },
+	[KMT_EV_KMALLOC_NODE] = { { SLAB_ALLOC_FIELDS } },
+	[KMT_EV_KFREE] = { { INT("call_site", call_site), INT("ptr", ptr) } },
+	[KMT_EV_CACHE_ALLOC] = { { SLAB_ALLOC_FIELDS, STR("name") } },
+	[KMT_EV_CACHE_ALLOC_NODE] = { { SLAB_ALLOC_FIELDS, STR("name") } },
+	[KMT_EV_CACHE_FREE] = { { INT("call_site", call_site), INT("ptr", ptr), STR("name") } },
+	[KMT_EV_PAGE_ALLOC] = { { PFN, INT("order", order), INT("gfp_flags", gfp_flags),
 				  INT("migratetype", migratetype) } },
-	[KMT_EV_PAGE_FREE] = { "kmem", "mm_page_free", { PFN, INT("order", order) } },
-	[KMT_EV_PAGE_FREE_BATCHED] = { "kmem", "mm_page_free_batched", { PFN } },
-	[KMT_EV_PAGE_ALLOC_EXTFRAG] = { "kmem", "mm_page_alloc_extfrag",
-					{ PFN, INT("alloc_order", order),
+	[KMT_EV_PAGE_FREE] = { { PFN, INT("order", order) } },
+	[KMT_EV_PAGE_FREE_BATCHED] = { { PFN } },
+	[KMT_EV_PAGE_ALLOC_EXTFRAG] = { { PFN, INT("alloc_order", order),
 					  INT("alloc_migratetype", migratetype) } },
-	[KMT_EV_PAGE_ALLOC_ZONE_LOCKED] = { "kmem", "mm_page_alloc_zone_locked",
-					    { PFN, INT("order", order),
+	[KMT_EV_PAGE_ALLOC_ZONE_LOCKED] = { { PFN, INT("order", order),
 					      INT("migratetype", migratetype) } },
-	[KMT_EV_PAGE_PCPU_DRAIN] = { "kmem", "mm_page_pcpu_drain",
-				     { PFN, INT("order", order), INT("migratetype", migratetype) } },
-	[KMT_EV_RSS_STAT] = { "kmem", "rss_stat",
-			      { INT("mm_id", mm_id), INT("curr", curr), INT("member", member),
+	[KMT_EV_PAGE_PCPU_DRAIN] = { { PFN, INT("order", order), INT("migratetype", migratetype) } },
+	[KMT_EV_RSS_STAT] = { { INT("mm_id", mm_id), INT("curr", curr), INT("member", member),
 				INT("size", size) } },
-	[KMT_EV_FAULT_USER] = { "exceptions", "page_fault_user",
-				{ INT("address", address), INT("ip", ip),
+	[KMT_EV_FAULT_USER] = { { INT("address", address), INT("ip", ip),
 				  INT("error_code", error_code) } },
-	[KMT_EV_FAULT_KERNEL] = { "exceptions", "page_fault_kernel",
-				  { INT("address", address), INT("ip", ip),
+	[KMT_EV_FAULT_KERNEL] = { { INT("address", address), INT("ip", ip),
 				    INT("error_code", error_code) } },
-	[KMT_EV_OOM_VICTIM] = { "oom", "mark_victim",
-				{ INT("pid", target_pid), STR("comm"), INT("total_vm", total_vm),
+	[KMT_EV_OOM_VICTIM] = { { INT("pid", target_pid), STR("comm"), INT("total_vm", total_vm),
 				  INT("anon_rss", anon_rss), INT("file_rss", file_rss),
 				  INT("shmem_rss", shmem_rss), INT("oom_score_adj", oom_score_adj) } },
-	[KMT_EV_FORK] = { "sched", "sched_process_fork",
-			  { INT("child_pid", target_pid), STR("child_comm") } },
-	[KMT_EV_EXEC] = { "sched", "sched_process_exec",
-			  { INT("pid", target_pid), STR("filename") } },
-	[KMT_EV_EXIT] = { "sched", "sched_process_exit",
-			  { INT("pid", target_pid), STR("comm") } },
-	[KMT_EV_FAULT_RETURN] = { "kmtrace", "fault_return", { INT("ret", ret) } },
-	[KMT_EV_MMAP_ENTER] = { "syscalls", "sys_enter_mmap",
-				{ INT("addr", arg[0]), INT("len", arg[1]), INT("prot", arg[2]),
+	[KMT_EV_FORK] = { { INT("child_pid", target_pid), STR("child_comm") } },
+	[KMT_EV_EXEC] = { { INT("pid", target_pid), STR("filename") } },
+	[KMT_EV_EXIT] = { { INT("pid", target_pid), STR("comm") } },
+	[KMT_EV_FAULT_RETURN] = { { INT("ret", ret) } },
+	[KMT_EV_MMAP_ENTER] = { { INT("addr", arg[0]), INT("len", arg[1]), INT("prot", arg[2]),
 				  INT("flags", arg[3]), INT("fd", arg[4]), INT("off", arg[5]) } },
-	[KMT_EV_MMAP_EXIT] = { "syscalls", "sys_exit_mmap", { INT("ret", ret) } },
-	[KMT_EV_MUNMAP_ENTER] = { "syscalls", "sys_enter_munmap",
-				  { INT("addr", arg[0]), INT("len", arg[1]) } },
-	[KMT_EV_MUNMAP_EXIT] = { "syscalls", "sys_exit_munmap", { INT("ret", ret) } },
-	[KMT_EV_MREMAP_ENTER] = { "syscalls", "sys_enter_mremap",
-				  { INT("addr", arg[0]), INT("old_len", arg[1]),
+	[KMT_EV_MMAP_EXIT] = { { INT("ret", ret) } },
+	[KMT_EV_MUNMAP_ENTER] = { { INT("addr", arg[0]), INT("len", arg[1]) } },
+	[KMT_EV_MUNMAP_EXIT] = { { INT("ret", ret) } },
+	[KMT_EV_MREMAP_ENTER] = { { INT("addr", arg[0]), INT("old_len", arg[1]),
 				    INT("new_len", arg[2]), INT("flags", arg[3]),
 				    INT("new_addr", arg[4]) } },
-	[KMT_EV_MREMAP_EXIT] = { "syscalls", "sys_exit_mremap", { INT("ret", ret) } },
-	[KMT_EV_BRK_ENTER] = { "syscalls", "sys_enter_brk", { INT("brk", arg[0]) } },
-	[KMT_EV_BRK_EXIT] = { "syscalls", "sys_exit_brk", { INT("ret", ret) } },
-	[KMT_EV_U_CALL] = { "kmtrace_user", "call",
-			    { INT("a0", arg[0]), INT("a1", arg[1]), INT("a2", arg[2]),
+	[KMT_EV_MREMAP_EXIT] = { { INT("ret", ret) } },
+	[KMT_EV_BRK_ENTER] = { { INT("brk", arg[0]) } },
+	[KMT_EV_BRK_EXIT] = { { INT("ret", ret) } },
+	[KMT_EV_U_CALL] = { { INT("a0", arg[0]), INT("a1", arg[1]), INT("a2", arg[2]),
 			      INT("caller", call_site), INT("fn", func) } },
-	[KMT_EV_U_RETURN] = { "kmtrace_user", "return", { INT("ret", ret), INT("fn", func) } },
+	[KMT_EV_U_RETURN] = { { INT("ret", ret), INT("fn", func) } },
 
 #define RECLAIM_BEGIN	{ INT("order", order), INT("gfp_flags", gfp_flags) }
 #define RECLAIM_END	{ INT("nr_reclaimed", nr_reclaimed) }
@@ -123,111 +104,76 @@ static const struct event_spec specs[KMT_EV_NR] = {
 #define REAPING		{ INT("pid", target_pid) }
 #define MEMCG_STATE	{ INT("id", memcg_id), INT("item", item), INT("val", val) }
 
-	[KMT_EV_DIRECT_RECLAIM_BEGIN] = { "vmscan", "mm_vmscan_direct_reclaim_begin", RECLAIM_BEGIN },
-	[KMT_EV_DIRECT_RECLAIM_END] = { "vmscan", "mm_vmscan_direct_reclaim_end", RECLAIM_END },
-	[KMT_EV_MEMCG_RECLAIM_BEGIN] = { "vmscan", "mm_vmscan_memcg_reclaim_begin", RECLAIM_BEGIN },
-	[KMT_EV_MEMCG_RECLAIM_END] = { "vmscan", "mm_vmscan_memcg_reclaim_end", RECLAIM_END },
-	[KMT_EV_MEMCG_SOFTLIMIT_RECLAIM_BEGIN] = { "vmscan",
-		"mm_vmscan_memcg_softlimit_reclaim_begin", RECLAIM_BEGIN },
-	[KMT_EV_MEMCG_SOFTLIMIT_RECLAIM_END] = { "vmscan",
-		"mm_vmscan_memcg_softlimit_reclaim_end", RECLAIM_END },
-	[KMT_EV_NODE_RECLAIM_BEGIN] = { "vmscan", "mm_vmscan_node_reclaim_begin",
-		{ NID, INT("order", order), INT("gfp_flags", gfp_flags)  } },
-	[KMT_EV_NODE_RECLAIM_END] = { "vmscan", "mm_vmscan_node_reclaim_end", RECLAIM_END },
-	[KMT_EV_KSWAPD_WAKE] = { "vmscan", "mm_vmscan_kswapd_wake",
-		{ NID, INT("order", order)  } },
-	[KMT_EV_KSWAPD_SLEEP] = { "vmscan", "mm_vmscan_kswapd_sleep", { NID  } },
-	[KMT_EV_WAKEUP_KSWAPD] = { "vmscan", "mm_vmscan_wakeup_kswapd",
-		{ NID, INT("order", order), INT("gfp_flags", gfp_flags)  } },
-	[KMT_EV_LRU_ISOLATE] = { "vmscan", "mm_vmscan_lru_isolate",
-		{ INT("order", order), INT("nr_scanned", nr_scanned), INT("nr_taken", nr_taken),
+	[KMT_EV_DIRECT_RECLAIM_BEGIN] = { RECLAIM_BEGIN },
+	[KMT_EV_DIRECT_RECLAIM_END] = { RECLAIM_END },
+	[KMT_EV_MEMCG_RECLAIM_BEGIN] = { RECLAIM_BEGIN },
+	[KMT_EV_MEMCG_RECLAIM_END] = { RECLAIM_END },
+	[KMT_EV_MEMCG_SOFTLIMIT_RECLAIM_BEGIN] = { RECLAIM_BEGIN },
+	[KMT_EV_MEMCG_SOFTLIMIT_RECLAIM_END] = { RECLAIM_END },
+	[KMT_EV_NODE_RECLAIM_BEGIN] = { { NID, INT("order", order), INT("gfp_flags", gfp_flags)  } },
+	[KMT_EV_NODE_RECLAIM_END] = { RECLAIM_END },
+	[KMT_EV_KSWAPD_WAKE] = { { NID, INT("order", order)  } },
+	[KMT_EV_KSWAPD_SLEEP] = { { NID  } },
+	[KMT_EV_WAKEUP_KSWAPD] = { { NID, INT("order", order), INT("gfp_flags", gfp_flags)  } },
+	[KMT_EV_LRU_ISOLATE] = { { INT("order", order), INT("nr_scanned", nr_scanned), INT("nr_taken", nr_taken),
 		  INT("lru", item)  } },
-	[KMT_EV_LRU_SHRINK_ACTIVE] = { "vmscan", "mm_vmscan_lru_shrink_active",
-		{ NID, INT("nr_taken", nr_taken), INT("nr_deactivated", val),
+	[KMT_EV_LRU_SHRINK_ACTIVE] = { { NID, INT("nr_taken", nr_taken), INT("nr_deactivated", val),
 		  INT("priority", priority)  } },
-	[KMT_EV_LRU_SHRINK_INACTIVE] = { "vmscan", "mm_vmscan_lru_shrink_inactive",
-		{ LRU_COUNTS  } },
-	[KMT_EV_RECLAIM_PAGES] = { "vmscan", "mm_vmscan_reclaim_pages",
-		{ NID, INT("nr_scanned", nr_scanned), INT("nr_reclaimed", nr_reclaimed)  } },
-	[KMT_EV_RECLAIM_THROTTLED] = { "vmscan", "mm_vmscan_throttled",
-		{ NID, INT("usec_timeout", end), INT("usec_delayed", val),
+	[KMT_EV_LRU_SHRINK_INACTIVE] = { { LRU_COUNTS  } },
+	[KMT_EV_RECLAIM_PAGES] = { { NID, INT("nr_scanned", nr_scanned), INT("nr_reclaimed", nr_reclaimed)  } },
+	[KMT_EV_RECLAIM_THROTTLED] = { { NID, INT("usec_timeout", end), INT("usec_delayed", val),
 		  INT("reason", status)  } },
-	[KMT_EV_RECLAIM_WRITE_FOLIO] = { "vmscan", "mm_vmscan_write_folio", { PFN  } },
-	[KMT_EV_SHRINK_SLAB_START] = { "vmscan", "mm_shrink_slab_start",
-		{ INT("shrink", call_site), NID, INT("cache_items", val),
+	[KMT_EV_RECLAIM_WRITE_FOLIO] = { { PFN  } },
+	[KMT_EV_SHRINK_SLAB_START] = { { INT("shrink", call_site), NID, INT("cache_items", val),
 		  INT("total_scan", nr_scanned), INT("priority", priority)  } },
-	[KMT_EV_SHRINK_SLAB_END] = { "vmscan", "mm_shrink_slab_end",
-		{ INT("shrink", call_site), NID, INT("retval", status),
+	[KMT_EV_SHRINK_SLAB_END] = { { INT("shrink", call_site), NID, INT("retval", status),
 		  INT("total_scan", nr_scanned)  } },
-	[KMT_EV_COMPACTION_BEGIN] = { "compaction", "mm_compaction_begin",
-		{ INT("zone_start", pfn), INT("zone_end", end), INT("sync", item)  } },
-	[KMT_EV_COMPACTION_END] = { "compaction", "mm_compaction_end",
-		{ INT("zone_start", pfn), INT("zone_end", end), INT("sync", item),
+	[KMT_EV_COMPACTION_BEGIN] = { { INT("zone_start", pfn), INT("zone_end", end), INT("sync", item)  } },
+	[KMT_EV_COMPACTION_END] = { { INT("zone_start", pfn), INT("zone_end", end), INT("sync", item),
 		  INT("status", status)  } },
-	[KMT_EV_COMPACTION_TRY] = { "compaction", "mm_compaction_try_to_compact_pages",
-		{ INT("order", order), INT("gfp_mask", gfp_flags), INT("prio", priority)  } },
-	[KMT_EV_COMPACTION_SUITABLE] = { "compaction", "mm_compaction_suitable", ZONE_RESULT },
-	[KMT_EV_COMPACTION_FINISHED] = { "compaction", "mm_compaction_finished", ZONE_RESULT },
-	[KMT_EV_COMPACTION_DEFERRED] = { "compaction", "mm_compaction_deferred", DEFER_FIELDS },
-	[KMT_EV_COMPACTION_DEFER] = { "compaction", "mm_compaction_defer_compaction",
-		DEFER_FIELDS },
-	[KMT_EV_COMPACTION_DEFER_RESET] = { "compaction", "mm_compaction_defer_reset",
-		DEFER_FIELDS },
-	[KMT_EV_COMPACTION_ISOLATE_MIGRATE] = { "compaction",
-		"mm_compaction_isolate_migratepages", RANGE_SCAN },
-	[KMT_EV_COMPACTION_ISOLATE_FREE] = { "compaction", "mm_compaction_isolate_freepages",
-		RANGE_SCAN },
-	[KMT_EV_COMPACTION_FAST_ISOLATE_FREE] = { "compaction",
-		"mm_compaction_fast_isolate_freepages", RANGE_SCAN },
-	[KMT_EV_COMPACTION_MIGRATE] = { "compaction", "mm_compaction_migratepages",
-		{ INT("nr_migrated", nr_reclaimed), INT("nr_failed", nr_taken)  } },
-	[KMT_EV_KCOMPACTD_WAKE] = { "compaction", "mm_compaction_kcompactd_wake", KCOMPACTD },
-	[KMT_EV_KCOMPACTD_SLEEP] = { "compaction", "mm_compaction_kcompactd_sleep", { NID  } },
-	[KMT_EV_WAKEUP_KCOMPACTD] = { "compaction", "mm_compaction_wakeup_kcompactd", KCOMPACTD },
-	[KMT_EV_VMAP_ALLOC] = { "vmalloc", "alloc_vmap_area",
-		{ INT("addr", ptr), INT("size", bytes_alloc), INT("failed", status)  } },
-	[KMT_EV_VMAP_FREE] = { "vmalloc", "free_vmap_area_noflush",
-		{ INT("va_start", ptr), INT("nr_lazy", val)  } },
-	[KMT_EV_VMAP_PURGE] = { "vmalloc", "purge_vmap_area_lazy",
-		{ INT("start", ptr), INT("end", end), INT("npurged", val)  } },
-	[KMT_EV_PERCPU_ALLOC] = { "percpu", "percpu_alloc_percpu",
-		{ INT("call_site", call_site), INT("size", bytes_req), INT("bytes_alloc", bytes_alloc),
+	[KMT_EV_COMPACTION_TRY] = { { INT("order", order), INT("gfp_mask", gfp_flags), INT("prio", priority)  } },
+	[KMT_EV_COMPACTION_SUITABLE] = { ZONE_RESULT },
+	[KMT_EV_COMPACTION_FINISHED] = { ZONE_RESULT },
+	[KMT_EV_COMPACTION_DEFERRED] = { DEFER_FIELDS },
+	[KMT_EV_COMPACTION_DEFER] = { DEFER_FIELDS },
+	[KMT_EV_COMPACTION_DEFER_RESET] = { DEFER_FIELDS },
+	[KMT_EV_COMPACTION_ISOLATE_MIGRATE] = { RANGE_SCAN },
+	[KMT_EV_COMPACTION_ISOLATE_FREE] = { RANGE_SCAN },
+	[KMT_EV_COMPACTION_FAST_ISOLATE_FREE] = { RANGE_SCAN },
+	[KMT_EV_COMPACTION_MIGRATE] = { { INT("nr_migrated", nr_reclaimed), INT("nr_failed", nr_taken)  } },
+	[KMT_EV_KCOMPACTD_WAKE] = { KCOMPACTD },
+	[KMT_EV_KCOMPACTD_SLEEP] = { { NID  } },
+	[KMT_EV_WAKEUP_KCOMPACTD] = { KCOMPACTD },
+	[KMT_EV_VMAP_ALLOC] = { { INT("addr", ptr), INT("size", bytes_alloc), INT("failed", status)  } },
+	[KMT_EV_VMAP_FREE] = { { INT("va_start", ptr), INT("nr_lazy", val)  } },
+	[KMT_EV_VMAP_PURGE] = { { INT("start", ptr), INT("end", end), INT("npurged", val)  } },
+	[KMT_EV_PERCPU_ALLOC] = { { INT("call_site", call_site), INT("size", bytes_req), INT("bytes_alloc", bytes_alloc),
 		  INT("ptr", ptr), INT("gfp_flags", gfp_flags), INT("is_atomic", item)  } },
-	[KMT_EV_PERCPU_FREE] = { "percpu", "percpu_free_percpu", { INT("ptr", ptr)  } },
-	[KMT_EV_PERCPU_ALLOC_FAIL] = { "percpu", "percpu_alloc_percpu_fail",
-		{ INT("size", bytes_req), INT("is_atomic", item)  } },
-	[KMT_EV_PERCPU_CREATE_CHUNK] = { "percpu", "percpu_create_chunk",
-		{ INT("base_addr", ptr)  } },
-	[KMT_EV_PERCPU_DESTROY_CHUNK] = { "percpu", "percpu_destroy_chunk",
-		{ INT("base_addr", ptr)  } },
-	[KMT_EV_PAGECACHE_ADD] = { "filemap", "mm_filemap_add_to_page_cache", PAGECACHE },
-	[KMT_EV_PAGECACHE_DELETE] = { "filemap", "mm_filemap_delete_from_page_cache", PAGECACHE },
-	[KMT_EV_FILEMAP_FAULT] = { "filemap", "mm_filemap_fault",
-		{ INT("i_ino", ino), INT("s_dev", dev), INT("index", index)  } },
-	[KMT_EV_FILEMAP_GET_PAGES] = { "filemap", "mm_filemap_get_pages", FILE_RANGE },
-	[KMT_EV_FILEMAP_MAP_PAGES] = { "filemap", "mm_filemap_map_pages", FILE_RANGE },
-	[KMT_EV_FILEMAP_SET_WB_ERR] = { "filemap", "filemap_set_wb_err",
-		{ INT("i_ino", ino), INT("s_dev", dev), INT("errseq", val)  } },
-	[KMT_EV_FILEMAP_CHECK_WB_ERR] = { "filemap", "file_check_and_advance_wb_err",
-		{ INT("i_ino", ino), INT("s_dev", dev), INT("new", val)  } },
-	[KMT_EV_OOM_SCORE_ADJ_UPDATE] = { "oom", "oom_score_adj_update",
-		{ INT("pid", target_pid), STR("comm"), INT("oom_score_adj", oom_score_adj)  } },
-	[KMT_EV_OOM_RECLAIM_RETRY] = { "oom", "reclaim_retry_zone",
-		{ INT("node", nid), INT("order", order), INT("reclaimable", nr_scanned),
+	[KMT_EV_PERCPU_FREE] = { { INT("ptr", ptr)  } },
+	[KMT_EV_PERCPU_ALLOC_FAIL] = { { INT("size", bytes_req), INT("is_atomic", item)  } },
+	[KMT_EV_PERCPU_CREATE_CHUNK] = { { INT("base_addr", ptr)  } },
+	[KMT_EV_PERCPU_DESTROY_CHUNK] = { { INT("base_addr", ptr)  } },
+	[KMT_EV_PAGECACHE_ADD] = { PAGECACHE },
+	[KMT_EV_PAGECACHE_DELETE] = { PAGECACHE },
+	[KMT_EV_FILEMAP_FAULT] = { { INT("i_ino", ino), INT("s_dev", dev), INT("index", index)  } },
+	[KMT_EV_FILEMAP_GET_PAGES] = { FILE_RANGE },
+	[KMT_EV_FILEMAP_MAP_PAGES] = { FILE_RANGE },
+	[KMT_EV_FILEMAP_SET_WB_ERR] = { { INT("i_ino", ino), INT("s_dev", dev), INT("errseq", val)  } },
+	[KMT_EV_FILEMAP_CHECK_WB_ERR] = { { INT("i_ino", ino), INT("s_dev", dev), INT("new", val)  } },
+	[KMT_EV_OOM_SCORE_ADJ_UPDATE] = { { INT("pid", target_pid), STR("comm"), INT("oom_score_adj", oom_score_adj)  } },
+	[KMT_EV_OOM_RECLAIM_RETRY] = { { INT("node", nid), INT("order", order), INT("reclaimable", nr_scanned),
 		  INT("available", val), INT("no_progress_loops", item),
 		  INT("wmark_check", status)  } },
-	[KMT_EV_OOM_COMPACT_RETRY] = { "oom", "compact_retry",
-		{ INT("order", order), INT("priority", priority), INT("result", status),
+	[KMT_EV_OOM_COMPACT_RETRY] = { { INT("order", order), INT("priority", priority), INT("result", status),
 		  INT("retries", item), INT("ret", val)  } },
-	[KMT_EV_OOM_WAKE_REAPER] = { "oom", "wake_reaper", REAPING },
-	[KMT_EV_OOM_START_REAPING] = { "oom", "start_task_reaping", REAPING },
-	[KMT_EV_OOM_FINISH_REAPING] = { "oom", "finish_task_reaping", REAPING },
-	[KMT_EV_OOM_SKIP_REAPING] = { "oom", "skip_task_reaping", REAPING },
-	[KMT_EV_MEMCG_MOD_STATE] = { "memcg", "mod_memcg_state", MEMCG_STATE },
-	[KMT_EV_MEMCG_MOD_LRUVEC_STATE] = { "memcg", "mod_memcg_lruvec_state", MEMCG_STATE },
-	[KMT_EV_MEMCG_COUNT_EVENTS] = { "memcg", "count_memcg_events", MEMCG_STATE },
-	[KMT_EV_MEMCG_FLUSH_STATS] = { "memcg", "memcg_flush_stats",
-		{ INT("id", memcg_id), INT("stats_updates", val), INT("force", item)  } },
+	[KMT_EV_OOM_WAKE_REAPER] = { REAPING },
+	[KMT_EV_OOM_START_REAPING] = { REAPING },
+	[KMT_EV_OOM_FINISH_REAPING] = { REAPING },
+	[KMT_EV_OOM_SKIP_REAPING] = { REAPING },
+	[KMT_EV_MEMCG_MOD_STATE] = { MEMCG_STATE },
+	[KMT_EV_MEMCG_MOD_LRUVEC_STATE] = { MEMCG_STATE },
+	[KMT_EV_MEMCG_COUNT_EVENTS] = { MEMCG_STATE },
+	[KMT_EV_MEMCG_FLUSH_STATS] = { { INT("id", memcg_id), INT("stats_updates", val), INT("force", item)  } },
 };
 
 /* A resolved field: where it is in the payload and where it goes. */
@@ -256,53 +202,6 @@ struct kmt_decoder {
 	unsigned char type_of_id[MAX_EVENT_ID];	/* enum kmt_event_type */
 	struct event_loc loc[KMT_EV_NR];
 };
-
-const char *kmt_event_type_system(enum kmt_event_type type)
-{
-	return type > KMT_EV_UNKNOWN && type < KMT_EV_NR ? specs[type].system : NULL;
-}
-
-const char *kmt_event_type_event(enum kmt_event_type type)
-{
-	return type > KMT_EV_UNKNOWN && type < KMT_EV_NR ? specs[type].name : NULL;
-}
-
-bool kmt_event_type_on_request(enum kmt_event_type type)
-{
-	return type >= KMT_EV_FIRST_ON_REQUEST && type < KMT_EV_NR;
-}
-
-const char *kmt_event_type_name(enum kmt_event_type type)
-{
-	static char names[KMT_EV_NR][64];
-
-	if (type <= KMT_EV_UNKNOWN || type >= KMT_EV_NR)
-		return "unknown";
-	if (!names[type][0])
-		snprintf(names[type], sizeof(names[type]), "%s:%s",
-			 specs[type].system, specs[type].name);
-	return names[type];
-}
-
-enum kmt_event_type kmt_event_type_lookup(const char *name)
-{
-	const char *colon = strchr(name, ':');
-	int t;
-
-	for (t = KMT_EV_UNKNOWN + 1; t < KMT_EV_NR; t++) {
-		if (colon) {
-			size_t len = colon - name;
-
-			if (strlen(specs[t].system) == len &&
-			    !strncmp(specs[t].system, name, len) &&
-			    !strcmp(specs[t].name, colon + 1))
-				return t;
-		} else if (!strcmp(specs[t].name, name)) {
-			return t;
-		}
-	}
-	return KMT_EV_UNKNOWN;
-}
 
 /* Find the first of the '|'-separated @names; *@alt says a later one matched. */
 static struct tep_format_field *find_field(struct tep_event *event, const char *names,
@@ -393,7 +292,7 @@ struct kmt_decoder *kmt_decoder_new(struct tep_handle *tep)
 	for (t = KMT_EV_UNKNOWN + 1; t < KMT_EV_NR; t++) {
 		struct tep_event *event;
 
-		event = tep_find_event_by_name(tep, specs[t].system, specs[t].name);
+		event = tep_find_event_by_name(tep, kmt_event_type_system(t), kmt_event_type_event(t));
 		if (!event)
 			continue;
 		resolve_event(dec, t, event);

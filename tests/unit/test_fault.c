@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include <kmtrace/analysis.h>
+#include <kmtrace/output.h>
 #include "analyses/fault.h"
 #include "analyses/vmmap.h"
 #include "fixtures.h"

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <check.h>
 
+#include <kmtrace/analysis.h>
 #include <kmtrace/output.h>
 #include <kmtrace/reader.h>
 #include "analyses/stacks.h"
@@ -134,6 +135,7 @@ START_TEST(test_allocator_frames_cut)
 	struct kmt_error err;
 	struct kmt_reader *r = kmt_reader_open(path, &err);
 	unsigned long long chain[3] = { IN_KMALLOC, IN_CALLER, IN_CALLER + 4 };
+	struct kmt_session session = { 0 };
 	struct kmt_stacks s;
 	char msg[128], text[256];
 	uint32_t id, again;
@@ -141,7 +143,8 @@ START_TEST(test_allocator_frames_cut)
 
 	ck_assert_msg(r, "%s", err.msg);
 	ck_assert_int_eq(kmt_stacks_init(&s), 0);
-	s.reader = r;
+	session.reader = r;
+	s.session = &session;
 	ck_assert_int_eq(kmt_stacks_first_caller(&s, chain, 3, &unnamed), 1);
 	ck_assert(!unnamed);
 	id = kmt_stacks_intern(&s, chain, 3);
@@ -180,6 +183,7 @@ START_TEST(test_plumbing_removed)
 	unsigned long long chain[5] = { 0xffffffff81100010ull, 0xffffffff81100110ull,
 					0xffffffff81000108ull, 0xffffffffc0000020ull,
 					0xffffffff81000204ull };
+	struct kmt_session session = { 0 };
 	struct kmt_stacks s;
 	bool unnamed;
 	int fd = mkstemp(syms);
@@ -191,7 +195,8 @@ START_TEST(test_plumbing_removed)
 	close(fd);
 	ck_assert_int_eq(kmt_reader_use_kallsyms(r, syms, &err), 0);
 	ck_assert_int_eq(kmt_stacks_init(&s), 0);
-	s.reader = r;
+	session.reader = r;
+	s.session = &session;
 	ck_assert_int_eq(kmt_stacks_first_caller(&s, chain, 5, &unnamed), 2);
 	kmt_stacks_text(&s, kmt_stacks_intern(&s, chain, 5), text, sizeof(text));
 	ck_assert_str_eq(text, "caller_fn+0x8\nouter_fn+0x4");
