@@ -174,20 +174,65 @@ struct kmt_event {
 	const char *text_event;	/* and the event's name as it wrote it */
 	unsigned long long func;	/* KMT_EV_U_*: enum kmt_user_func (decoded as u64) */
 
-	/* reclaim, compaction, page cache, memcg */
-	long long nid;
-	long long priority;
-	unsigned long long nr_scanned;	/* also compaction's pages isolated from */
-	unsigned long long nr_reclaimed;	/* also compaction's pages migrated */
-	unsigned long long nr_taken;	/* also compaction's migrations failed */
-	long long status;		/* compaction status or result, throttle reason, shrinker's freed */
-	unsigned long long end;		/* the end of a range: pfns, vmap purge */
-	unsigned long long ino;		/* page cache: the file's inode and device */
-	unsigned long long dev;
-	unsigned long long index;
-	unsigned long long memcg_id;	/* the memory cgroup's id (its cgroupfs inode) */
-	long long item;
-	long long val;
+	/*
+	 * The fields of the families that share nothing with kmem's: the
+	 * member named after the event's family holds them (@type says which;
+	 * the others alias it). Ranges start in @pfn or @ptr.
+	 */
+	union {
+		struct {			/* vmscan */
+			long long nid;
+			long long priority;
+			unsigned long long nr_scanned;	/* lru, pages; shrink_slab: total_scan */
+			unsigned long long nr_taken;	/* isolated */
+			unsigned long long nr_reclaimed;
+			unsigned long long nr_deactivated;	/* lru_shrink_active */
+			long long lru;			/* lru_isolate: which list */
+			long long usec_timeout;		/* throttled */
+			long long usec_delayed;
+			long long reason;
+			long long cache_items;		/* shrink_slab_start */
+			long long shrinker_freed;	/* shrink_slab_end: the shrinker's return */
+		} reclaim;
+		struct {			/* compaction */
+			long long nid;
+			long long priority;		/* try: prio; deferred: defer_shift */
+			unsigned long long end_pfn;	/* begin/end: zone_end; isolate: end_pfn */
+			unsigned long long nr_scanned;	/* isolate; deferred: considered */
+			unsigned long long nr_taken;	/* isolate */
+			unsigned long long nr_migrated;
+			unsigned long long nr_failed;
+			long long sync;
+			long long status;		/* end: status; suitable/finished: ret;
+							   deferred: order_failed */
+		} compaction;
+		struct {			/* filemap */
+			unsigned long long ino;		/* the file's inode and device */
+			unsigned long long dev;
+			unsigned long long index;
+			unsigned long long last_index;	/* get_pages, map_pages */
+			long long errseq;		/* set_wb_err: errseq; check_wb_err: new */
+		} pagecache;
+		struct {			/* memcg */
+			unsigned long long id;		/* the memory cgroup's (its cgroupfs inode) */
+			long long item;			/* the kernel's enum number; flush: force */
+			long long val;			/* flush: stats_updates */
+		} memcg;
+		struct {			/* vmalloc, percpu */
+			unsigned long long end;		/* vmap purge */
+			long long count;		/* vmap free: nr_lazy; purge: npurged */
+			long long failed;		/* alloc_vmap_area */
+			long long is_atomic;		/* percpu */
+		} area;
+		struct {			/* oom: reclaim_retry_zone, compact_retry */
+			long long nid;
+			long long priority;
+			unsigned long long reclaimable;
+			unsigned long long available;	/* reclaim: available; compact: ret */
+			long long loops;		/* no_progress_loops; compact: retries */
+			long long result;		/* wmark_check; compact: result */
+		} oom_retry;
+	};
 };
 
 /*

@@ -125,8 +125,8 @@ static void run_end(struct compact_state *st, const struct kmt_event *ev)
 	uint64_t begin, ns;
 	uint32_t index;
 
-	if (ev->status >= 0 && ev->status < MAX_STATUS)
-		st->status[ev->status]++;
+	if (ev->compaction.status >= 0 && ev->compaction.status < MAX_STATUS)
+		st->status[ev->compaction.status]++;
 	else
 		st->other_status++;
 	if (!kmt_hashmap_del(&st->open, (uint32_t)ev->pid, &begin)) {
@@ -142,7 +142,7 @@ static void run_end(struct compact_state *st, const struct kmt_event *ev)
 	p->runs++;
 	p->ns += ns;
 	p->max_ns = ns > p->max_ns ? ns : p->max_ns;
-	p->succeeded += ev->status == st->success;
+	p->succeeded += ev->compaction.status == st->success;
 }
 
 static struct compact_order *order_of(struct compact_state *st, unsigned long long order)
@@ -177,17 +177,17 @@ static void compact_event(void *priv, const struct kmt_event *ev)
 		order_of(st, ev->order)->extfrag++;
 		break;
 	case KMT_EV_COMPACTION_ISOLATE_MIGRATE:
-		st->migrate_scanned += ev->nr_scanned;
-		st->migrate_taken += ev->nr_taken;
+		st->migrate_scanned += ev->compaction.nr_scanned;
+		st->migrate_taken += ev->compaction.nr_taken;
 		break;
 	case KMT_EV_COMPACTION_ISOLATE_FREE:
 	case KMT_EV_COMPACTION_FAST_ISOLATE_FREE:
-		st->free_scanned += ev->nr_scanned;
-		st->free_taken += ev->nr_taken;
+		st->free_scanned += ev->compaction.nr_scanned;
+		st->free_taken += ev->compaction.nr_taken;
 		break;
 	case KMT_EV_COMPACTION_MIGRATE:
-		st->migrated += ev->nr_reclaimed;
-		st->migrate_failed += ev->nr_taken;
+		st->migrated += ev->compaction.nr_migrated;
+		st->migrate_failed += ev->compaction.nr_failed;
 		break;
 	case KMT_EV_KCOMPACTD_WAKE:
 		st->kcompactd_wakes++;

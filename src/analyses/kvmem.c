@@ -164,7 +164,7 @@ static void kv_event(void *priv, const struct kmt_event *ev)
 	case KMT_EV_PERCPU_ALLOC_FAIL:
 		return kv_alloc(st, 0, 0, ev->bytes_req, true);
 	case KMT_EV_VMAP_ALLOC:
-		return kv_alloc(st, (uint32_t)ev->pid, ev->ptr, ev->bytes_alloc, ev->status != 0);
+		return kv_alloc(st, (uint32_t)ev->pid, ev->ptr, ev->bytes_alloc, ev->area.failed != 0);
 	case KMT_EV_PERCPU_FREE:
 	case KMT_EV_VMAP_FREE:
 		return kv_release(st, ev->ptr);
@@ -176,7 +176,7 @@ static void kv_event(void *priv, const struct kmt_event *ev)
 		return;
 	case KMT_EV_VMAP_PURGE:
 		st->purges++;
-		st->purged += ev->val > 0 ? (uint64_t)ev->val : 0;
+		st->purged += ev->area.count > 0 ? (uint64_t)ev->area.count : 0;
 		return;
 	default:
 		return;

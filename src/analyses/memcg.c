@@ -143,9 +143,9 @@ static void memcg_event(void *priv, const struct kmt_event *ev)
 
 	if (st->nomem || kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
 		return;
-	g = group_of(st, ev->memcg_id);
+	g = group_of(st, ev->memcg.id);
 	if (g && ev->type != KMT_EV_MEMCG_FLUSH_STATS)
-		m = item_of(st, ev->memcg_id, kind, ev->item);
+		m = item_of(st, ev->memcg.id, kind, ev->memcg.item);
 	if (!g || (!m && ev->type != KMT_EV_MEMCG_FLUSH_STATS)) {
 		st->nomem = true;
 		return;
@@ -156,7 +156,7 @@ static void memcg_event(void *priv, const struct kmt_event *ev)
 	}
 	g->updates++;
 	m->updates++;
-	m->total += ev->val;
+	m->total += ev->memcg.val;
 }
 
 static int by_updates(uint32_t a, uint32_t b, void *ctx)

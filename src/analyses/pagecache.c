@@ -112,18 +112,18 @@ static uint64_t file_key(uint64_t dev, uint64_t ino)
 
 static struct pc_file *file_of(struct pc_state *st, const struct kmt_event *ev)
 {
-	uint64_t key = file_key(ev->dev, ev->ino), i;
+	uint64_t key = file_key(ev->pagecache.dev, ev->pagecache.ino), i;
 
 	/* a hash collision of two files is told apart by a probe of the next keys */
 	while (kmt_hashmap_get(&st->files_by_key, key, &i)) {
-		if (st->files[i].dev == ev->dev && st->files[i].ino == ev->ino)
+		if (st->files[i].dev == ev->pagecache.dev && st->files[i].ino == ev->pagecache.ino)
 			return &st->files[i];
 		key++;
 	}
 	if (kmt_grow(&st->files, &st->files_cap, st->nfiles, sizeof(*st->files)) ||
 	    kmt_hashmap_put(&st->files_by_key, key, st->nfiles))
 		return NULL;
-	st->files[st->nfiles] = (struct pc_file){ .dev = ev->dev, .ino = ev->ino };
+	st->files[st->nfiles] = (struct pc_file){ .dev = ev->pagecache.dev, .ino = ev->pagecache.ino };
 	return &st->files[st->nfiles++];
 }
 

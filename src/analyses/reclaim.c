@@ -188,7 +188,7 @@ static void stall_end(struct reclaim_state *st, const struct kmt_event *ev,
 	r->c.stalls++;
 	r->c.stall_ns += ns;
 	r->c.max_ns = ns > r->c.max_ns ? ns : r->c.max_ns;
-	r->c.reclaimed += ev->nr_reclaimed;
+	r->c.reclaimed += ev->reclaim.nr_reclaimed;
 }
 
 static struct kswapd_node *node_of(struct reclaim_state *st, long long nid)
@@ -209,7 +209,7 @@ static struct kswapd_node *node_of(struct reclaim_state *st, long long nid)
 
 static void kswapd_event(struct reclaim_state *st, const struct kmt_event *ev)
 {
-	struct kswapd_node *n = node_of(st, ev->nid);
+	struct kswapd_node *n = node_of(st, ev->reclaim.nid);
 
 	if (!n)
 		return;
@@ -243,20 +243,22 @@ static void work_event(struct reclaim_state *st, const struct kmt_event *ev)
 	for (i = 0; i < 2; i++) {
 		switch (ev->type) {
 		case KMT_EV_LRU_ISOLATE:
-			c[i]->lru_scanned += ev->nr_scanned;
-			c[i]->lru_taken += ev->nr_taken;
+			c[i]->lru_scanned += ev->reclaim.nr_scanned;
+			c[i]->lru_taken += ev->reclaim.nr_taken;
 			break;
 		case KMT_EV_LRU_SHRINK_INACTIVE:
 		case KMT_EV_RECLAIM_PAGES:
-			c[i]->lru_reclaimed += ev->nr_reclaimed;
+			c[i]->lru_reclaimed += ev->reclaim.nr_reclaimed;
 			break;
 		case KMT_EV_SHRINK_SLAB_END:
-			c[i]->slab_freed += ev->status > 0 ? (uint64_t)ev->status : 0;
-			c[i]->slab_scanned += ev->nr_scanned;
+			c[i]->slab_freed += ev->reclaim.shrinker_freed > 0 ?
+					    (uint64_t)ev->reclaim.shrinker_freed : 0;
+			c[i]->slab_scanned += ev->reclaim.nr_scanned;
 			break;
 		case KMT_EV_RECLAIM_THROTTLED:
 			c[i]->throttled++;
-			c[i]->throttled_us += ev->val > 0 ? (uint64_t)ev->val : 0;
+			c[i]->throttled_us += ev->reclaim.usec_delayed > 0 ?
+					      (uint64_t)ev->reclaim.usec_delayed : 0;
 			break;
 		default:
 			break;

@@ -190,7 +190,7 @@ static void stall_event(struct top *tp, const struct kmt_event *ev, bool begin)
 	r->v[0]++;
 	r->v[1] += ev->ts - since;
 	r->v[2] = ev->ts - since > r->v[2] ? ev->ts - since : r->v[2];
-	r->v[3] += ev->nr_reclaimed;
+	r->v[3] += ev->reclaim.nr_reclaimed;
 }
 
 static void take_event(struct top *tp, const struct kmt_event *ev)

@@ -87,22 +87,25 @@ static const struct event_spec specs[KMT_EV_NR] = {
 	[KMT_EV_U_RETURN] = { { INT("ret", ret), INT("fn", func) } },
 
 #define RECLAIM_BEGIN	{ INT("order", order), INT("gfp_flags", gfp_flags) }
-#define RECLAIM_END	{ INT("nr_reclaimed", nr_reclaimed) }
-#define NID		INT("nid", nid)
-#define LRU_COUNTS	NID, INT("nr_scanned", nr_scanned), INT("nr_reclaimed", nr_reclaimed), \
-			INT("priority", priority)
-#define RANGE_SCAN	{ INT("start_pfn", pfn), INT("end_pfn", end), INT("nr_scanned", nr_scanned), \
-			  INT("nr_taken", nr_taken) }
-#define DEFER_FIELDS	{ NID, INT("order", order), INT("order_failed", status), \
-			  INT("considered", nr_scanned), INT("defer_shift", priority) }
-#define ZONE_RESULT	{ NID, INT("order", order), INT("ret", status) }
-#define KCOMPACTD	{ NID, INT("order", order) }
-#define PAGECACHE	{ PFN, INT("i_ino", ino), INT("index", index), INT("s_dev", dev), \
-			  INT("order", order) }
-#define FILE_RANGE	{ INT("i_ino", ino), INT("s_dev", dev), INT("index", index), \
-			  INT("last_index", end) }
+#define RECLAIM_END	{ INT("nr_reclaimed", reclaim.nr_reclaimed) }
+#define NID(f)		INT("nid", f.nid)
+#define LRU_COUNTS	NID(reclaim), INT("nr_scanned", reclaim.nr_scanned), \
+			INT("nr_reclaimed", reclaim.nr_reclaimed), INT("priority", reclaim.priority)
+#define RANGE_SCAN	{ INT("start_pfn", pfn), INT("end_pfn", compaction.end_pfn), \
+			  INT("nr_scanned", compaction.nr_scanned), \
+			  INT("nr_taken", compaction.nr_taken) }
+#define DEFER_FIELDS	{ NID(compaction), INT("order", order), \
+			  INT("order_failed", compaction.status), \
+			  INT("considered", compaction.nr_scanned), \
+			  INT("defer_shift", compaction.priority) }
+#define ZONE_RESULT	{ NID(compaction), INT("order", order), INT("ret", compaction.status) }
+#define KCOMPACTD	{ NID(compaction), INT("order", order) }
+#define FILE_ID		INT("i_ino", pagecache.ino), INT("s_dev", pagecache.dev)
+#define PAGECACHE	{ PFN, FILE_ID, INT("index", pagecache.index), INT("order", order) }
+#define FILE_RANGE	{ FILE_ID, INT("index", pagecache.index), \
+			  INT("last_index", pagecache.last_index) }
 #define REAPING		{ INT("pid", target_pid) }
-#define MEMCG_STATE	{ INT("id", memcg_id), INT("item", item), INT("val", val) }
+#define MEMCG_STATE	{ INT("id", memcg.id), INT("item", memcg.item), INT("val", memcg.val) }
 
 	[KMT_EV_DIRECT_RECLAIM_BEGIN] = { RECLAIM_BEGIN },
 	[KMT_EV_DIRECT_RECLAIM_END] = { RECLAIM_END },
@@ -110,28 +113,37 @@ static const struct event_spec specs[KMT_EV_NR] = {
 	[KMT_EV_MEMCG_RECLAIM_END] = { RECLAIM_END },
 	[KMT_EV_MEMCG_SOFTLIMIT_RECLAIM_BEGIN] = { RECLAIM_BEGIN },
 	[KMT_EV_MEMCG_SOFTLIMIT_RECLAIM_END] = { RECLAIM_END },
-	[KMT_EV_NODE_RECLAIM_BEGIN] = { { NID, INT("order", order), INT("gfp_flags", gfp_flags)  } },
+	[KMT_EV_NODE_RECLAIM_BEGIN] = { { NID(reclaim), INT("order", order),
+					  INT("gfp_flags", gfp_flags) } },
 	[KMT_EV_NODE_RECLAIM_END] = { RECLAIM_END },
-	[KMT_EV_KSWAPD_WAKE] = { { NID, INT("order", order)  } },
-	[KMT_EV_KSWAPD_SLEEP] = { { NID  } },
-	[KMT_EV_WAKEUP_KSWAPD] = { { NID, INT("order", order), INT("gfp_flags", gfp_flags)  } },
-	[KMT_EV_LRU_ISOLATE] = { { INT("order", order), INT("nr_scanned", nr_scanned), INT("nr_taken", nr_taken),
-		  INT("lru", item)  } },
-	[KMT_EV_LRU_SHRINK_ACTIVE] = { { NID, INT("nr_taken", nr_taken), INT("nr_deactivated", val),
-		  INT("priority", priority)  } },
-	[KMT_EV_LRU_SHRINK_INACTIVE] = { { LRU_COUNTS  } },
-	[KMT_EV_RECLAIM_PAGES] = { { NID, INT("nr_scanned", nr_scanned), INT("nr_reclaimed", nr_reclaimed)  } },
-	[KMT_EV_RECLAIM_THROTTLED] = { { NID, INT("usec_timeout", end), INT("usec_delayed", val),
-		  INT("reason", status)  } },
-	[KMT_EV_RECLAIM_WRITE_FOLIO] = { { PFN  } },
-	[KMT_EV_SHRINK_SLAB_START] = { { INT("shrink", call_site), NID, INT("cache_items", val),
-		  INT("total_scan", nr_scanned), INT("priority", priority)  } },
-	[KMT_EV_SHRINK_SLAB_END] = { { INT("shrink", call_site), NID, INT("retval", status),
-		  INT("total_scan", nr_scanned)  } },
-	[KMT_EV_COMPACTION_BEGIN] = { { INT("zone_start", pfn), INT("zone_end", end), INT("sync", item)  } },
-	[KMT_EV_COMPACTION_END] = { { INT("zone_start", pfn), INT("zone_end", end), INT("sync", item),
-		  INT("status", status)  } },
-	[KMT_EV_COMPACTION_TRY] = { { INT("order", order), INT("gfp_mask", gfp_flags), INT("prio", priority)  } },
+	[KMT_EV_KSWAPD_WAKE] = { { NID(reclaim), INT("order", order) } },
+	[KMT_EV_KSWAPD_SLEEP] = { { NID(reclaim) } },
+	[KMT_EV_WAKEUP_KSWAPD] = { { NID(reclaim), INT("order", order), INT("gfp_flags", gfp_flags) } },
+	[KMT_EV_LRU_ISOLATE] = { { INT("order", order), INT("nr_scanned", reclaim.nr_scanned),
+				   INT("nr_taken", reclaim.nr_taken), INT("lru", reclaim.lru) } },
+	[KMT_EV_LRU_SHRINK_ACTIVE] = { { NID(reclaim), INT("nr_taken", reclaim.nr_taken),
+					 INT("nr_deactivated", reclaim.nr_deactivated),
+					 INT("priority", reclaim.priority) } },
+	[KMT_EV_LRU_SHRINK_INACTIVE] = { { LRU_COUNTS } },
+	[KMT_EV_RECLAIM_PAGES] = { { NID(reclaim), INT("nr_scanned", reclaim.nr_scanned),
+				     INT("nr_reclaimed", reclaim.nr_reclaimed) } },
+	[KMT_EV_RECLAIM_THROTTLED] = { { NID(reclaim), INT("usec_timeout", reclaim.usec_timeout),
+					 INT("usec_delayed", reclaim.usec_delayed),
+					 INT("reason", reclaim.reason) } },
+	[KMT_EV_RECLAIM_WRITE_FOLIO] = { { PFN } },
+	[KMT_EV_SHRINK_SLAB_START] = { { INT("shrink", call_site), NID(reclaim),
+					 INT("cache_items", reclaim.cache_items),
+					 INT("total_scan", reclaim.nr_scanned),
+					 INT("priority", reclaim.priority) } },
+	[KMT_EV_SHRINK_SLAB_END] = { { INT("shrink", call_site), NID(reclaim),
+				       INT("retval", reclaim.shrinker_freed),
+				       INT("total_scan", reclaim.nr_scanned) } },
+	[KMT_EV_COMPACTION_BEGIN] = { { INT("zone_start", pfn), INT("zone_end", compaction.end_pfn),
+					INT("sync", compaction.sync) } },
+	[KMT_EV_COMPACTION_END] = { { INT("zone_start", pfn), INT("zone_end", compaction.end_pfn),
+				      INT("sync", compaction.sync), INT("status", compaction.status) } },
+	[KMT_EV_COMPACTION_TRY] = { { INT("order", order), INT("gfp_mask", gfp_flags),
+				      INT("prio", compaction.priority) } },
 	[KMT_EV_COMPACTION_SUITABLE] = { ZONE_RESULT },
 	[KMT_EV_COMPACTION_FINISHED] = { ZONE_RESULT },
 	[KMT_EV_COMPACTION_DEFERRED] = { DEFER_FIELDS },
@@ -140,32 +152,39 @@ static const struct event_spec specs[KMT_EV_NR] = {
 	[KMT_EV_COMPACTION_ISOLATE_MIGRATE] = { RANGE_SCAN },
 	[KMT_EV_COMPACTION_ISOLATE_FREE] = { RANGE_SCAN },
 	[KMT_EV_COMPACTION_FAST_ISOLATE_FREE] = { RANGE_SCAN },
-	[KMT_EV_COMPACTION_MIGRATE] = { { INT("nr_migrated", nr_reclaimed), INT("nr_failed", nr_taken)  } },
+	[KMT_EV_COMPACTION_MIGRATE] = { { INT("nr_migrated", compaction.nr_migrated),
+					  INT("nr_failed", compaction.nr_failed) } },
 	[KMT_EV_KCOMPACTD_WAKE] = { KCOMPACTD },
-	[KMT_EV_KCOMPACTD_SLEEP] = { { NID  } },
+	[KMT_EV_KCOMPACTD_SLEEP] = { { NID(compaction) } },
 	[KMT_EV_WAKEUP_KCOMPACTD] = { KCOMPACTD },
-	[KMT_EV_VMAP_ALLOC] = { { INT("addr", ptr), INT("size", bytes_alloc), INT("failed", status)  } },
-	[KMT_EV_VMAP_FREE] = { { INT("va_start", ptr), INT("nr_lazy", val)  } },
-	[KMT_EV_VMAP_PURGE] = { { INT("start", ptr), INT("end", end), INT("npurged", val)  } },
-	[KMT_EV_PERCPU_ALLOC] = { { INT("call_site", call_site), INT("size", bytes_req), INT("bytes_alloc", bytes_alloc),
-		  INT("ptr", ptr), INT("gfp_flags", gfp_flags), INT("is_atomic", item)  } },
-	[KMT_EV_PERCPU_FREE] = { { INT("ptr", ptr)  } },
-	[KMT_EV_PERCPU_ALLOC_FAIL] = { { INT("size", bytes_req), INT("is_atomic", item)  } },
-	[KMT_EV_PERCPU_CREATE_CHUNK] = { { INT("base_addr", ptr)  } },
-	[KMT_EV_PERCPU_DESTROY_CHUNK] = { { INT("base_addr", ptr)  } },
+	[KMT_EV_VMAP_ALLOC] = { { INT("addr", ptr), INT("size", bytes_alloc),
+				  INT("failed", area.failed) } },
+	[KMT_EV_VMAP_FREE] = { { INT("va_start", ptr), INT("nr_lazy", area.count) } },
+	[KMT_EV_VMAP_PURGE] = { { INT("start", ptr), INT("end", area.end), INT("npurged", area.count) } },
+	[KMT_EV_PERCPU_ALLOC] = { { INT("call_site", call_site), INT("size", bytes_req),
+				    INT("bytes_alloc", bytes_alloc), INT("ptr", ptr),
+				    INT("gfp_flags", gfp_flags), INT("is_atomic", area.is_atomic) } },
+	[KMT_EV_PERCPU_FREE] = { { INT("ptr", ptr) } },
+	[KMT_EV_PERCPU_ALLOC_FAIL] = { { INT("size", bytes_req), INT("is_atomic", area.is_atomic) } },
+	[KMT_EV_PERCPU_CREATE_CHUNK] = { { INT("base_addr", ptr) } },
+	[KMT_EV_PERCPU_DESTROY_CHUNK] = { { INT("base_addr", ptr) } },
 	[KMT_EV_PAGECACHE_ADD] = { PAGECACHE },
 	[KMT_EV_PAGECACHE_DELETE] = { PAGECACHE },
-	[KMT_EV_FILEMAP_FAULT] = { { INT("i_ino", ino), INT("s_dev", dev), INT("index", index)  } },
+	[KMT_EV_FILEMAP_FAULT] = { { FILE_ID, INT("index", pagecache.index) } },
 	[KMT_EV_FILEMAP_GET_PAGES] = { FILE_RANGE },
 	[KMT_EV_FILEMAP_MAP_PAGES] = { FILE_RANGE },
-	[KMT_EV_FILEMAP_SET_WB_ERR] = { { INT("i_ino", ino), INT("s_dev", dev), INT("errseq", val)  } },
-	[KMT_EV_FILEMAP_CHECK_WB_ERR] = { { INT("i_ino", ino), INT("s_dev", dev), INT("new", val)  } },
-	[KMT_EV_OOM_SCORE_ADJ_UPDATE] = { { INT("pid", target_pid), STR("comm"), INT("oom_score_adj", oom_score_adj)  } },
-	[KMT_EV_OOM_RECLAIM_RETRY] = { { INT("node", nid), INT("order", order), INT("reclaimable", nr_scanned),
-		  INT("available", val), INT("no_progress_loops", item),
-		  INT("wmark_check", status)  } },
-	[KMT_EV_OOM_COMPACT_RETRY] = { { INT("order", order), INT("priority", priority), INT("result", status),
-		  INT("retries", item), INT("ret", val)  } },
+	[KMT_EV_FILEMAP_SET_WB_ERR] = { { FILE_ID, INT("errseq", pagecache.errseq) } },
+	[KMT_EV_FILEMAP_CHECK_WB_ERR] = { { FILE_ID, INT("new", pagecache.errseq) } },
+	[KMT_EV_OOM_SCORE_ADJ_UPDATE] = { { INT("pid", target_pid), STR("comm"),
+					    INT("oom_score_adj", oom_score_adj) } },
+	[KMT_EV_OOM_RECLAIM_RETRY] = { { INT("node", oom_retry.nid), INT("order", order),
+					 INT("reclaimable", oom_retry.reclaimable),
+					 INT("available", oom_retry.available),
+					 INT("no_progress_loops", oom_retry.loops),
+					 INT("wmark_check", oom_retry.result) } },
+	[KMT_EV_OOM_COMPACT_RETRY] = { { INT("order", order), INT("priority", oom_retry.priority),
+					 INT("result", oom_retry.result),
+					 INT("retries", oom_retry.loops), INT("ret", oom_retry.available) } },
 	[KMT_EV_OOM_WAKE_REAPER] = { REAPING },
 	[KMT_EV_OOM_START_REAPING] = { REAPING },
 	[KMT_EV_OOM_FINISH_REAPING] = { REAPING },
@@ -173,7 +192,8 @@ static const struct event_spec specs[KMT_EV_NR] = {
 	[KMT_EV_MEMCG_MOD_STATE] = { MEMCG_STATE },
 	[KMT_EV_MEMCG_MOD_LRUVEC_STATE] = { MEMCG_STATE },
 	[KMT_EV_MEMCG_COUNT_EVENTS] = { MEMCG_STATE },
-	[KMT_EV_MEMCG_FLUSH_STATS] = { { INT("id", memcg_id), INT("stats_updates", val), INT("force", item)  } },
+	[KMT_EV_MEMCG_FLUSH_STATS] = { { INT("id", memcg.id), INT("stats_updates", memcg.val),
+					 INT("force", memcg.item) } },
 };
 
 /* A resolved field: where it is in the payload and where it goes. */

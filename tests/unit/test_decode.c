@@ -192,9 +192,9 @@ START_TEST(test_compaction_end_and_status_names)
 	ck_assert_int_eq(kmt_decode(dec, buf, sizeof(buf), &ev), KMT_EV_COMPACTION_END);
 	ck_assert_int_eq(ev.pid, 77);
 	ck_assert_uint_eq(ev.pfn, 0x1000);
-	ck_assert_uint_eq(ev.end, 0x48000);
-	ck_assert_int_eq(ev.item, 1);
-	ck_assert_int_eq(ev.status, 8);
+	ck_assert_uint_eq(ev.compaction.end_pfn, 0x48000);
+	ck_assert_int_eq(ev.compaction.sync, 1);
+	ck_assert_int_eq(ev.compaction.status, 8);
 	ck_assert(kmt_event_type_on_request(KMT_EV_COMPACTION_END));
 	ck_assert(!kmt_event_type_on_request(KMT_EV_KMALLOC));
 	ck_assert_str_eq(kmt_symbolic_name(tep, "compaction", "mm_compaction_end", "status", 8,
