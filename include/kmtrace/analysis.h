@@ -99,8 +99,8 @@ struct kmt_analysis {
 	int (*option)(void *priv, int key, const char *arg, char *msg, int msglen);
 	/* Get ready to take the events of @s (may be NULL); 0 or -1 with errno. */
 	int (*start)(void *priv, const struct kmt_session *s);
-	/* Take one event, in time order. */
-	void (*event)(void *priv, const struct kmt_event *ev);
+	/* Take one event, in time order; 0, or -1 (errno ENOMEM) to stop the replay. */
+	int (*event)(void *priv, const struct kmt_event *ev);
 	/* A remark on the report to come, for standard error; NULL: none or none to make. */
 	const char *(*remark)(void *priv);
 	/* Describe the results to @out; 0, or -1 (errno ENOMEM when out of memory). */

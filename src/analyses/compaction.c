@@ -45,7 +45,6 @@ struct compact_state {
 	uint64_t migrate_scanned, migrate_taken, free_scanned, free_taken;
 	uint64_t migrated, migrate_failed, kcompactd_wakes, wakeup_requests, unpaired_ends;
 	long long success;			/* the status of a run that succeeded */
-	bool nomem;
 };
 
 static void compact_free(void *priv)
@@ -119,7 +118,7 @@ static struct compact_proc *proc_of(struct compact_state *st, int pid, uint32_t 
 }
 
 
-static void run_end(struct compact_state *st, const struct kmt_event *ev)
+static int run_end(struct compact_state *st, const struct kmt_event *ev)
 {
 	struct compact_proc *p;
 	uint64_t begin, ns;
@@ -131,18 +130,17 @@ static void run_end(struct compact_state *st, const struct kmt_event *ev)
 		st->other_status++;
 	if (!kmt_hashmap_del(&st->open, (uint32_t)ev->pid, &begin)) {
 		st->unpaired_ends++;
-		return;
+		return 0;
 	}
 	ns = ev->ts >= begin ? ev->ts - begin : 0;
 	p = proc_of(st, ev->pid, &index);
-	if (!p || kmt_latencies_add(&st->lat, index, ns)) {
-		st->nomem = true;
-		return;
-	}
+	if (!p || kmt_latencies_add(&st->lat, index, ns))
+		return -1;
 	p->runs++;
 	p->ns += ns;
 	p->max_ns = ns > p->max_ns ? ns : p->max_ns;
 	p->succeeded += ev->compaction.status == st->success;
+	return 0;
 }
 
 static struct compact_order *order_of(struct compact_state *st, unsigned long long order)
@@ -150,20 +148,17 @@ static struct compact_order *order_of(struct compact_state *st, unsigned long lo
 	return &st->order[order < MAX_ORDER ? order : MAX_ORDER];
 }
 
-static void compact_event(void *priv, const struct kmt_event *ev)
+static int compact_event(void *priv, const struct kmt_event *ev)
 {
 	struct compact_state *st = priv;
 
-	if (st->nomem || kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
-		return;
+	if (kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
+		return 0;
 	switch (ev->type) {
 	case KMT_EV_COMPACTION_BEGIN:
-		if (kmt_hashmap_put(&st->open, (uint32_t)ev->pid, ev->ts))
-			st->nomem = true;
-		break;
+		return kmt_hashmap_put(&st->open, (uint32_t)ev->pid, ev->ts);
 	case KMT_EV_COMPACTION_END:
-		run_end(st, ev);
-		break;
+		return run_end(st, ev);
 	case KMT_EV_COMPACTION_TRY:
 		order_of(st, ev->order)->attempts++;
 		break;
@@ -198,6 +193,7 @@ static void compact_event(void *priv, const struct kmt_event *ev)
 	default:
 		break;
 	}
+	return 0;
 }
 
 static int by_time(uint32_t a, uint32_t b, void *ctx)
@@ -302,7 +298,7 @@ static int compact_report(void *priv, const struct kmt_session *s, struct kmt_ou
 	uint32_t i;
 
 	(void)s;
-	if (st->nomem || kmt_latencies_sort(&st->lat)) {
+	if (kmt_latencies_sort(&st->lat)) {
 		errno = ENOMEM;
 		return -1;
 	}

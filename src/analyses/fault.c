@@ -150,15 +150,14 @@ static struct kmt_filter *fault_filter(void *priv)
 	return &((struct fault_state *)priv)->filter;
 }
 
-/* "pid=N minflt=N ..." of the command, as kmtrace record saved it. */
-static void parse_rusage(struct fault_state *st, const char *text)
+/* "pid=N minflt=N ..." of the command, as kmtrace record saved it. 0, or -1 when out of memory. */
+static int parse_rusage(struct fault_state *st, const char *text)
 {
 	st->have_rusage = sscanf(text, "pid=%d minflt=%lld majflt=%lld maxrss_kb=%lld "
 				 "minflt_before=%lld majflt_before=%lld", &st->rusage_pid,
 				 &st->ru_minflt, &st->ru_majflt, &st->ru_maxrss_kb,
 				 &st->before_minflt, &st->before_majflt) == 6;
-	if (st->have_rusage && kmt_hashmap_put(&st->command_tasks, st->rusage_pid, 1))
-		st->nomem = true;
+	return st->have_rusage ? kmt_hashmap_put(&st->command_tasks, st->rusage_pid, 1) : 0;
 }
 
 static void take_source(struct fault_state *st, struct kmt_reader *r)
@@ -202,10 +201,8 @@ static int fault_start(void *priv, const struct kmt_session *s)
 	st->filter.tep = s->tep;
 	take_source(st, s->reader);
 	ru = kmt_reader_text(s->reader, KMT_TEXT_RUSAGE);
-	if (ru)
-		parse_rusage(st, ru);
 	take_machine(st, kmt_reader_text(s->reader, KMT_TEXT_UNAME));
-	return st->nomem ? -1 : 0;
+	return ru ? parse_rusage(st, ru) : 0;
 }
 
 static uint32_t proc_of(struct fault_state *st, int pid)
@@ -215,10 +212,8 @@ static uint32_t proc_of(struct fault_state *st, int pid)
 	if (kmt_hashmap_get(&st->proc_index, pid, &idx))
 		return idx;
 	if (kmt_grow(&st->procs, &st->procs_cap, st->nprocs, sizeof(*st->procs)) ||
-	    kmt_hashmap_put(&st->proc_index, pid, st->nprocs)) {
-		st->nomem = true;
+	    kmt_hashmap_put(&st->proc_index, pid, st->nprocs))
 		return UINT32_MAX;
-	}
 	memset(&st->procs[st->nprocs], 0, sizeof(st->procs[0]));
 	st->procs[st->nprocs].pid = pid;	/* named at report time */
 	return st->nprocs++;
@@ -231,10 +226,8 @@ static uint32_t ip_of(struct fault_state *st, uint64_t ip)
 	if (kmt_hashmap_get(&st->ip_index, ip, &idx))
 		return idx;
 	if (kmt_grow(&st->ips, &st->ips_cap, st->nips, sizeof(*st->ips)) ||
-	    kmt_hashmap_put(&st->ip_index, ip, st->nips)) {
-		st->nomem = true;
+	    kmt_hashmap_put(&st->ip_index, ip, st->nips))
 		return UINT32_MAX;
-	}
 	memset(&st->ips[st->nips], 0, sizeof(st->ips[0]));
 	st->ips[st->nips].ip = ip;
 	return st->nips++;
@@ -242,10 +235,8 @@ static uint32_t ip_of(struct fault_state *st, uint64_t ip)
 
 static int32_t new_region(struct fault_state *st, const struct fault_region *r)
 {
-	if (kmt_grow(&st->regions, &st->regions_cap, st->nregions, sizeof(*st->regions))) {
-		st->nomem = true;
+	if (kmt_grow(&st->regions, &st->regions_cap, st->nregions, sizeof(*st->regions)))
 		return -1;
-	}
 	st->regions[st->nregions] = *r;
 	return st->nregions++;
 }
@@ -266,9 +257,7 @@ static int32_t mapping_row(struct fault_state *st, int pid, const struct vm_regi
 			return idx;
 	}
 	r = new_region(st, &row);
-	if (r >= 0 && kmt_hashmap_put(&st->mapping_index, key, r))
-		st->nomem = true;
-	return r;
+	return r >= 0 && kmt_hashmap_put(&st->mapping_index, key, r) ? -1 : r;
 }
 
 /* The row of @addr: its mapping when the trace saw it made, else its bucket. */
@@ -289,22 +278,21 @@ static int32_t region_of(struct fault_state *st, int pid, uint64_t addr)
 	row.end = kernel ? 0 : row.start + st->bucket;
 	row.kind = kernel ? "kernel" : "unknown";
 	r = new_region(st, &row);
-	if (r >= 0 && kmt_hashmap_put(&st->region_index, key, r))
-		st->nomem = true;
-	return r;
+	return r >= 0 && kmt_hashmap_put(&st->region_index, key, r) ? -1 : r;
 }
 
-/* The --timeline slot of @ts: time never goes back in a replay, so it is the last or a new one. */
+/*
+ * The --timeline slot of @ts: time never goes back in a replay, so it is
+ * the last or a new one. UINT32_MAX when out of memory.
+ */
 static uint32_t interval_of(struct fault_state *st, uint64_t ts)
 {
 	uint64_t idx = (ts - st->first_ts) / st->interval_ns;
 
 	if (st->nintervals && st->intervals[st->nintervals - 1].index == idx)
 		return st->nintervals - 1;
-	if (kmt_grow(&st->intervals, &st->intervals_cap, st->nintervals, sizeof(*st->intervals))) {
-		st->nomem = true;
-		return 0;
-	}
+	if (kmt_grow(&st->intervals, &st->intervals_cap, st->nintervals, sizeof(*st->intervals)))
+		return UINT32_MAX;
 	st->intervals[st->nintervals] = (struct fault_interval){ .index = idx };
 	return st->nintervals++;
 }
@@ -350,10 +338,8 @@ static struct fault_pending *pending_of(struct fault_state *st, int tid)
 	if (p)
 		return p;
 	if (kmt_grow(&st->pending, &st->pending_cap, st->npending, sizeof(*st->pending)) ||
-	    kmt_hashmap_put(&st->pending_index, tid, st->npending)) {
-		st->nomem = true;
+	    kmt_hashmap_put(&st->pending_index, tid, st->npending))
 		return NULL;
-	}
 	memset(&st->pending[st->npending], 0, sizeof(st->pending[0]));
 	return &st->pending[st->npending++];
 }
@@ -398,8 +384,6 @@ static void resolve(struct fault_state *st, struct fault_pending *p, enum fault_
 	}
 	if (l)
 		kmt_latencies_add(&st->lat, p->proc, lat);	/* out of memory: not timed */
-	else if (l)
-		st->nomem = true;
 	p->retried = false;
 }
 
@@ -432,79 +416,82 @@ static void take_samples_until(struct fault_state *st, uint64_t ts)
 	}
 }
 
-/* kmtrace:fault_return: handle_mm_fault()'s vm_fault_t. */
-static void fault_return(struct fault_state *st, const struct kmt_event *ev)
+/* kmtrace:fault_return: handle_mm_fault()'s vm_fault_t. 0, or -1 when out of memory. */
+static int fault_return(struct fault_state *st, const struct kmt_event *ev)
 {
 	uint64_t ret = (uint64_t)ev->ret;
-	struct fault_pending *p;
+	struct fault_pending *p = pending_of(st, ev->pid);
 
+	if (!p)
+		return -1;
 	if (ret & VMF_RETRY) {	/* it will be called again; major when it completes */
-		p = pending_of(st, ev->pid);
-		if (p)
-			p->retried = true;
-		return;
+		p->retried = true;
+		return 0;
 	}
 	if (ret & (VMF_OOM | VMF_SIGBUS | VMF_SIGSEGV | VMF_HWPOISON | VMF_HWPOISON_LARGE)) {
-		p = pending_of(st, ev->pid);
-		if (p && p->active)
+		if (p->active)
 			resolve(st, p, ret & VMF_OOM ? FAULT_OOM : ret & VMF_SIGBUS ? FAULT_SIGBUS :
 				ret & VMF_SIGSEGV ? FAULT_SIGSEGV : FAULT_HWPOISON, ev->ts);
-		return;
+		return 0;
 	}
-	p = pending_of(st, ev->pid);	/* a return without fault event: GUP */
-	accounted(st, ev->pid, (ret & VMF_MAJOR) || (p && p->retried), ev->ts);
+	/* a return without fault event: GUP */
+	accounted(st, ev->pid, (ret & VMF_MAJOR) || p->retried, ev->ts);
+	return 0;
 }
 
-static void fault_taken(struct fault_state *st, const struct kmt_event *ev)
+/* A fault event. 0, or -1 when out of memory. */
+static int fault_taken(struct fault_state *st, const struct kmt_event *ev)
 {
 	struct fault_pending *p = pending_of(st, ev->pid);
 	uint32_t proc = proc_of(st, ev->pid);
 	unsigned int classes = classes_of(st, ev->error_code, ev->type == KMT_EV_FAULT_KERNEL);
 
 	if (!p || proc == UINT32_MAX)
-		return;
+		return -1;
 	if (p->active)	/* the previous one never returned accounted */
 		resolve(st, p, FAULT_UNRESOLVED, 0);
 	count_fault(&st->total, classes);
 	count_fault(&st->procs[proc].c, classes);
 	*p = (struct fault_pending){ .ts = ev->ts, .proc = proc, .region = -1 };
-	if (st->want_ip && (p->ip = ip_of(st, ev->ip)) != UINT32_MAX)
+	if (st->want_ip) {
+		if ((p->ip = ip_of(st, ev->ip)) == UINT32_MAX)
+			return -1;
 		count_fault(&st->ips[p->ip].c, classes);
-	if (st->want_regions && (p->region = region_of(st, ev->pid, ev->address)) >= 0)
+	}
+	if (st->want_regions) {
+		if ((p->region = region_of(st, ev->pid, ev->address)) < 0)
+			return -1;
 		count_fault(&st->regions[p->region].c, classes);
+	}
 	if (st->interval_ns) {
-		p->interval = interval_of(st, ev->ts);
-		if (st->nomem)
-			return;
+		if ((p->interval = interval_of(st, ev->ts)) == UINT32_MAX)
+			return -1;
 		st->intervals[p->interval].faults++;
 	}
-	p->active = st->source != FS_NONE && !st->nomem;
+	p->active = st->source != FS_NONE;
+	return 0;
 }
 
-static void follow_tasks(struct fault_state *st, const struct kmt_event *ev)
+/* Forks and execs of the command's tasks, and the mappings --regions names. */
+static int follow_tasks(struct fault_state *st, const struct kmt_event *ev)
 {
+	struct vm_task *task;
 	uint64_t one;
-	bool nomem = false;
 
 	if (ev->type == KMT_EV_FORK && st->have_rusage &&
 	    kmt_hashmap_get(&st->command_tasks, ev->pid, &one) &&
 	    kmt_hashmap_put(&st->command_tasks, ev->target_pid, 1))
-		st->nomem = true;
+		return -1;
 	if (ev->type == KMT_EV_EXEC && st->have_rusage &&
 	    kmt_hashmap_get(&st->command_tasks, ev->pid, &one))
 		st->command_execs++;
-	if (st->want_regions)
-		kmt_vmmap_event(&st->vm, ev, &nomem);
-	if (nomem)
-		st->nomem = true;
+	return st->want_regions ? kmt_vmmap_event(&st->vm, ev, &task) : 0;
 }
 
-static void fault_event(void *priv, const struct kmt_event *ev)
+static int fault_event(void *priv, const struct kmt_event *ev)
 {
 	struct fault_state *st = priv;
 
-	if (st->nomem)
-		return;
 	if (!st->started)
 		st->first_ts = ev->ts;
 	st->started = true;
@@ -513,15 +500,13 @@ static void fault_event(void *priv, const struct kmt_event *ev)
 	switch (ev->type) {
 	case KMT_EV_FAULT_USER:
 	case KMT_EV_FAULT_KERNEL:
-		if (!kmt_filter_done(&st->filter, ev) && kmt_filter_pass(&st->filter, ev))
-			fault_taken(st, ev);
-		break;
+		if (kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
+			return 0;
+		return fault_taken(st, ev);
 	case KMT_EV_FAULT_RETURN:
-		fault_return(st, ev);
-		break;
+		return fault_return(st, ev);
 	default:
-		follow_tasks(st, ev);
-		break;
+		return follow_tasks(st, ev);
 	}
 }
 
@@ -535,12 +520,11 @@ static int fault_report_cb(void *priv, const struct kmt_session *s, struct kmt_o
 		if (st->pending[i].active)
 			resolve(st, &st->pending[i], FAULT_UNRESOLVED, 0);
 	for (i = 0; i < st->nprocs; i++)	/* names as the recording knows them at its end */
-		if (!st->procs[i].comm && !(st->procs[i].comm = kmt_task_name(st->tep, st->procs[i].pid)))
-			st->nomem = true;
-	if (st->nomem) {
-		errno = ENOMEM;
-		return -1;
-	}
+		if (!st->procs[i].comm &&
+		    !(st->procs[i].comm = kmt_task_name(st->tep, st->procs[i].pid))) {
+			errno = ENOMEM;
+			return -1;
+		}
 	return kmt_fault_report(st, s, out);
 }
 

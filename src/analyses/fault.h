@@ -118,7 +118,6 @@ struct fault_state {
 	struct vmmap vm;
 	uint64_t first_ts, last_ts;
 	bool started;			/* first_ts is set */
-	bool nomem;
 
 	/* Ground truth: the command's rusage and which tasks are its own. */
 	bool have_rusage;

@@ -44,7 +44,6 @@ struct kv_state {
 	struct kmt_objmap live;		/* address -> kv_obj */
 	uint64_t unmatched_frees;	/* of what was allocated before the recording */
 	uint64_t chunks_created, chunks_destroyed, purges, purged;
-	bool nomem;
 };
 
 static void kv_free(void *priv)
@@ -114,26 +113,24 @@ static struct kv_row *row_of(struct kv_state *st, uint64_t caller, uint32_t *ind
 	return &st->rows[i];
 }
 
-static void kv_alloc(struct kv_state *st, uint64_t caller, uint64_t addr, uint64_t bytes,
-		     bool failed)
+/* An allocation (or a failed one) of @bytes at @addr by @caller. 0, or -1 when out of memory. */
+static int kv_alloc(struct kv_state *st, uint64_t caller, uint64_t addr, uint64_t bytes,
+		    bool failed)
 {
 	struct kv_obj o = { .bytes = bytes };
 	struct kv_row *r = row_of(st, caller, &o.row);
 
-	if (!r) {
-		st->nomem = true;
-		return;
-	}
+	if (!r)
+		return -1;
 	if (failed) {
 		r->failed++;
-		return;
+		return 0;
 	}
 	r->allocs++;
 	r->bytes += bytes;
 	r->live++;
 	r->live_bytes += bytes;
-	if (kv_obj_put(&st->live, addr, &o))
-		st->nomem = true;
+	return kv_obj_put(&st->live, addr, &o);
 }
 
 static void kv_release(struct kv_state *st, uint64_t addr)
@@ -152,12 +149,12 @@ static void kv_release(struct kv_state *st, uint64_t addr)
 	r->live_bytes -= o.bytes;
 }
 
-static void kv_event(void *priv, const struct kmt_event *ev)
+static int kv_event(void *priv, const struct kmt_event *ev)
 {
 	struct kv_state *st = priv;
 
-	if (st->nomem || kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
-		return;
+	if (kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
+		return 0;
 	switch (ev->type) {
 	case KMT_EV_PERCPU_ALLOC:
 		return kv_alloc(st, ev->call_site, ev->ptr, ev->bytes_alloc, false);
@@ -167,19 +164,20 @@ static void kv_event(void *priv, const struct kmt_event *ev)
 		return kv_alloc(st, (uint32_t)ev->pid, ev->ptr, ev->bytes_alloc, ev->area.failed != 0);
 	case KMT_EV_PERCPU_FREE:
 	case KMT_EV_VMAP_FREE:
-		return kv_release(st, ev->ptr);
+		kv_release(st, ev->ptr);
+		return 0;
 	case KMT_EV_PERCPU_CREATE_CHUNK:
 		st->chunks_created++;
-		return;
+		return 0;
 	case KMT_EV_PERCPU_DESTROY_CHUNK:
 		st->chunks_destroyed++;
-		return;
+		return 0;
 	case KMT_EV_VMAP_PURGE:
 		st->purges++;
 		st->purged += ev->area.count > 0 ? (uint64_t)ev->area.count : 0;
-		return;
+		return 0;
 	default:
-		return;
+		return 0;
 	}
 }
 
@@ -265,10 +263,6 @@ static int kv_report(void *priv, const struct kmt_session *s, struct kmt_output 
 	uint32_t i;
 
 	(void)s;
-	if (st->nomem) {
-		errno = ENOMEM;
-		return -1;
-	}
 	for (i = 0; i < st->nrows; i++) {
 		allocs += st->rows[i].allocs;
 		bytes += st->rows[i].bytes;

@@ -165,39 +165,40 @@ static uint32_t cache_of(struct leak_state *st, const struct kmt_event *ev, int 
 	return idx;
 }
 
-/* Outstanding objects of the top stacks at --interval boundary @ts. */
-static void take_point(struct leak_state *st, uint64_t ts)
+/* Outstanding objects of the top stacks at --interval boundary @ts. 0, or -1 when out of memory. */
+static int take_point(struct leak_state *st, uint64_t ts)
 {
 	long top = st->lines >= 0 ? st->lines : LEAK_INTERVAL_TOP, n, i;
 	struct leak_group *g;
+	int ret = 0;
 
 	n = kmt_leak_groups(st, st->have_stacks ? LEAK_BY_STACK : LEAK_BY_CALLSITE, ts, &g);
-	if (n < 0) {
-		st->failed = true;
-		return;
-	}
-	for (i = 0; i < n && i < top; i++) {
-		if (kmt_grow(&st->points, &st->cap_points, st->npoints, sizeof(*st->points))) {
-			st->failed = true;
-			break;
-		}
-		st->points[st->npoints++] = (struct leak_point){ .ts = ts, .g = g[i] };
+	if (n < 0)
+		return -1;
+	for (i = 0; i < n && i < top && !ret; i++) {
+		ret = kmt_grow(&st->points, &st->cap_points, st->npoints, sizeof(*st->points));
+		if (!ret)
+			st->points[st->npoints++] = (struct leak_point){ .ts = ts, .g = g[i] };
 	}
 	free(g);
+	return ret;
 }
 
 /* Boundaries passed before @ts: one point at the first (quiet intervals are not repeated). */
-static void pass_boundaries(struct leak_state *st, uint64_t ts)
+static int pass_boundaries(struct leak_state *st, uint64_t ts)
 {
 	if (!st->next_boundary)
 		st->next_boundary = ts + st->interval_ns;
 	if (ts < st->next_boundary)
-		return;
-	take_point(st, st->next_boundary);
+		return 0;
+	if (take_point(st, st->next_boundary))
+		return -1;
 	st->next_boundary = kmt_boundary_after(st->next_boundary, ts, st->interval_ns);
+	return 0;
 }
 
-static void on_alloc(struct leak_state *st, const struct kmt_event *ev, int kind)
+/* 0, or -1 when out of memory. */
+static int on_alloc(struct leak_state *st, const struct kmt_event *ev, int kind)
 {
 	struct leak_obj o = { .ts = ev->ts, .pid = ev->pid, .stack = KMT_STACK_NONE, .kind = kind,
 			      .cache = LEAK_NONE, .selected = kmt_filter_pass(&st->filter, ev) };
@@ -206,11 +207,11 @@ static void on_alloc(struct leak_state *st, const struct kmt_event *ev, int kind
 
 	if (kmt_event_alloc_failed(ev)) {
 		st->failed_allocs[kind] += o.selected;
-		return;
+		return 0;
 	}
 	if (leak_live_take(&st->live[kind], addr, &old) && old.selected) {
-		if (kind == LEAK_SLAB)
-			kmt_slab_audit_reuse(&st->audit, old.cache);
+		if (kind == LEAK_SLAB && kmt_slab_audit_reuse(&st->audit, old.cache))
+			return -1;
 		st->reused[kind]++;
 		st->reused_bytes[kind] += old.bytes;
 	}
@@ -224,67 +225,62 @@ static void on_alloc(struct leak_state *st, const struct kmt_event *ev, int kind
 		o.cache = cache_of(st, ev, kind);
 		if (ev->callchain_nr) {
 			st->have_stacks = true;
-			o.stack = kmt_stacks_intern(&st->stacks, ev->callchain, ev->callchain_nr);
+			if (kmt_stacks_intern(&st->stacks, ev->callchain, ev->callchain_nr, &o.stack))
+				return -1;
 		}
-		if (o.cache == LEAK_NONE || st->stacks.failed)
-			st->failed = true;
-		else if (kind == LEAK_SLAB)
-			kmt_slab_audit_alloc(&st->audit, o.cache);
+		if (o.cache == LEAK_NONE ||
+		    (kind == LEAK_SLAB && kmt_slab_audit_alloc(&st->audit, o.cache)))
+			return -1;
 	}
-	if (leak_live_put(&st->live[kind], addr, &o))
-		st->failed = true;
+	return leak_live_put(&st->live[kind], addr, &o);
 }
 
-static void on_free(struct leak_state *st, const struct kmt_event *ev, int kind)
+/* 0, or -1 when out of memory. */
+static int on_free(struct leak_state *st, const struct kmt_event *ev, int kind)
 {
 	uint64_t addr = kind == LEAK_SLAB ? ev->ptr : ev->pfn;
 	struct leak_obj o;
 
 	if (kmt_event_frees_nothing(ev))
-		return;
-	if (leak_live_take(&st->live[kind], addr, &o)) {
-		if (kind == LEAK_SLAB && o.selected)
-			kmt_slab_audit_free_seen(&st->audit, o.cache);
-		return;
-	}
+		return 0;
+	if (leak_live_take(&st->live[kind], addr, &o))
+		return kind == LEAK_SLAB && o.selected ?
+		       kmt_slab_audit_free_seen(&st->audit, o.cache) : 0;
 	/* A batched free may repeat a page mm_page_free gave already: not unseen. */
 	if (ev->type == KMT_EV_PAGE_FREE_BATCHED || !kmt_filter_pass(&st->filter, ev))
-		return;
+		return 0;
 	st->unseen_frees[kind]++;
-	if (kind == LEAK_SLAB)
-		kmt_slab_audit_free_unseen(&st->audit, ev->type == KMT_EV_CACHE_FREE ? ev->str : NULL,
-					   ev->str_len);
+	if (kind != LEAK_SLAB)
+		return 0;
+	return kmt_slab_audit_free_unseen(&st->audit, ev->type == KMT_EV_CACHE_FREE ? ev->str : NULL,
+					  ev->str_len);
 }
 
-static void leak_event(void *priv, const struct kmt_event *ev)
+static int leak_event(void *priv, const struct kmt_event *ev)
 {
 	struct leak_state *st = priv;
 
-	if (kmt_filter_done(&st->filter, ev) || st->failed)
-		return;
-	if (st->interval_ns)
-		pass_boundaries(st, ev->ts);
+	if (kmt_filter_done(&st->filter, ev))
+		return 0;
+	if (st->interval_ns && pass_boundaries(st, ev->ts))
+		return -1;
 	st->last_ts = ev->ts;
 	switch (ev->type) {
 	case KMT_EV_KMALLOC:
 	case KMT_EV_KMALLOC_NODE:
 	case KMT_EV_CACHE_ALLOC:
 	case KMT_EV_CACHE_ALLOC_NODE:
-		on_alloc(st, ev, LEAK_SLAB);
-		break;
+		return on_alloc(st, ev, LEAK_SLAB);
 	case KMT_EV_KFREE:
 	case KMT_EV_CACHE_FREE:
-		on_free(st, ev, LEAK_SLAB);
-		break;
+		return on_free(st, ev, LEAK_SLAB);
 	case KMT_EV_PAGE_ALLOC:
-		on_alloc(st, ev, LEAK_PAGES);
-		break;
+		return on_alloc(st, ev, LEAK_PAGES);
 	case KMT_EV_PAGE_FREE:
 	case KMT_EV_PAGE_FREE_BATCHED:
-		on_free(st, ev, LEAK_PAGES);
-		break;
+		return on_free(st, ev, LEAK_PAGES);
 	default:
-		break;	/* only its time: the end of the recording is the last event */
+		return 0;	/* only its time: the end of the recording is the last event */
 	}
 }
 

@@ -60,7 +60,6 @@ struct leak_state {
 	struct kmt_stacks stacks;
 	uint64_t page_size;
 	uint64_t last_ts;
-	bool failed;
 	bool have_stacks;		/* an allocation came with a call stack */
 
 	struct kmt_objmap live[LEAK_KINDS];	/* pointer or pfn -> struct leak_obj */
@@ -100,8 +99,8 @@ static inline bool kmt_leak_left_out(const struct leak_state *st, const struct l
 	return !st->all && o->kind == LEAK_SLAB && kmt_slab_audit_untraced(&st->audit, o->cache);
 }
 
-/* Judge which caches' frees are not traced (leak_untraced.c). 0 or -1. */
-int kmt_leak_judge(struct leak_state *st);
+/* Judge which caches' frees are not traced (leak_untraced.c). */
+void kmt_leak_judge(struct leak_state *st);
 
 /* Describe that check and what it left out of the suspects. 0 or -1. */
 int kmt_leak_report_untraced(const struct leak_state *st, uint64_t now,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /* leak: what is outstanding, summed per group with its ages, and the report. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
@@ -301,11 +302,12 @@ int kmt_leak_report(void *priv, const struct kmt_session *s, struct kmt_output *
 	int ret;
 
 	(void)s;
-	if (st->failed || !buf) {
-		free(buf);
+	if (!buf) {
+		errno = ENOMEM;
 		return -1;
 	}
-	ret = kmt_leak_judge(st) || report_summary(st, now, out) ||
+	kmt_leak_judge(st);
+	ret = report_summary(st, now, out) ||
 	      kmt_leak_report_untraced(st, now, out) ||
 	      report_groups(st, &group_tables[by], now, buf, KMT_STACK_TEXT_MAX, out) ||
 	      report_groups(st, &group_tables[LEAK_BY_CACHE], now, buf, KMT_STACK_TEXT_MAX, out) ||

@@ -52,10 +52,10 @@ static const char *flagged_names(const struct leak_state *st, char *buf, size_t 
 	return at ? buf : "none";
 }
 
-int kmt_leak_judge(struct leak_state *st)
+void kmt_leak_judge(struct leak_state *st)
 {
-	return kmt_slab_audit_judge(&st->audit, st->reader,
-				    kmt_whole_system_blocker(st->reader, &st->filter), cache_name, st);
+	kmt_slab_audit_judge(&st->audit, st->reader,
+			     kmt_whole_system_blocker(st->reader, &st->filter), cache_name, st);
 }
 
 int kmt_leak_report_untraced(const struct leak_state *st, uint64_t now, struct kmt_output *out)

@@ -47,7 +47,6 @@ struct memcg_state {
 	struct memcg_group *groups;
 	uint32_t ngroups, groups_cap;
 	long long top;
-	bool nomem;
 };
 
 static void memcg_free(void *priv)
@@ -133,7 +132,7 @@ static struct memcg_item *item_of(struct memcg_state *st, uint64_t id, enum memc
 	return &st->items[st->nitems++];
 }
 
-static void memcg_event(void *priv, const struct kmt_event *ev)
+static int memcg_event(void *priv, const struct kmt_event *ev)
 {
 	struct memcg_state *st = priv;
 	enum memcg_kind kind = ev->type == KMT_EV_MEMCG_MOD_STATE ? MK_STATE :
@@ -141,22 +140,21 @@ static void memcg_event(void *priv, const struct kmt_event *ev)
 	struct memcg_group *g;
 	struct memcg_item *m = NULL;
 
-	if (st->nomem || kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
-		return;
+	if (kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
+		return 0;
 	g = group_of(st, ev->memcg.id);
 	if (g && ev->type != KMT_EV_MEMCG_FLUSH_STATS)
 		m = item_of(st, ev->memcg.id, kind, ev->memcg.item);
-	if (!g || (!m && ev->type != KMT_EV_MEMCG_FLUSH_STATS)) {
-		st->nomem = true;
-		return;
-	}
+	if (!g || (!m && ev->type != KMT_EV_MEMCG_FLUSH_STATS))
+		return -1;
 	if (!m) {
 		g->flushes++;
-		return;
+		return 0;
 	}
 	g->updates++;
 	m->updates++;
 	m->total += ev->memcg.val;
+	return 0;
 }
 
 static int by_updates(uint32_t a, uint32_t b, void *ctx)
@@ -229,10 +227,6 @@ static int memcg_report(void *priv, const struct kmt_session *s, struct kmt_outp
 	uint32_t i;
 	int ret = 0;
 
-	if (st->nomem) {
-		errno = ENOMEM;
-		return -1;
-	}
 	if (kmt_output_count(out, "cgroups", "Memory cgroups seen", st->ngroups))
 		return -1;
 	t = kmt_output_table(out, "cgroups", "By memory cgroup (its id: the inode of its "

@@ -44,7 +44,6 @@ struct oom_state {
 	uint32_t nkills, cap;
 	struct kmt_hashmap last_reclaim;	/* pid -> enum oom_constraint */
 	uint64_t score_adj_updates;
-	bool nomem;
 };
 
 static void oom_free(void *priv)
@@ -112,8 +111,29 @@ static void reaping_event(struct oom_state *st, const struct kmt_event *ev)
 	}
 }
 
-/* Events before the kill: what the task that will trigger it is doing. */
-static bool context_event(struct oom_state *st, const struct kmt_event *ev)
+/* Is @type one of the events context_event() takes? */
+static bool context_type(enum kmt_event_type type)
+{
+	switch (type) {
+	case KMT_EV_MEMCG_RECLAIM_BEGIN:
+	case KMT_EV_DIRECT_RECLAIM_BEGIN:
+	case KMT_EV_OOM_RECLAIM_RETRY:
+	case KMT_EV_OOM_COMPACT_RETRY:
+	case KMT_EV_OOM_SCORE_ADJ_UPDATE:
+	case KMT_EV_OOM_START_REAPING:
+	case KMT_EV_OOM_FINISH_REAPING:
+	case KMT_EV_OOM_SKIP_REAPING:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Events before the kill, what the task that will trigger it is doing, and
+ * the reaper's. 0, or -1 when out of memory.
+ */
+static int context_event(struct oom_state *st, const struct kmt_event *ev)
 {
 	enum oom_constraint c;
 
@@ -128,37 +148,33 @@ static bool context_event(struct oom_state *st, const struct kmt_event *ev)
 		break;
 	case KMT_EV_OOM_SCORE_ADJ_UPDATE:
 		st->score_adj_updates++;
-		return true;
+		return 0;
 	case KMT_EV_OOM_START_REAPING:
 	case KMT_EV_OOM_FINISH_REAPING:
 	case KMT_EV_OOM_SKIP_REAPING:
 		reaping_event(st, ev);
-		return true;
+		return 0;
 	default:
-		return false;
+		return 0;
 	}
-	if (kmt_hashmap_put(&st->last_reclaim, (uint32_t)ev->pid, c))
-		st->nomem = true;
-	return true;
+	return kmt_hashmap_put(&st->last_reclaim, (uint32_t)ev->pid, c);
 }
 
 /* The filters choose by victim: --pid-filter VICTIM finds its kill. */
-static void oom_event(void *priv, const struct kmt_event *ev)
+static int oom_event(void *priv, const struct kmt_event *ev)
 {
 	struct oom_state *st = priv;
 	struct kmt_event victim = *ev;
 	struct oom_kill *k;
 	uint64_t c = OC_UNKNOWN;
 
-	if (st->nomem || context_event(st, ev))
-		return;
+	if (context_type(ev->type))
+		return context_event(st, ev);
 	victim.pid = (int)ev->target_pid;
 	if (kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, &victim))
-		return;
-	if (kmt_grow(&st->kills, &st->cap, st->nkills, sizeof(*st->kills))) {
-		st->nomem = true;
-		return;
-	}
+		return 0;
+	if (kmt_grow(&st->kills, &st->cap, st->nkills, sizeof(*st->kills)))
+		return -1;
 	k = &st->kills[st->nkills++];
 	*k = (struct oom_kill){ .ts = ev->ts, .victim = (int)ev->target_pid, .by = ev->pid,
 				.total_vm_kb = ev->total_vm, .anon_kb = ev->anon_rss,
@@ -167,6 +183,7 @@ static void oom_event(void *priv, const struct kmt_event *ev)
 	kmt_hashmap_get(&st->last_reclaim, (uint32_t)ev->pid, &c);
 	k->constraint = (enum oom_constraint)c;
 	snprintf(k->comm, sizeof(k->comm), "%.*s", ev->str_len, ev->str ? ev->str : "");
+	return 0;
 }
 
 static const struct kmt_column kill_cols[] = {
@@ -188,10 +205,6 @@ static int oom_report(void *priv, const struct kmt_session *s, struct kmt_output
 	int ret = 0;
 
 	(void)s;
-	if (st->nomem) {
-		errno = ENOMEM;
-		return -1;
-	}
 	if (kmt_output_count(out, "kills", "OOM kills (oom:mark_victim)", st->nkills) ||
 	    kmt_output_count(out, "score_adj_updates", "oom_score_adj changes",
 			     st->score_adj_updates))

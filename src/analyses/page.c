@@ -169,12 +169,11 @@ static int mt_slot(long long mt)
 }
 
 
-/* Move the totals and @pid's figures by @pages at @ts. */
-static void account(struct page_state *st, struct page_proc *p, int64_t pages, uint64_t ts)
+/* Move the totals and @pid's figures by @pages at @ts. 0, or -1 when out of memory. */
+static int account(struct page_state *st, struct page_proc *p, int64_t pages, uint64_t ts)
 {
-	if (kmt_page_series_set(&st->total, st->total.cur + pages, ts, st) ||
-	    kmt_page_series_set(&p->s, p->s.cur + pages, ts, st))
-		st->failed = true;
+	return kmt_page_series_set(&st->total, st->total.cur + pages, ts, st) ||
+	       kmt_page_series_set(&p->s, p->s.cur + pages, ts, st) ? -1 : 0;
 }
 
 static void counts_alloc(struct page_count *c, uint64_t pages)
@@ -220,7 +219,8 @@ static void drop_replaced(struct page_state *st, const struct page_block *b)
 	rows_apply(st, b, counts_unlive, pages);
 }
 
-static void on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel)
+/* 0, or -1 when out of memory. */
+static int on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel)
 {
 	int o = order_slot(ev->order), m = mt_slot(ev->migratetype);
 	uint64_t pages = 1ull << (ev->order < 63 ? ev->order : 0);
@@ -230,17 +230,15 @@ static void on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel
 	struct page_proc *p = sel ? proc_of(st, ev->pid) : NULL;
 	struct page_block old;
 
-	if (sel && (!g || !p)) {
-		st->failed = true;
-		return;
-	}
+	if (sel && (!g || !p))
+		return -1;
 	if (sel) {
 		st->alloc_req++;
 		st->alloc_bytes += st->page_size * pages;
-		if (st->tables & PAGE_TABLE_CALLER)
-			b.caller = kmt_page_caller_of(st, ev);
-		if (st->tables & PAGE_TABLE_STACK)
-			b.stack = kmt_page_stack_of(st, ev);
+		if ((st->tables & PAGE_TABLE_CALLER) && kmt_page_caller_of(st, ev, &b.caller))
+			return -1;
+		if ((st->tables & PAGE_TABLE_STACK) && kmt_page_stack_of(st, ev, &b.stack))
+			return -1;
 	}
 	if (kmt_event_alloc_failed(ev)) {
 		if (sel) {
@@ -250,14 +248,14 @@ static void on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel
 			g->failures++;
 			rows_apply(st, &b, counts_fail, pages);
 		}
-		return;
+		return 0;
 	}
 	if (page_live_take(&st->live, ev->pfn, &old))
 		drop_replaced(st, &old);
 	if (page_live_put(&st->live, ev->pfn, &b))
-		st->failed = true;
+		return -1;
 	if (!sel)
-		return;
+		return 0;
 	st->pages_alloc += pages;
 	st->matrix[o][m]++;
 	counts_alloc(&st->orders[o], pages);
@@ -266,7 +264,7 @@ static void on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel
 	rows_apply(st, &b, counts_alloc, pages);
 	p->allocs++;
 	p->pages_alloc += pages;
-	account(st, p, pages, ev->ts);
+	return account(st, p, pages, ev->ts);
 }
 
 /* The ring of pfns @pid freed last; NULL when out of memory. */
@@ -291,16 +289,15 @@ static uint64_t *recent_of(struct page_state *st, int pid)
  * them repeat an mm_page_free seen in the trace (the others had theirs
  * before the trace started).
  */
-static void note_recent(struct page_state *st, int pid, uint64_t pfn)
+static int note_recent(struct page_state *st, int pid, uint64_t pfn)
 {
 	uint64_t *ring = recent_of(st, pid);
 
-	if (!ring) {
-		st->failed = true;
-		return;
-	}
+	if (!ring)
+		return -1;
 	memmove(ring + 1, ring, (PAGE_RECENT_FREES - 1) * sizeof(*ring));
 	ring[0] = pfn + 1;
+	return 0;
 }
 
 /* Did @pid free @pfn with mm_page_free just before? Forget it then. */
@@ -328,7 +325,8 @@ static void counts_free(struct page_count *c, uint64_t pages)
 	c->live_pages -= pages;
 }
 
-static void on_free(struct page_state *st, const struct kmt_event *ev, uint64_t order, bool sel)
+/* 0, or -1 when out of memory. */
+static int on_free(struct page_state *st, const struct kmt_event *ev, uint64_t order, bool sel)
 {
 	uint64_t pages = 1ull << (order < 63 ? order : 0), bytes = st->page_size * pages;
 	struct page_proc *p = sel ? proc_of(st, ev->pid) : NULL;
@@ -336,11 +334,9 @@ static void on_free(struct page_state *st, const struct kmt_event *ev, uint64_t 
 	bool found = page_live_take(&st->live, ev->pfn, &b);
 
 	if (!sel)
-		return;
-	if (!p) {
-		st->failed = true;
-		return;
-	}
+		return 0;
+	if (!p)
+		return -1;
 	st->free_req++;
 	st->free_bytes += bytes;
 	st->pages_freed += pages;
@@ -360,20 +356,20 @@ static void on_free(struct page_state *st, const struct kmt_event *ev, uint64_t 
 	}
 	p->frees++;
 	p->pages_freed += pages;
-	account(st, p, -(int64_t)pages, ev->ts);
+	return account(st, p, -(int64_t)pages, ev->ts);
 }
 
-static void page_event(void *priv, const struct kmt_event *ev)
+static int page_event(void *priv, const struct kmt_event *ev)
 {
 	struct page_state *st = priv;
 	bool sel;
 
-	if (kmt_filter_done(&st->filter, ev) || st->failed)
-		return;
+	if (kmt_filter_done(&st->filter, ev))
+		return 0;
 	sel = kmt_filter_pass(&st->filter, ev);
 	if (ev->type == KMT_EV_FORK) {	/* for the vmstat check, not a page event */
 		st->forks += sel;
-		return;
+		return 0;
 	}
 	if (sel) {
 		if (!st->started)
@@ -383,12 +379,9 @@ static void page_event(void *priv, const struct kmt_event *ev)
 	}
 	switch (ev->type) {
 	case KMT_EV_PAGE_ALLOC:
-		on_alloc(st, ev, sel);
-		break;
+		return on_alloc(st, ev, sel);
 	case KMT_EV_PAGE_FREE:
-		note_recent(st, ev->pid, ev->pfn);
-		on_free(st, ev, ev->order, sel);
-		break;
+		return note_recent(st, ev->pid, ev->pfn) || on_free(st, ev, ev->order, sel) ? -1 : 0;
 	case KMT_EV_PAGE_FREE_BATCHED:
 		/* Never a free of its own: see note_recent(). Counted as evidence. */
 		st->batched += sel;
@@ -405,6 +398,7 @@ static void page_event(void *priv, const struct kmt_event *ev)
 		st->pcpu_drain += sel;
 		break;
 	}
+	return 0;
 }
 
 static const struct kmt_need page_needs[] = {

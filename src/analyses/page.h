@@ -114,7 +114,6 @@ struct page_state {
 	struct tep_handle *tep;
 	int kernel_version;
 	uint64_t page_size;
-	bool failed;
 
 	/* perf kmem's figures: requests and bytes */
 	uint64_t alloc_req, alloc_bytes, free_req, free_bytes;
@@ -191,11 +190,14 @@ struct kmt_gfp_names;
 int kmt_page_report_live(struct page_state *st, struct kmt_output *out,
 		     const struct kmt_gfp_names *names);
 
-/* The callers[] row of allocation @ev, PAGE_NO_CALLER without a stack; sets st->failed. */
-uint32_t kmt_page_caller_of(struct page_state *st, const struct kmt_event *ev);
+/*
+ * The callers[] row of allocation @ev into *@row, PAGE_NO_CALLER without a
+ * stack (page_caller.c). 0, or -1 when out of memory.
+ */
+int kmt_page_caller_of(struct page_state *st, const struct kmt_event *ev, uint32_t *row);
 
-/* The stack_rows[] row of allocation @ev (its stack, or none); sets st->failed. */
-uint32_t kmt_page_stack_of(struct page_state *st, const struct kmt_event *ev);
+/* The stack_rows[] row of allocation @ev (its stack, or none) into *@row. 0, or -1. */
+int kmt_page_stack_of(struct page_state *st, const struct kmt_event *ev, uint32_t *row);
 
 /* The --stack table. */
 int kmt_page_report_stacks(struct page_state *st, struct kmt_output *out);

@@ -11,7 +11,7 @@
 #include "page.h"
 #include "common/util.h"
 
-/* The row of function @fn (its start, or the raw ip when @unnamed), made if new. */
+/* The row of function @fn (its start, or the raw ip when @unnamed), made if new; PAGE_NO_CALLER when out of memory. */
 static uint32_t caller_row(struct page_state *st, uint64_t fn, bool unnamed)
 {
 	uint64_t idx;
@@ -19,70 +19,69 @@ static uint32_t caller_row(struct page_state *st, uint64_t fn, bool unnamed)
 	if (kmt_hashmap_get(&st->caller_index, fn, &idx))
 		return idx;
 	if (kmt_grow(&st->callers, &st->cap_callers, st->ncallers, sizeof(*st->callers)) ||
-	    kmt_hashmap_put(&st->caller_index, fn, st->ncallers)) {
-		st->failed = true;
+	    kmt_hashmap_put(&st->caller_index, fn, st->ncallers))
 		return PAGE_NO_CALLER;
-	}
 	st->callers[st->ncallers] = (struct page_caller){ .start = fn, .unnamed = unnamed };
 	return st->ncallers++;
 }
 
-/* The caller row of frame @ip (@unnamed: without a symbol), cached as row + 1. */
-static uint32_t frame_row(struct page_state *st, uint64_t ip, bool unnamed)
+/*
+ * The caller row of frame @ip (@unnamed: without a symbol) into *@row,
+ * cached as row + 1. 0, or -1 when out of memory.
+ */
+static int frame_row(struct page_state *st, uint64_t ip, bool unnamed, uint32_t *row)
 {
 	unsigned long long start;
 	const char *mod;
 	uint64_t v;
-	uint32_t row;
 
-	if (kmt_hashmap_get(&st->frame_cache, ip, &v))
-		return (uint32_t)(v - 1);
+	if (kmt_hashmap_get(&st->frame_cache, ip, &v)) {
+		*row = (uint32_t)(v - 1);
+		return 0;
+	}
 	if (unnamed || !kmt_session_function(st->session, ip, &start, &mod))
 		start = ip;
-	row = caller_row(st, start, unnamed);
-	if (row != PAGE_NO_CALLER && kmt_hashmap_put(&st->frame_cache, ip, (uint64_t)row + 1))
-		st->failed = true;
-	return row;
+	*row = caller_row(st, start, unnamed);
+	if (*row == PAGE_NO_CALLER)
+		return -1;
+	return kmt_hashmap_put(&st->frame_cache, ip, (uint64_t)*row + 1);
 }
 
-uint32_t kmt_page_caller_of(struct page_state *st, const struct kmt_event *ev)
+int kmt_page_caller_of(struct page_state *st, const struct kmt_event *ev, uint32_t *row)
 {
 	bool unnamed;
 	int i = kmt_stacks_first_caller(&st->stacks, ev->callchain, ev->callchain_nr, &unnamed);
-	uint32_t row;
 
-	if (st->stacks.failed)
-		st->failed = true;
+	*row = PAGE_NO_CALLER;
 	if (i == ev->callchain_nr) {
 		st->no_stack++;
-		return PAGE_NO_CALLER;
+		return 0;
 	}
-	row = frame_row(st, ev->callchain[i], unnamed);
-	if (row != PAGE_NO_CALLER) {
-		st->with_caller++;
-		/* no name, no telling an allocator frame from the caller */
-		st->caller_unresolved += st->callers[row].unnamed;
-	}
-	return row;
+	if (frame_row(st, ev->callchain[i], unnamed, row))
+		return -1;
+	st->with_caller++;
+	/* no name, no telling an allocator frame from the caller */
+	st->caller_unresolved += st->callers[*row].unnamed;
+	return 0;
 }
 
-uint32_t kmt_page_stack_of(struct page_state *st, const struct kmt_event *ev)
+int kmt_page_stack_of(struct page_state *st, const struct kmt_event *ev, uint32_t *row)
 {
-	uint32_t id = kmt_stacks_intern(&st->stacks, ev->callchain, ev->callchain_nr);
-	uint64_t row;
+	uint32_t id;
+	uint64_t known;
 
-	if (st->stacks.failed) {
-		st->failed = true;
-		return PAGE_NO_CALLER;
+	*row = PAGE_NO_CALLER;
+	if (kmt_stacks_intern(&st->stacks, ev->callchain, ev->callchain_nr, &id))
+		return -1;
+	if (kmt_hashmap_get(&st->stack_index, id, &known)) {
+		*row = known;
+		return 0;
 	}
-	if (kmt_hashmap_get(&st->stack_index, id, &row))
-		return row;
 	if (kmt_grow(&st->stack_rows, &st->cap_stack_rows, st->nstack_rows,
 		     sizeof(*st->stack_rows)) ||
-	    kmt_hashmap_put(&st->stack_index, id, st->nstack_rows)) {
-		st->failed = true;
-		return PAGE_NO_CALLER;
-	}
+	    kmt_hashmap_put(&st->stack_index, id, st->nstack_rows))
+		return -1;
 	st->stack_rows[st->nstack_rows] = (struct page_caller){ .start = id };
-	return st->nstack_rows++;
+	*row = st->nstack_rows++;
+	return 0;
 }

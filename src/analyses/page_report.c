@@ -611,7 +611,7 @@ int kmt_page_report(void *priv, const struct kmt_session *s, struct kmt_output *
 	int ret;
 
 	(void)s;
-	if (st->failed || name_procs(st))
+	if (name_procs(st))
 		return -1;
 	names = gfp_names(st->tep);	/* NULL: GFP values in hex */
 	ret = report_summary(st, out) || report_matrix(st, out) || report_gfp(st, out, names) ||

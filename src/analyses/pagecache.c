@@ -39,7 +39,6 @@ struct pc_state {
 	uint32_t nbuckets, buckets_cap;
 	uint64_t interval;
 	long long top;
-	bool nomem;
 	struct kmt_filetable *names;	/* the recording's files by (dev, ino), or NULL */
 };
 
@@ -141,7 +140,7 @@ static struct pc_bucket *bucket_of(struct pc_state *st, uint64_t ts)
 	return &st->buckets[st->nbuckets++];
 }
 
-static void pc_event(void *priv, const struct kmt_event *ev)
+static int pc_event(void *priv, const struct kmt_event *ev)
 {
 	struct pc_state *st = priv;
 	uint64_t pages = ev->order < 32 ? 1ull << ev->order : 0;
@@ -150,15 +149,13 @@ static void pc_event(void *priv, const struct kmt_event *ev)
 	struct pc_file *f;
 	struct pc_bucket *b = NULL;
 
-	if (st->nomem || kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
-		return;
+	if (kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
+		return 0;
 	f = file_of(st, ev);
 	if (adds_or_removes)
 		b = bucket_of(st, ev->ts);
-	if (!f || (adds_or_removes && !b)) {
-		st->nomem = true;
-		return;
-	}
+	if (!f || (adds_or_removes && !b))
+		return -1;
 	switch (ev->type) {
 	case KMT_EV_PAGECACHE_ADD:
 		f->added += pages;
@@ -183,6 +180,7 @@ static void pc_event(void *priv, const struct kmt_event *ev)
 	default:
 		break;
 	}
+	return 0;
 }
 
 static int by_added(uint32_t a, uint32_t b, void *ctx)
@@ -261,10 +259,6 @@ static int pc_report(void *priv, const struct kmt_session *s, struct kmt_output 
 	uint32_t i;
 
 	(void)s;
-	if (st->nomem) {
-		errno = ENOMEM;
-		return -1;
-	}
 	for (i = 0; i < st->nfiles; i++) {
 		added += st->files[i].added;
 		removed += st->files[i].removed;

@@ -76,7 +76,6 @@ struct reclaim_state {
 	struct kswapd_node *nodes;
 	uint32_t nnodes, nodes_cap;
 	uint64_t unpaired_ends;
-	bool nomem;
 };
 
 #define TS_BITS		56
@@ -159,16 +158,17 @@ static enum reclaim_ctx context_of(struct reclaim_state *st, int pid)
 	return is_kswapd(st, pid) ? RC_KSWAPD : RC_OTHER;
 }
 
-static void stall_begin(struct reclaim_state *st, const struct kmt_event *ev,
-			enum reclaim_ctx ctx)
+/* These take one event each: 0, or -1 when out of memory. */
+
+static int stall_begin(struct reclaim_state *st, const struct kmt_event *ev,
+		       enum reclaim_ctx ctx)
 {
-	if (kmt_hashmap_put(&st->open, (uint32_t)ev->pid, (uint64_t)ctx << TS_BITS |
-			    (ev->ts & TS_MASK)))
-		st->nomem = true;
+	return kmt_hashmap_put(&st->open, (uint32_t)ev->pid, (uint64_t)ctx << TS_BITS |
+			       (ev->ts & TS_MASK));
 }
 
-static void stall_end(struct reclaim_state *st, const struct kmt_event *ev,
-		      enum reclaim_ctx ctx)
+static int stall_end(struct reclaim_state *st, const struct kmt_event *ev,
+		     enum reclaim_ctx ctx)
 {
 	struct reclaim_row *r;
 	uint64_t v, ns;
@@ -176,19 +176,18 @@ static void stall_end(struct reclaim_state *st, const struct kmt_event *ev,
 
 	if (!kmt_hashmap_del(&st->open, (uint32_t)ev->pid, &v) || (v >> TS_BITS) != ctx) {
 		st->unpaired_ends++;	/* began before the recording, or a lost begin */
-		return;
+		return 0;
 	}
 	ns = ((ev->ts & TS_MASK) - (v & TS_MASK)) & TS_MASK;
 	r = row_of(st, ev->pid, ctx, &index);
 	if (!r || kmt_latencies_add(&st->lat, index, ns) ||
-	    kmt_latencies_add(&st->ctx_lat, ctx, ns)) {
-		st->nomem = true;
-		return;
-	}
+	    kmt_latencies_add(&st->ctx_lat, ctx, ns))
+		return -1;
 	r->c.stalls++;
 	r->c.stall_ns += ns;
 	r->c.max_ns = ns > r->c.max_ns ? ns : r->c.max_ns;
 	r->c.reclaimed += ev->reclaim.nr_reclaimed;
+	return 0;
 }
 
 static struct kswapd_node *node_of(struct reclaim_state *st, long long nid)
@@ -198,21 +197,19 @@ static struct kswapd_node *node_of(struct reclaim_state *st, long long nid)
 	for (i = 0; i < st->nnodes; i++)
 		if (st->nodes[i].nid == nid)
 			return &st->nodes[i];
-	if (st->nnodes >= 4096 ||
-	    kmt_grow(&st->nodes, &st->nodes_cap, st->nnodes, sizeof(*st->nodes))) {
-		st->nomem = true;
+	if (st->nnodes >= 4096 ||	/* no machine has more: a hostile file */
+	    kmt_grow(&st->nodes, &st->nodes_cap, st->nnodes, sizeof(*st->nodes)))
 		return NULL;
-	}
 	st->nodes[st->nnodes] = (struct kswapd_node){ .nid = nid };
 	return &st->nodes[st->nnodes++];
 }
 
-static void kswapd_event(struct reclaim_state *st, const struct kmt_event *ev)
+static int kswapd_event(struct reclaim_state *st, const struct kmt_event *ev)
 {
 	struct kswapd_node *n = node_of(st, ev->reclaim.nid);
 
 	if (!n)
-		return;
+		return -1;
 	if (ev->type == KMT_EV_WAKEUP_KSWAPD) {
 		n->wake_requests++;
 	} else if (ev->type == KMT_EV_KSWAPD_WAKE) {
@@ -222,10 +219,11 @@ static void kswapd_event(struct reclaim_state *st, const struct kmt_event *ev)
 		n->awake_ns += ev->ts - n->woken_at;
 		n->woken_at = 0;
 	}
+	return 0;
 }
 
 /* Scans, shrinking and throttling: counted in the context they happen in. */
-static void work_event(struct reclaim_state *st, const struct kmt_event *ev)
+static int work_event(struct reclaim_state *st, const struct kmt_event *ev)
 {
 	enum reclaim_ctx ctx = context_of(st, ev->pid);
 	struct reclaim_row *r;
@@ -234,10 +232,8 @@ static void work_event(struct reclaim_state *st, const struct kmt_event *ev)
 	int i;
 
 	r = row_of(st, ev->pid, ctx, &index);
-	if (!r) {
-		st->nomem = true;
-		return;
-	}
+	if (!r)
+		return -1;
 	c[0] = &r->c;
 	c[1] = &st->ctx[ctx];
 	for (i = 0; i < 2; i++) {
@@ -264,14 +260,15 @@ static void work_event(struct reclaim_state *st, const struct kmt_event *ev)
 			break;
 		}
 	}
+	return 0;
 }
 
-static void reclaim_event(void *priv, const struct kmt_event *ev)
+static int reclaim_event(void *priv, const struct kmt_event *ev)
 {
 	struct reclaim_state *st = priv;
 
-	if (st->nomem || kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
-		return;
+	if (kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
+		return 0;
 	switch (ev->type) {
 	case KMT_EV_DIRECT_RECLAIM_BEGIN:
 		return stall_begin(st, ev, RC_DIRECT);
@@ -435,7 +432,7 @@ static int reclaim_report(void *priv, const struct kmt_session *s, struct kmt_ou
 	uint32_t i;
 
 	(void)s;
-	if (st->nomem || kmt_latencies_sort(&st->lat) || kmt_latencies_sort(&st->ctx_lat)) {
+	if (kmt_latencies_sort(&st->lat) || kmt_latencies_sort(&st->ctx_lat)) {
 		errno = ENOMEM;
 		return -1;
 	}

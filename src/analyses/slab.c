@@ -306,9 +306,9 @@ static bool obj_rows(struct slab_state *st, const struct kmt_event *ev, struct s
 	o->pid = group_row(&st->pids, (uint32_t)ev->pid, &made);	/* named at report time */
 	o->ptr = o->stack = SLAB_NO_ROW;
 	if (st->o.tables & SLAB_TABLE_STACK) {
-		uint32_t id = kmt_stacks_intern(&st->stacks, ev->callchain, ev->callchain_nr);
+		uint32_t id;
 
-		if (st->stacks.failed)
+		if (kmt_stacks_intern(&st->stacks, ev->callchain, ev->callchain_nr, &id))
 			return false;
 		o->stack = group_row(&st->stack_rows, id, &made);
 		if (o->stack == SLAB_NO_ROW)
@@ -323,7 +323,8 @@ static bool obj_rows(struct slab_state *st, const struct kmt_event *ev, struct s
 	return o->caller != SLAB_NO_ROW && o->cache != SLAB_NO_ROW && o->pid != SLAB_NO_ROW;
 }
 
-static void on_alloc(struct slab_state *st, const struct kmt_event *ev)
+/* 0, or -1 when out of memory. */
+static int on_alloc(struct slab_state *st, const struct kmt_event *ev)
 {
 	struct slab_obj o = { .bytes_alloc = ev->bytes_alloc, .bytes_req = ev->bytes_req,
 			      .cpu = ev->cpu };
@@ -332,67 +333,67 @@ static void on_alloc(struct slab_state *st, const struct kmt_event *ev)
 	o.selected = selected(st, ev);
 	if (kmt_event_alloc_failed(ev)) {
 		st->allocs_failed += o.selected;
-		return;
+		return 0;
 	}
 	if (slab_live_take(&st->live, ev->ptr, &old) && old.selected) {
 		/* Its free was not seen (lost, or a bulk free that is not traced). */
 		for_obj_stats(st, &old, release_fn, false);
-		kmt_slab_audit_reuse(&st->audit, old.cache);
+		if (kmt_slab_audit_reuse(&st->audit, old.cache))
+			return -1;
 		st->replaced++;
 		st->replaced_bytes += old.bytes_alloc;
 	}
 	if (o.selected) {
-		if (!obj_rows(st, ev, &o)) {
-			st->failed = true;
-			return;
-		}
+		if (!obj_rows(st, ev, &o))
+			return -1;
 		for_obj_stats(st, &o, add_fn, false);
-		kmt_slab_audit_alloc(&st->audit, o.cache);
+		if (kmt_slab_audit_alloc(&st->audit, o.cache))
+			return -1;
 		note_node(st, ev);
 		if (st->total.live_bytes > st->peak_live) {
 			st->peak_live = st->total.live_bytes;
 			st->peak_ts = ev->ts;
 		}
 	}
-	if (slab_live_put(&st->live, ev->ptr, &o))
-		st->failed = true;
+	return slab_live_put(&st->live, ev->ptr, &o);
 }
 
-static void on_free(struct slab_state *st, const struct kmt_event *ev)
+/* 0, or -1 when out of memory. */
+static int on_free(struct slab_state *st, const struct kmt_event *ev)
 {
 	struct slab_obj o;
 
 	if (kmt_event_frees_nothing(ev)) {
 		st->frees_null += selected(st, ev);
-		return;
+		return 0;
 	}
 	if (!slab_live_take(&st->live, ev->ptr, &o)) {
-		if (selected(st, ev)) {
-			st->frees_unmatched++;
-			kmt_slab_audit_free_unseen(&st->audit, ev->type == KMT_EV_CACHE_FREE ?
-						   ev->str : NULL, ev->str_len);
-		}
-		return;
+		if (!selected(st, ev))
+			return 0;
+		st->frees_unmatched++;
+		return kmt_slab_audit_free_unseen(&st->audit, ev->type == KMT_EV_CACHE_FREE ?
+						  ev->str : NULL, ev->str_len);
 	}
 	if (!o.selected)
-		return;
-	kmt_slab_audit_free_seen(&st->audit, o.cache);
+		return 0;
+	if (kmt_slab_audit_free_seen(&st->audit, o.cache))
+		return -1;
 	for_obj_stats(st, &o, stat_free_obj, o.cpu != ev->cpu);
 	st->freed_bytes += o.bytes_alloc;
+	return 0;
 }
 
-static void slab_event(void *priv, const struct kmt_event *ev)
+static int slab_event(void *priv, const struct kmt_event *ev)
 {
 	struct slab_state *st = priv;
 
-	if (kmt_filter_done(&st->o.filter, ev) || st->failed)
-		return;
-	if (st->o.timeline_ns)
-		kmt_slab_tick(st, ev->ts);
+	if (kmt_filter_done(&st->o.filter, ev))
+		return 0;
+	if (st->o.timeline_ns && kmt_slab_tick(st, ev->ts))
+		return -1;
 	if (ev->type == KMT_EV_KFREE || ev->type == KMT_EV_CACHE_FREE)
-		on_free(st, ev);
-	else
-		on_alloc(st, ev);
+		return on_free(st, ev);
+	return on_alloc(st, ev);
 }
 
 static const struct kmt_need slab_needs[] = {

@@ -88,7 +88,6 @@ struct slab_state {
 	struct tep_handle *tep;
 	struct kmt_reader *reader;
 	const struct kmt_session *session;	/* names of addresses */
-	bool failed;		/* out of memory while taking events */
 
 	struct slab_stat total;
 	uint64_t allocs_failed, frees_unmatched, frees_null;
@@ -123,8 +122,8 @@ int kmt_slab_report(void *priv, const struct kmt_session *s, struct kmt_output *
 int kmt_slab_report_untraced_values(struct slab_state *st, struct kmt_output *out);
 int kmt_slab_report_untraced_table(struct slab_state *st, struct kmt_output *out);
 
-/* --timeline: note live bytes at each boundary that @ts passed (slab_timeline.c). */
-void kmt_slab_tick(struct slab_state *st, uint64_t ts);
+/* --timeline: note live bytes at each boundary that @ts passed (slab_timeline.c). 0, or -1. */
+int kmt_slab_tick(struct slab_state *st, uint64_t ts);
 
 /* The --timeline table: total and top processes' live bytes per interval. 0 or -1. */
 int kmt_slab_report_timeline(const struct slab_state *st, struct kmt_output *out);

@@ -491,7 +491,7 @@ int kmt_slab_report(void *priv, const struct kmt_session *s, struct kmt_output *
 	size_t i;
 
 	(void)s;
-	if (st->failed || name_pids(st))
+	if (name_pids(st))
 		return -1;
 	if (report_summary(st, out) || kmt_slab_report_untraced_values(st, out))
 		return -1;

@@ -10,28 +10,30 @@
 #include "slab.h"
 #include "common/util.h"
 
-static void keep_point(struct slab_state *st, uint64_t ts, uint64_t live, uint32_t pid)
+static int keep_point(struct slab_state *st, uint64_t ts, uint64_t live, uint32_t pid)
 {
-	if (kmt_grow(&st->points, &st->cap_points, st->npoints, sizeof(*st->points))) {
-		st->failed = true;
-		return;
-	}
+	if (kmt_grow(&st->points, &st->cap_points, st->npoints, sizeof(*st->points)))
+		return -1;
 	st->points[st->npoints++] = (struct slab_point){ ts, live, pid };
+	return 0;
 }
 
-void kmt_slab_tick(struct slab_state *st, uint64_t ts)
+int kmt_slab_tick(struct slab_state *st, uint64_t ts)
 {
 	uint32_t i;
 
 	if (!st->next_tick)
 		st->next_tick = ts + st->o.timeline_ns;
 	if (ts < st->next_tick)
-		return;
-	keep_point(st, st->next_tick, st->total.live_bytes, SLAB_NO_ROW);
-	for (i = 0; i < st->pids.n && !st->failed; i++)
-		if (st->pids.rows[i].st.live_bytes)
-			keep_point(st, st->next_tick, st->pids.rows[i].st.live_bytes, i);
+		return 0;
+	if (keep_point(st, st->next_tick, st->total.live_bytes, SLAB_NO_ROW))
+		return -1;
+	for (i = 0; i < st->pids.n; i++)
+		if (st->pids.rows[i].st.live_bytes &&
+		    keep_point(st, st->next_tick, st->pids.rows[i].st.live_bytes, i))
+			return -1;
 	st->next_tick = kmt_boundary_after(st->next_tick, ts, st->o.timeline_ns);
+	return 0;
 }
 
 /* Peak live bytes of each pid row in the points; NULL when out of memory. */

@@ -120,8 +120,7 @@ static int over_flagged(struct slab_state *st, struct kmt_output *out,
 
 int kmt_slab_report_untraced_values(struct slab_state *st, struct kmt_output *out)
 {
-	if (kmt_slab_audit_judge(&st->audit, st->reader, check_blocker(st), cache_name, st))
-		return -1;
+	kmt_slab_audit_judge(&st->audit, st->reader, check_blocker(st), cache_name, st);
 	return over_flagged(st, out, report_values);
 }
 

@@ -23,57 +23,68 @@ void kmt_slab_audit_free(struct kmt_slab_audit *a)
 	kmt_hashmap_free(&a->unseen_named);
 }
 
-/* The entry of @cache, made (zeroed) with those before it if new; NULL when out of memory. */
-static struct kmt_audit_cache *entry(struct kmt_slab_audit *a, uint32_t cache)
+/*
+ * The entry of @cache, made (zeroed) with those before it if new, into
+ * *@c (NULL for KMT_AUDIT_NO_CACHE). 0, or -1 when out of memory.
+ */
+static int entry(struct kmt_slab_audit *a, uint32_t cache, struct kmt_audit_cache **c)
 {
+	*c = NULL;
 	if (cache == KMT_AUDIT_NO_CACHE)
-		return NULL;
+		return 0;
 	while (a->n <= cache) {
-		if (kmt_grow(&a->c, &a->cap, a->n, sizeof(*a->c))) {
-			a->failed = true;
-			return NULL;
-		}
+		if (kmt_grow(&a->c, &a->cap, a->n, sizeof(*a->c)))
+			return -1;
 		memset(&a->c[a->n++], 0, sizeof(*a->c));
 	}
-	return &a->c[cache];
+	*c = &a->c[cache];
+	return 0;
 }
 
-void kmt_slab_audit_alloc(struct kmt_slab_audit *a, uint32_t cache)
+int kmt_slab_audit_alloc(struct kmt_slab_audit *a, uint32_t cache)
 {
-	struct kmt_audit_cache *c = entry(a, cache);
+	struct kmt_audit_cache *c;
 
+	if (entry(a, cache, &c))
+		return -1;
 	if (c)
 		c->allocs++;
+	return 0;
 }
 
-void kmt_slab_audit_reuse(struct kmt_slab_audit *a, uint32_t cache)
+int kmt_slab_audit_reuse(struct kmt_slab_audit *a, uint32_t cache)
 {
-	struct kmt_audit_cache *c = entry(a, cache);
+	struct kmt_audit_cache *c;
 
+	if (entry(a, cache, &c))
+		return -1;
 	if (c)
 		c->reused++;
+	return 0;
 }
 
-void kmt_slab_audit_free_seen(struct kmt_slab_audit *a, uint32_t cache)
+int kmt_slab_audit_free_seen(struct kmt_slab_audit *a, uint32_t cache)
 {
-	struct kmt_audit_cache *c = entry(a, cache);
+	struct kmt_audit_cache *c;
 
+	if (entry(a, cache, &c))
+		return -1;
 	if (c)
 		c->frees++;
+	return 0;
 }
 
-void kmt_slab_audit_free_unseen(struct kmt_slab_audit *a, const char *name, int len)
+int kmt_slab_audit_free_unseen(struct kmt_slab_audit *a, const char *name, int len)
 {
 	uint64_t h, count = 0;
 
 	if (!name || len <= 0) {
 		a->unseen_unnamed++;
-		return;
+		return 0;
 	}
 	h = kmt_hash_bytes(name, len);
 	kmt_hashmap_get(&a->unseen_named, h, &count);
-	if (kmt_hashmap_put(&a->unseen_named, h, count + 1))
-		a->failed = true;
+	return kmt_hashmap_put(&a->unseen_named, h, count + 1);
 }
 
 const char *kmt_whole_system_blocker(struct kmt_reader *r, const struct kmt_filter *f)
@@ -143,7 +154,7 @@ static void compare(struct kmt_slab_audit *a, struct kmt_audit_cache *c, const c
 		c->verdict = KMT_FREES_TRACED;
 }
 
-int kmt_slab_audit_judge(struct kmt_slab_audit *a, struct kmt_reader *r, const char *why_not,
+void kmt_slab_audit_judge(struct kmt_slab_audit *a, struct kmt_reader *r, const char *why_not,
 			 kmt_audit_name_fn *name, const void *ctx)
 {
 	const char *before = kmt_reader_text(r, KMT_TEXT_SLABINFO_START);
@@ -167,7 +178,6 @@ int kmt_slab_audit_judge(struct kmt_slab_audit *a, struct kmt_reader *r, const c
 			compare(a, c, n, before, after, kmt_reader_cpus(r));
 		a->flagged += c->verdict == KMT_FREES_UNTRACED;
 	}
-	return a->failed ? -1 : 0;
 }
 
 const char *kmt_slab_audit_evidence(const struct kmt_audit_cache *c)

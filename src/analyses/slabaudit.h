@@ -47,7 +47,6 @@ struct kmt_slab_audit {
 	const char *why_not;		/* why the slabinfo check did not apply; NULL: done */
 	uint32_t compared;		/* caches found in both slabinfo texts */
 	uint32_t flagged;		/* caches with KMT_FREES_UNTRACED */
-	bool failed;			/* out of memory: verdicts incomplete */
 };
 
 /* Set up @a empty. 0, or -1 when out of memory. */
@@ -56,17 +55,19 @@ int kmt_slab_audit_init(struct kmt_slab_audit *a);
 /* Free what @a holds. */
 void kmt_slab_audit_free(struct kmt_slab_audit *a);
 
+/* These four count one event each: 0, or -1 when out of memory. */
+
 /* An allocation into @cache. */
-void kmt_slab_audit_alloc(struct kmt_slab_audit *a, uint32_t cache);
+int kmt_slab_audit_alloc(struct kmt_slab_audit *a, uint32_t cache);
 
 /* An allocation at the pointer of a live object of @cache: that one was freed unseen. */
-void kmt_slab_audit_reuse(struct kmt_slab_audit *a, uint32_t cache);
+int kmt_slab_audit_reuse(struct kmt_slab_audit *a, uint32_t cache);
 
 /* A free, matched by pointer to an allocation of @cache. */
-void kmt_slab_audit_free_seen(struct kmt_slab_audit *a, uint32_t cache);
+int kmt_slab_audit_free_seen(struct kmt_slab_audit *a, uint32_t cache);
 
 /* A free of an object allocated before the recording: @name (@len bytes) its cache, or NULL. */
-void kmt_slab_audit_free_unseen(struct kmt_slab_audit *a, const char *name, int len);
+int kmt_slab_audit_free_unseen(struct kmt_slab_audit *a, const char *name, int len);
 
 /*
  * Why a comparison of whole-system counters with @r's events does not
@@ -80,9 +81,9 @@ typedef const char *kmt_audit_name_fn(const void *ctx, uint32_t cache);
 /*
  * Give every cache its verdict: reused pointers, and the /proc/slabinfo
  * deltas of @r's recording unless @why_not says the check does not apply
- * (kept in @a->why_not). 0, or -1 when out of memory.
+ * (kept in @a->why_not).
  */
-int kmt_slab_audit_judge(struct kmt_slab_audit *a, struct kmt_reader *r, const char *why_not,
+void kmt_slab_audit_judge(struct kmt_slab_audit *a, struct kmt_reader *r, const char *why_not,
 			 kmt_audit_name_fn *name, const void *ctx);
 
 /* Is @cache's live count an upper bound (frees without events)? */

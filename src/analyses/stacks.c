@@ -161,8 +161,7 @@ static enum frame_verdict verdict(struct kmt_stacks *s, uint64_t ip)
 	v = !name ? FRAME_UNNAMED : is_plumbing(name, mod) ? FRAME_PLUMBING :
 	    has_prefix(name, (const char *const *)s->prefixes, s->nprefixes) ? FRAME_ALLOCATOR :
 	    FRAME_CALLER;
-	if (kmt_hashmap_put(&s->verdicts, ip, v))
-		s->failed = true;
+	kmt_hashmap_put(&s->verdicts, ip, v);	/* a cache: out of memory, asked again */
 	return v;
 }
 
@@ -194,41 +193,42 @@ static bool same_frames(const struct kmt_stacks *s, uint32_t id, const uint64_t 
 	return st->nr == (uint32_t)nr && !memcmp(s->frames + st->first, f, nr * sizeof(*f));
 }
 
-/* A new stack of the @nr frames @f under hash @h; its id or KMT_STACK_NONE. */
-static uint32_t add_stack(struct kmt_stacks *s, uint64_t h, const uint64_t *f, int nr)
+/* A new stack of the @nr frames @f under hash @h, its id into *@id. 0, or -1 when out of memory. */
+static int add_stack(struct kmt_stacks *s, uint64_t h, const uint64_t *f, int nr, uint32_t *id)
 {
 	if (kmt_grow(&s->stacks, &s->cap, s->n, sizeof(*s->stacks)) ||
 	    kmt_grow(&s->frames, &s->cap_frames, s->nframes + nr, sizeof(*s->frames)) ||
-	    kmt_hashmap_put(&s->index, h, s->n)) {
-		s->failed = true;
-		return KMT_STACK_NONE;
-	}
+	    kmt_hashmap_put(&s->index, h, s->n))
+		return -1;
 	memcpy(s->frames + s->nframes, f, nr * sizeof(*f));
 	s->stacks[s->n] = (struct kmt_stack){ .first = s->nframes, .nr = nr };
 	s->nframes += nr;
-	return s->n++;
+	*id = s->n++;
+	return 0;
 }
 
-uint32_t kmt_stacks_intern(struct kmt_stacks *s, const unsigned long long *chain, int nr)
+int kmt_stacks_intern(struct kmt_stacks *s, const unsigned long long *chain, int nr,
+		      uint32_t *id)
 {
-	uint64_t kept[512], h, id;
+	uint64_t kept[512], h, known;
 	bool unnamed;
 	int at = kmt_stacks_first_caller(s, chain, nr, &unnamed), n = 0;
 
+	*id = KMT_STACK_NONE;
 	for (; at < nr && chain[at] != KMT_CALLCHAIN_USER && n < (int)(sizeof(kept) / sizeof(*kept));
 	     at++)
 		if (chain[at] < KMT_CALLCHAIN_MARKERS && verdict(s, chain[at]) != FRAME_PLUMBING)
 			kept[n++] = chain[at];
 	if (!n)
-		return KMT_STACK_NONE;
+		return 0;
 	h = kmt_hash_bytes((const char *)kept, n * sizeof(*kept));
 	for (;; h++) {
-		if (!kmt_hashmap_get(&s->index, h, &id)) {
-			id = add_stack(s, h, kept, n);
-			return id;
+		if (!kmt_hashmap_get(&s->index, h, &known))
+			return add_stack(s, h, kept, n, id);
+		if (same_frames(s, known, kept, n)) {
+			*id = known;
+			return 0;
 		}
-		if (same_frames(s, id, kept, n))
-			return id;
 	}
 }
 

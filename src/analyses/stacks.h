@@ -50,7 +50,6 @@ struct kmt_stacks {
 	uint32_t nframes, cap_frames;
 	struct kmt_stack *stacks;
 	uint32_t n, cap;
-	bool failed;			/* out of memory */
 };
 
 struct kmt_stack {
@@ -80,10 +79,11 @@ int kmt_stacks_first_caller(struct kmt_stacks *s, const unsigned long long *chai
 
 /*
  * The id of @chain's stack from its first caller on, tracepoint plumbing
- * left out wherever it is (stacks.c), made if new;
- * KMT_STACK_NONE for no frames left, or out of memory (s->failed).
+ * left out wherever it is (stacks.c), made if new, into *@id
+ * (KMT_STACK_NONE for no frames left). 0, or -1 when out of memory.
  */
-uint32_t kmt_stacks_intern(struct kmt_stacks *s, const unsigned long long *chain, int nr);
+int kmt_stacks_intern(struct kmt_stacks *s, const unsigned long long *chain, int nr,
+		      uint32_t *id);
 
 /* Room for a stack's text: frames that do not fit are left out. */
 #define KMT_STACK_TEXT_MAX	16384

@@ -51,14 +51,19 @@ static int stat_start(void *priv, const struct kmt_session *s)
 	return st->by_cpu ? 0 : -1;
 }
 
-/* Count CPUs up to @n: merged readers (perf.data, text) meet CPUs as they go. */
+#define STAT_MAX_CPUS	8192
+
+/*
+ * Count CPUs up to @n (at most STAT_MAX_CPUS): merged readers (perf.data,
+ * text) meet CPUs as they go. 0, or -1 when out of memory or more.
+ */
 static int cover_cpus(struct stat_state *st, int n)
 {
 	unsigned long long *grown;
 
 	if (n <= st->ncpus)
 		return 0;
-	if (n > 8192 || !(grown = realloc(st->by_cpu, n * sizeof(*grown))))
+	if (n > STAT_MAX_CPUS || !(grown = realloc(st->by_cpu, n * sizeof(*grown))))
 		return -1;
 	memset(grown + st->ncpus, 0, (n - st->ncpus) * sizeof(*grown));
 	st->by_cpu = grown;
@@ -66,7 +71,7 @@ static int cover_cpus(struct stat_state *st, int n)
 	return 0;
 }
 
-static void stat_event(void *priv, const struct kmt_event *ev)
+static int stat_event(void *priv, const struct kmt_event *ev)
 {
 	struct stat_state *st = priv;
 
@@ -81,8 +86,12 @@ static void stat_event(void *priv, const struct kmt_event *ev)
 		st->by_id[ev->id]++;
 		st->decoded[ev->id] |= ev->type != KMT_EV_UNKNOWN;
 	}
-	if (ev->cpu >= 0 && !cover_cpus(st, ev->cpu + 1))
-		st->by_cpu[ev->cpu]++;
+	if (ev->cpu < 0 || ev->cpu >= STAT_MAX_CPUS)
+		return 0;	/* no machine has them: not counted per CPU */
+	if (cover_cpus(st, ev->cpu + 1))
+		return -1;
+	st->by_cpu[ev->cpu]++;
+	return 0;
 }
 
 /* Event ids sorted by count, most first. */

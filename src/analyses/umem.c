@@ -45,11 +45,7 @@ static uint32_t row_of(struct umem_state *st, struct kmt_hashmap *map, uint64_t 
 	if (kmt_hashmap_get(map, key, &idx))
 		return (uint32_t)idx;
 	row = make(st, tgid, arg);
-	if (row == UINT32_MAX || kmt_hashmap_put(map, key, row)) {
-		st->nomem = true;
-		return UINT32_MAX;
-	}
-	return row;
+	return row == UINT32_MAX || kmt_hashmap_put(map, key, row) ? UINT32_MAX : row;
 }
 
 static uint32_t make_thread(struct umem_state *st, int tid, uint64_t unused)
@@ -95,42 +91,53 @@ static uint64_t requested(const struct umem_frame *f)
 	}
 }
 
-/* End the live object @ptr of @p; false when there is none. */
-static bool end_object(struct umem_state *st, struct umem_proc *p, uint64_t ptr)
+/*
+ * End the live object @ptr of @p; *@ended false when there is none.
+ * 0, or -1 when out of memory.
+ */
+static int end_object(struct umem_state *st, struct umem_proc *p, uint64_t ptr, bool *ended)
 {
 	uint64_t key = proc_key(p->tgid, ptr);
 	struct umem_obj o;
 
+	*ended = false;
 	if (!umem_obj_take(&st->objs, key, &o))
-		return false;
-	if (o.ptr != ptr || o.tgid != p->tgid) {	/* another's key: put it back */
-		if (umem_obj_put(&st->objs, key, &o))
-			st->nomem = true;
-		return false;
-	}
+		return 0;
+	if (o.ptr != ptr || o.tgid != p->tgid)	/* another's key: put it back */
+		return umem_obj_put(&st->objs, key, &o);
 	p->live_bytes -= o.size;
 	p->live_objs--;
 	st->callers[o.caller].live_bytes -= o.size;
 	st->callers[o.caller].live_objs--;
-	return true;
+	*ended = true;
+	return 0;
 }
 
-static void free_pointer(struct umem_state *st, struct umem_proc *p, uint64_t ptr)
+/* These take a call or its return: 0, or -1 when out of memory. */
+
+static int free_pointer(struct umem_state *st, struct umem_proc *p, uint64_t ptr)
 {
-	if (ptr && !end_object(st, p, ptr))
+	bool ended;
+
+	if (!ptr)
+		return 0;
+	if (end_object(st, p, ptr, &ended))
+		return -1;
+	if (!ended)
 		p->untracked_frees++;	/* allocated before the recording, or left out */
+	return 0;
 }
 
-static void keep_object(struct umem_state *st, struct umem_proc *p, uint32_t caller,
-			uint64_t ptr, uint64_t size, uint64_t ts)
+static int keep_object(struct umem_state *st, struct umem_proc *p, uint32_t caller,
+		       uint64_t ptr, uint64_t size, uint64_t ts)
 {
 	struct umem_obj o = { ptr, size, ts, caller, p->tgid };
+	bool ended;
 
-	end_object(st, p, ptr);		/* still live: its free was not seen */
-	if (umem_obj_put(&st->objs, proc_key(p->tgid, ptr), &o)) {
-		st->nomem = true;
-		return;
-	}
+	/* still live: its free was not seen */
+	if (end_object(st, p, ptr, &ended) ||
+	    umem_obj_put(&st->objs, proc_key(p->tgid, ptr), &o))
+		return -1;
 	p->requested += size;
 	p->live_bytes += size;
 	p->live_objs++;
@@ -141,34 +148,35 @@ static void keep_object(struct umem_state *st, struct umem_proc *p, uint32_t cal
 	st->callers[caller].bytes += size;
 	st->callers[caller].live_bytes += size;
 	st->callers[caller].live_objs++;
+	return 0;
 }
 
 /* The outermost call @f of process @p returned @ret. */
-static void on_allocated(struct umem_state *st, struct umem_proc *p, const struct umem_frame *f,
-			 uint64_t ret, uint64_t ts)
+static int on_allocated(struct umem_state *st, struct umem_proc *p, const struct umem_frame *f,
+			uint64_t ret, uint64_t ts)
 {
 	uint32_t c = row_of(st, &st->caller_of, proc_key(p->tgid, f->caller), make_caller,
 			    p->tgid, f->caller);
 	uint64_t size = requested(f);
 
 	if (c == UINT32_MAX)
-		return;
+		return -1;
 	st->callers[c].calls++;
 	if (!ret) {
 		if (f->func == KMT_UF_REALLOC && !size)
-			free_pointer(st, p, f->a[0]);	/* realloc(p, 0) frees p */
-		else if (size) {
+			return free_pointer(st, p, f->a[0]);	/* realloc(p, 0) frees p */
+		if (size) {
 			p->failed++;
 			st->callers[c].failed++;
 		}
-		return;
+		return 0;
 	}
-	if (f->func == KMT_UF_REALLOC)
-		free_pointer(st, p, f->a[0]);
-	keep_object(st, p, c, ret, size, ts);
+	if (f->func == KMT_UF_REALLOC && free_pointer(st, p, f->a[0]))
+		return -1;
+	return keep_object(st, p, c, ret, size, ts);
 }
 
-static void on_call(struct umem_state *st, struct umem_thread *t, struct umem_proc *p,
+static int on_call(struct umem_state *st, struct umem_thread *t, struct umem_proc *p,
 		    const struct kmt_event *ev)
 {
 	struct umem_frame f = { { ev->arg[0], ev->arg[1], ev->arg[2] }, ev->call_site, ev->ts,
@@ -178,21 +186,22 @@ static void on_call(struct umem_state *st, struct umem_thread *t, struct umem_pr
 		st->nested++;
 	} else {
 		p->calls[f.func]++;
-		if (f.func == KMT_UF_FREE)
-			free_pointer(st, p, f.a[0]);
+		if (f.func == KMT_UF_FREE && free_pointer(st, p, f.a[0]))
+			return -1;
 		if (f.func == KMT_UF_POSIX_MEMALIGN)
 			st->unknown_pointers++;	/* written to memory no probe reads */
 	}
 	if (!kmt_user_func_returns_pointer(f.func))
-		return;
+		return 0;
 	if (t->depth == UMEM_DEPTH) {
 		st->too_deep++;
-		return;
+		return 0;
 	}
 	t->f[t->depth++] = f;
+	return 0;
 }
 
-static void on_return(struct umem_state *st, struct umem_thread *t, struct umem_proc *p,
+static int on_return(struct umem_state *st, struct umem_thread *t, struct umem_proc *p,
 		      const struct kmt_event *ev)
 {
 	const struct umem_frame *f;
@@ -200,34 +209,32 @@ static void on_return(struct umem_state *st, struct umem_thread *t, struct umem_
 	if (!t->depth || t->f[t->depth - 1].func != ev->func) {
 		st->unmatched_returns++;	/* its call was filtered out or not seen */
 		t->depth = 0;
-		return;
+		return 0;
 	}
 	f = &t->f[--t->depth];
-	if (!f->nested)
-		on_allocated(st, p, f, (uint64_t)ev->ret, ev->ts);
+	return f->nested ? 0 : on_allocated(st, p, f, (uint64_t)ev->ret, ev->ts);
 }
 
-/* --timeline: every process's live heap at each interval end passed. */
-static void tick(struct umem_state *st, uint64_t ts)
+/* --timeline: every process's live heap at each interval end passed. 0, or -1. */
+static int tick(struct umem_state *st, uint64_t ts)
 {
 	uint32_t i;
 
 	if (!st->timeline_ns || ts < st->next_tick)
-		return;
+		return 0;
 	for (i = 0; i < st->nprocs; i++) {
 		const struct umem_proc *p = &st->procs[i];
 
 		if (!p->user)
 			continue;
-		if (kmt_grow(&st->points, &st->cap_points, st->npoints, sizeof(*st->points))) {
-			st->nomem = true;
-			return;
-		}
+		if (kmt_grow(&st->points, &st->cap_points, st->npoints, sizeof(*st->points)))
+			return -1;
 		st->points[st->npoints++] = (struct umem_point){ st->next_tick, p->live_bytes,
 								  p->anon_rss, p->kslab_live,
 								  p->kpages_live, p->tgid };
 	}
 	st->next_tick = kmt_boundary_after(st->next_tick, ts, st->timeline_ns);
+	return 0;
 }
 
 uint32_t kmt_umem_proc(struct umem_state *st, int tgid)
@@ -235,31 +242,31 @@ uint32_t kmt_umem_proc(struct umem_state *st, int tgid)
 	return row_of(st, &st->proc_of, (uint32_t)tgid, make_proc, tgid, 0);
 }
 
-static void umem_event(void *priv, const struct kmt_event *ev)
+static int umem_event(void *priv, const struct kmt_event *ev)
 {
 	struct umem_state *st = priv;
 	uint32_t ti, pi;
 
-	if (st->nomem || kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
-		return;
+	if (kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
+		return 0;
 	if (!st->next_tick)
 		st->next_tick = ev->ts + st->timeline_ns;
 	st->last_ts = ev->ts;
-	tick(st, ev->ts);
+	if (tick(st, ev->ts))
+		return -1;
 	ti = row_of(st, &st->thread_of, (uint32_t)ev->pid, make_thread, ev->pid, 0);
 	if (ti == UINT32_MAX)
-		return;
+		return -1;
 	pi = kmt_umem_proc(st, st->threads[ti].tgid);
 	if (pi == UINT32_MAX)
-		return;
+		return -1;
 	if (ev->type == KMT_EV_U_CALL) {
 		st->procs[pi].user = true;
-		on_call(st, &st->threads[ti], &st->procs[pi], ev);
-	} else if (ev->type == KMT_EV_U_RETURN) {
-		on_return(st, &st->threads[ti], &st->procs[pi], ev);
-	} else if (kmt_umem_kernel_event(st, &st->procs[pi], ev)) {
-		st->nomem = true;
+		return on_call(st, &st->threads[ti], &st->procs[pi], ev);
 	}
+	if (ev->type == KMT_EV_U_RETURN)
+		return on_return(st, &st->threads[ti], &st->procs[pi], ev);
+	return kmt_umem_kernel_event(st, &st->procs[pi], ev);
 }
 
 static void umem_free(void *priv)

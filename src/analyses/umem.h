@@ -82,7 +82,6 @@ struct umem_state {
 	struct umem_point *points;
 	uint32_t npoints, cap_points;
 	int lines;
-	bool nomem;
 };
 
 KMT_OBJMAP_TYPED(umem_obj, struct umem_obj)

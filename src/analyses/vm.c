@@ -68,7 +68,6 @@ struct vm_state {
 	bool have_rusage;
 	long long ru_maxrss_kb;
 	int ru_pid;
-	bool nomem;
 };
 
 enum { OPT_TIMELINE = 0x300 };
@@ -178,10 +177,8 @@ static struct vm_mm *mm_of(struct vm_state *st, uint64_t mm_id, bool curr)
 		end_mm(st, m);
 	}
 	if (kmt_grow(&st->mms, &st->mms_cap, st->nmms, sizeof(*st->mms)) ||
-	    kmt_hashmap_put(&st->mm_index, mm_id, st->nmms + 1)) {
-		st->nomem = true;
+	    kmt_hashmap_put(&st->mm_index, mm_id, st->nmms + 1))
 		return NULL;
-	}
 	m = &st->mms[st->nmms++];
 	memset(m, 0, sizeof(*m));
 	m->mm_id = mm_id;
@@ -212,23 +209,24 @@ static void leave_mm(struct vm_state *st, int pid)
 		end_mm(st, m);
 }
 
-/* @pid is in @m now. */
-static void enter_mm(struct vm_state *st, int pid, struct vm_mm *m)
+/* @pid is in @m now. 0, or -1 when out of memory. */
+static int enter_mm(struct vm_state *st, int pid, struct vm_mm *m)
 {
 	const struct vm_mm *was = mm_of_pid(st, pid);
 
 	if (was == m)
-		return;
+		return 0;
 	leave_mm(st, pid);
 	if (kmt_hashmap_put(&st->pid_mm, pid, m - st->mms + 1))
-		st->nomem = true;
+		return -1;
 	m->users++;
 	if (!m->pid)
 		m->pid = pid;
+	return 0;
 }
 
-/* Append or update the --timeline point of @pid. */
-static void timeline_point(struct vm_state *st, int pid, uint64_t ts)
+/* Append or update the --timeline point of @pid. 0, or -1 when out of memory. */
+static int timeline_point(struct vm_state *st, int pid, uint64_t ts)
 {
 	uint64_t idx = (ts - st->first_ts) / st->interval_ns;
 	uint32_t i;
@@ -240,10 +238,8 @@ static void timeline_point(struct vm_state *st, int pid, uint64_t ts)
 		if (st->points[i].pid == pid)
 			p = &st->points[i];
 	if (!p) {
-		if (kmt_grow(&st->points, &st->points_cap, st->npoints, sizeof(*st->points))) {
-			st->nomem = true;
-			return;
-		}
+		if (kmt_grow(&st->points, &st->points_cap, st->npoints, sizeof(*st->points)))
+			return -1;
 		p = &st->points[st->npoints++];
 		memset(p, 0, sizeof(*p));
 		p->interval = idx;
@@ -252,22 +248,21 @@ static void timeline_point(struct vm_state *st, int pid, uint64_t ts)
 	p->mapped = t ? t->net : 0;
 	for (i = 0; mm && i < RSS_MEMBERS; i++)
 		p->rss[i] = mm->cur[i];
+	return 0;
 }
 
-static void rss_event(struct vm_state *st, const struct kmt_event *ev)
+static int rss_event(struct vm_state *st, const struct kmt_event *ev)
 {
 	struct vm_mm *m;
 	int64_t rss;
 
 	st->rss_events++;
 	if (ev->member < 0 || ev->member >= RSS_MEMBERS)
-		return;
+		return 0;
 	/* Only a task changing its own mm (curr) is in it, and names the owner. */
 	m = mm_of(st, ev->mm_id, ev->curr);
-	if (!m)
-		return;
-	if (ev->curr)
-		enter_mm(st, ev->pid, m);
+	if (!m || (ev->curr && enter_mm(st, ev->pid, m)))
+		return -1;
 	m->cur[ev->member] = ev->size;
 	if (m->left && all_zero(m))
 		end_mm(st, m);
@@ -278,45 +273,49 @@ static void rss_event(struct vm_state *st, const struct kmt_event *ev)
 		m->rss_peak = rss;
 		m->rss_peak_ts = ev->ts;
 	}
+	return 0;
 }
 
 /* Tasks leave their mm at exit; the command's descendants are its own. */
-static void follow_tasks(struct vm_state *st, const struct kmt_event *ev)
+static int follow_tasks(struct vm_state *st, const struct kmt_event *ev)
 {
 	uint64_t one;
 
 	if (ev->type == KMT_EV_EXIT)
 		leave_mm(st, (int)ev->target_pid);
 	if (ev->type == KMT_EV_FORK && st->have_rusage &&
-	    kmt_hashmap_get(&st->command_tasks, ev->pid, &one) &&
-	    kmt_hashmap_put(&st->command_tasks, ev->target_pid, 1))
-		st->nomem = true;
+	    kmt_hashmap_get(&st->command_tasks, ev->pid, &one))
+		return kmt_hashmap_put(&st->command_tasks, ev->target_pid, 1);
+	return 0;
 }
 
-static void vm_event(void *priv, const struct kmt_event *ev)
+static int vm_event(void *priv, const struct kmt_event *ev)
 {
 	struct vm_state *st = priv;
-	bool nomem = false;
+	struct vm_task *task;
 	int pid = ev->pid;
 
-	if (st->nomem || kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
-		return;
+	if (kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
+		return 0;
 	if (!st->started)
 		st->first_ts = ev->ts;
 	st->started = true;
-	follow_tasks(st, ev);
+	if (follow_tasks(st, ev))
+		return -1;
 	if (ev->type == KMT_EV_EXIT)
-		return;
+		return 0;
 	if (ev->type == KMT_EV_RSS_STAT) {
-		rss_event(st, ev);
+		if (rss_event(st, ev))
+			return -1;
 		if (!ev->curr)
-			return;
-	} else if (!kmt_vmmap_event(&st->map, ev, &nomem)) {
-		st->nomem |= nomem;
-		return;
+			return 0;
+	} else {
+		if (kmt_vmmap_event(&st->map, ev, &task))
+			return -1;
+		if (!task)
+			return 0;
 	}
-	if (st->interval_ns)
-		timeline_point(st, pid, ev->ts);
+	return st->interval_ns ? timeline_point(st, pid, ev->ts) : 0;
 }
 
 static const char *comm_of(const struct vm_state *st, int pid)
@@ -490,10 +489,6 @@ static int vm_report(void *priv, const struct kmt_session *s, struct kmt_output 
 	struct vm_state *st = priv;
 
 	(void)s;
-	if (st->nomem) {
-		errno = ENOMEM;
-		return -1;
-	}
 	if (report_summary(st, out) || report_mappings(st, out) || report_rss(st, out))
 		return -1;
 	return st->interval_ns ? report_timeline(st, out) : 0;

@@ -50,24 +50,25 @@ void kmt_vmmap_free(struct vmmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static struct vm_task *task_get(struct vmmap *m, int pid, bool create, bool *nomem)
+/* The task @pid into *@t (made if @create, else NULL when unknown). 0, or -1 when out of memory. */
+static int task_get(struct vmmap *m, int pid, bool create, struct vm_task **t)
 {
 	uint64_t idx;
-	struct vm_task *t;
 
-	if (kmt_hashmap_get(&m->index, (uint64_t)pid, &idx))
-		return &m->tasks[idx - 1];
-	if (!create)
-		return NULL;
-	if (kmt_grow(&m->tasks, &m->cap, m->ntasks, sizeof(*m->tasks)) ||
-	    kmt_hashmap_put(&m->index, (uint64_t)pid, m->ntasks + 1)) {
-		*nomem = true;
-		return NULL;
+	*t = NULL;
+	if (kmt_hashmap_get(&m->index, (uint64_t)pid, &idx)) {
+		*t = &m->tasks[idx - 1];
+		return 0;
 	}
-	t = &m->tasks[m->ntasks++];
-	memset(t, 0, sizeof(*t));
-	t->pid = pid;
-	return t;
+	if (!create)
+		return 0;
+	if (kmt_grow(&m->tasks, &m->cap, m->ntasks, sizeof(*m->tasks)) ||
+	    kmt_hashmap_put(&m->index, (uint64_t)pid, m->ntasks + 1))
+		return -1;
+	*t = &m->tasks[m->ntasks++];
+	memset(*t, 0, sizeof(**t));
+	(*t)->pid = pid;
+	return 0;
 }
 
 /*
@@ -302,67 +303,78 @@ static int syscall_exit(struct vmmap *m, struct vm_task *t, const struct kmt_eve
 	}
 }
 
-/* The child starts with the parent's address space, shared until one of them changes it. */
-static struct vm_task *fork_task(struct vmmap *m, const struct kmt_event *ev, bool *nomem)
+/*
+ * The child starts with the parent's address space, shared until one of
+ * them changes it: into *@child (NULL when the parent is not followed).
+ */
+static int fork_task(struct vmmap *m, const struct kmt_event *ev, struct vm_task **child)
 {
-	struct vm_task *parent = task_get(m, ev->pid, false, nomem), *child;
+	struct vm_task *parent;
 	uint32_t pidx;
 
+	*child = NULL;
+	task_get(m, ev->pid, false, &parent);
 	if (!parent)
-		return NULL;
+		return 0;
 	pidx = parent - m->tasks;
-	child = task_get(m, (int)ev->target_pid, true, nomem);
-	if (!child || child == &m->tasks[pidx])
-		return NULL;
+	if (task_get(m, (int)ev->target_pid, true, child))
+		return -1;
+	if (*child == &m->tasks[pidx]) {
+		*child = NULL;
+		return 0;
+	}
 	parent = &m->tasks[pidx];	/* the array may have moved */
-	drop_regions(child);
-	child->heap = parent->heap;
-	child->regions = parent->regions;	/* copied when one of them changes it */
-	if (child->regions)
-		child->regions->refs++;
-	return child;
+	drop_regions(*child);
+	(*child)->heap = parent->heap;
+	(*child)->regions = parent->regions;	/* copied when one of them changes it */
+	if ((*child)->regions)
+		(*child)->regions->refs++;
+	return 0;
 }
 
-struct vm_task *kmt_vmmap_event(struct vmmap *m, const struct kmt_event *ev, bool *nomem)
+int kmt_vmmap_event(struct vmmap *m, const struct kmt_event *ev, struct vm_task **task)
 {
 	struct vm_task *t;
 
+	*task = NULL;
 	m->events++;
 	if (ev->type == KMT_EV_FORK)
-		return fork_task(m, ev, nomem);
-	t = task_get(m, ev->pid, true, nomem);
-	if (!t)
-		return NULL;
+		return fork_task(m, ev, task);
+	if (task_get(m, ev->pid, true, &t))
+		return -1;
 	switch (ev->type) {
 	case KMT_EV_EXEC:	/* a new address space */
 		drop_regions(t);
 		memset(&t->heap, 0, sizeof(t->heap));
 		t->pending = KMT_EV_UNKNOWN;
-		return t;
+		break;
 	case KMT_EV_MMAP_ENTER:
 	case KMT_EV_MUNMAP_ENTER:
 	case KMT_EV_MREMAP_ENTER:
 	case KMT_EV_BRK_ENTER:
 		t->pending = ev->type;
 		memcpy(t->arg, ev->arg, sizeof(t->arg));
-		return t;
+		break;
 	case KMT_EV_MMAP_EXIT:
 	case KMT_EV_MUNMAP_EXIT:
 	case KMT_EV_MREMAP_EXIT:
 	case KMT_EV_BRK_EXIT:
 		if (syscall_exit(m, t, ev))
-			*nomem = true;
-		return t;
+			return -1;
+		break;
 	default:
-		return NULL;
+		return 0;
 	}
+	*task = t;
+	return 0;
 }
 
 struct vm_task *kmt_vmmap_task(struct vmmap *m, int pid)
 {
-	bool nomem = false;
+	struct vm_task *t;
 
-	return task_get(m, pid, false, &nomem);
+	task_get(m, pid, false, &t);	/* not made: cannot fail */
+	return t;
 }
 
 const struct vm_region *kmt_vmmap_find(struct vmmap *m, int pid, uint64_t addr)

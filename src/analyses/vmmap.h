@@ -78,10 +78,10 @@ int kmt_vmmap_init(struct vmmap *m);
 void kmt_vmmap_free(struct vmmap *m);
 
 /*
- * Follow @ev (other types are ignored). Returns the task it changed, NULL
- * when none, or sets *@nomem on allocation failure.
+ * Follow @ev (other types only make the task known). *@task is the task it
+ * changed, NULL when none. 0, or -1 when out of memory.
  */
-struct vm_task *kmt_vmmap_event(struct vmmap *m, const struct kmt_event *ev, bool *nomem);
+int kmt_vmmap_event(struct vmmap *m, const struct kmt_event *ev, struct vm_task **task);
 
 /* The task @pid, or NULL if no event of it was followed. */
 struct vm_task *kmt_vmmap_task(struct vmmap *m, int pid);

@@ -21,7 +21,6 @@ struct events_state {
 	struct kmt_filter filter;
 	struct tep_handle *tep;
 	struct kmt_reader *reader;
-	bool failed;
 };
 
 static void *events_init(void)
@@ -134,23 +133,23 @@ static void write_event(struct events_state *st, const struct kmt_event *ev, FIL
 	fputs("}\n", fp);
 }
 
-static void events_event(void *priv, const struct kmt_event *ev)
+/* One event's JSON line. 0, or -1 on a write error: the replay stops. */
+static int events_event(void *priv, const struct kmt_event *ev)
 {
 	struct events_state *st = priv;
 
-	if (st->failed || kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
-		return;
+	if (kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
+		return 0;
 	write_event(st, ev, stdout);
-	st->failed = ferror(stdout);
+	return ferror(stdout) ? -1 : 0;
 }
 
 static int events_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
 {
-	struct events_state *st = priv;
-
+	(void)priv;
 	(void)s;
 	(void)out;
-	return st->failed || fflush(stdout) ? -1 : 0;
+	return fflush(stdout) ? -1 : 0;
 }
 
 const struct kmt_analysis kmt_events = {

@@ -27,7 +27,6 @@ struct print_state {
 	struct kmt_plugin_host host;
 	struct trace_seq seq;
 	struct kmt_reader *reader;
-	bool failed;
 };
 
 
@@ -101,20 +100,24 @@ static int print_start(void *priv, const struct kmt_session *s)
 	return 0;
 }
 
-/* The event's call stack below it, a frame per line as trace-cmd report shows them. */
-static void print_stack(struct print_state *st, const struct kmt_event *ev)
+/*
+ * The event's call stack below it, a frame per line as trace-cmd report
+ * shows them. 0, or -1 on a write error.
+ */
+static int print_stack(struct print_state *st, const struct kmt_event *ev)
 {
 	char frame[512];
 	int i;
 
-	for (i = 0; i < ev->callchain_nr && !st->failed; i++) {
+	for (i = 0; i < ev->callchain_nr; i++) {
 		if (ev->callchain[i] >= KMT_CALLCHAIN_MARKERS)
 			continue;	/* perf's PERF_CONTEXT_KERNEL and the like */
 		kmt_reader_symbol(st->reader, ev->callchain[i], frame, sizeof(frame));
 		if (fputs(" => ", stdout) == EOF || kmt_fputs_escaped(frame, stdout) ||
 		    putchar('\n') == EOF)
-			st->failed = true;
+			return -1;
 	}
+	return 0;
 }
 
 /* "COMM-PID [CPU] TIME: " as trace-cmd report starts a line, the event's own comm first. */
@@ -131,7 +134,8 @@ static void print_prefix(struct print_state *st, const struct kmt_event *ev,
 			TEP_PRINT_TIME);
 }
 
-static void print_event(void *priv, const struct kmt_event *ev)
+/* One event's line (and stack). 0, or -1 on a write error: the replay stops. */
+static int print_event(void *priv, const struct kmt_event *ev)
 {
 	struct print_state *st = priv;
 	struct tep_record rec = {
@@ -140,8 +144,8 @@ static void print_event(void *priv, const struct kmt_event *ev)
 	unsigned int name_start;
 	int pad;
 
-	if (st->failed || kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
-		return;
+	if (kmt_filter_done(&st->filter, ev) || !kmt_filter_pass(&st->filter, ev))
+		return 0;
 	trace_seq_reset(&st->seq);
 	print_prefix(st, ev, &rec);
 	name_start = st->seq.len;
@@ -163,17 +167,16 @@ static void print_event(void *priv, const struct kmt_event *ev)
 	/* comms and strings from the file: escaped, they cannot drive the terminal */
 	if (st->seq.state != TRACE_SEQ__GOOD || kmt_fputs_escaped(st->seq.buffer, stdout) ||
 	    putchar('\n') == EOF)
-		st->failed = true;
-	print_stack(st, ev);
+		return -1;
+	return print_stack(st, ev);
 }
 
 static int print_report(void *priv, const struct kmt_session *s, struct kmt_output *out)
 {
-	struct print_state *st = priv;
-
+	(void)priv;
 	(void)s;
 	(void)out;
-	return st->failed || fflush(stdout) ? -1 : 0;
+	return fflush(stdout) ? -1 : 0;
 }
 
 const struct kmt_analysis kmt_print = {

@@ -275,8 +275,10 @@ bool kmt_watch_tick(void *ctx, bool final)
 		w->last_ts = ev->ts;
 		if (ev->type == KMT_EV_RSS_STAT)
 			take_rss(w, ev);
-		if (kmt_analysis_umem.events & KMT_EVMASK(ev->type))
-			kmt_analysis_umem.event(w->umem, ev);
+		/* live, it goes on and says its figures are short */
+		if ((kmt_analysis_umem.events & KMT_EVMASK(ev->type)) &&
+		    kmt_analysis_umem.event(w->umem, ev))
+			w->nomem = true;
 	}
 	w->npending = 0;
 	totals(w);

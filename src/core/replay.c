@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <traceevent/event-parse.h>
 
 #include <kmtrace/analysis.h>
@@ -166,14 +167,18 @@ void kmt_replay_take(struct kmt_session *s, const struct kmt_decoder *dec,
 	ev->text_event = rec->text_event;
 }
 
-void kmt_replay_hand_out(const struct kmt_analysis *const *an, void *const *priv, int n,
-			 const struct kmt_event *ev)
+int kmt_replay_hand_out(const struct kmt_session *s, const struct kmt_analysis *const *an,
+			void *const *priv, int n, const struct kmt_event *ev, struct kmt_error *err)
 {
 	int i;
 
 	for (i = 0; i < n; i++)
-		if (an[i]->events & KMT_EVMASK(ev->type))
-			an[i]->event(priv[i], ev);
+		if ((an[i]->events & KMT_EVMASK(ev->type)) && an[i]->event(priv[i], ev)) {
+			kmt_error_set(err, s->input, -1, "%s: %s", an[i]->name,
+				      strerror(errno ? errno : ENOMEM));
+			return -1;
+		}
+	return 0;
 }
 
 int kmt_replay_one_thread(struct kmt_session *s, struct merge *m,
@@ -186,8 +191,8 @@ int kmt_replay_one_thread(struct kmt_session *s, struct merge *m,
 		struct kmt_event ev;
 
 		kmt_replay_take(s, dec, &m->head[m->heap[0]], &last_ts, &ev);
-		kmt_replay_hand_out(an, priv, n, &ev);
-		if (kmt_merge_advance(m, s->reader, err))
+		if (kmt_replay_hand_out(s, an, priv, n, &ev, err) ||
+		    kmt_merge_advance(m, s->reader, err))
 			return -1;
 	}
 	return 0;
@@ -200,6 +205,7 @@ int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 	struct merge m = { 0 };
 	int ret = -1;
 
+	errno = 0;	/* what an analysis that stops the replay failed on */
 	dec = kmt_decoder_new(s->tep);
 	if (!dec) {
 		kmt_error_set(err, s->input, -1, "out of memory");

@@ -26,9 +26,12 @@ void kmt_replay_take(struct kmt_session *s, const struct kmt_decoder *dec,
 		     const struct kmt_record *rec, unsigned long long *last_ts,
 		     struct kmt_event *ev);
 
-/* Give @ev to each of the @n analyses @an (states @priv) that wants its type. */
-void kmt_replay_hand_out(const struct kmt_analysis *const *an, void *const *priv, int n,
-			 const struct kmt_event *ev);
+/*
+ * Give @ev to each of the @n analyses @an (states @priv) that wants its
+ * type. 0, or -1 with @err filled when one failed (the replay stops).
+ */
+int kmt_replay_hand_out(const struct kmt_session *s, const struct kmt_analysis *const *an,
+			void *const *priv, int n, const struct kmt_event *ev, struct kmt_error *err);
 
 /*
  * The rest of the replay with @m's records read and decoded in a thread of

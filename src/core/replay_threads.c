@@ -40,6 +40,7 @@ struct pipe_state {
 	struct batch *batches[BATCHES];
 	int head, count;	/* filled batches: head, head + 1, ... (mod BATCHES) */
 	bool done;		/* the reader thread ended (ret, err say how) */
+	bool stop;		/* this thread's analyses failed: the reader thread stops */
 	int ret;
 	struct kmt_error err;
 
@@ -114,7 +115,8 @@ static int fill(struct pipe_state *p, struct batch *b)
 		struct kmt_event *ev = &b->ev[b->n];
 
 		kmt_replay_take(p->s, p->dec, rec, &p->last_ts, ev);
-		kmt_replay_hand_out(p->an, p->priv, p->n, ev);
+		if (kmt_replay_hand_out(p->s, p->an, p->priv, p->n, ev, &p->err))
+			return -1;
 		if (p->batched & KMT_EVMASK(ev->type)) {
 			if (copy_event(b, b->n, rec->kept)) {
 				kmt_error_set(&p->err, p->s->input, -1, "out of memory");
@@ -138,10 +140,12 @@ static void *reader_thread(void *arg)
 		struct batch *b;
 
 		pthread_mutex_lock(&p->lock);
-		while (p->count == BATCHES)
+		while (p->count == BATCHES && !p->stop)
 			pthread_cond_wait(&p->changed, &p->lock);
-		b = p->batches[(p->head + p->count) % BATCHES];
+		b = p->stop ? NULL : p->batches[(p->head + p->count) % BATCHES];
 		pthread_mutex_unlock(&p->lock);
+		if (!b)
+			break;
 		ret = fill(p, b);
 		if (ret <= 0)
 			break;
@@ -158,9 +162,13 @@ static void *reader_thread(void *arg)
 	return NULL;
 }
 
-/* Hand out every batch the reader thread fills, until it is done. */
-static void take_batches(struct pipe_state *p, const struct kmt_analysis *const *an,
-			 void *const *priv, int n)
+/*
+ * Hand out every batch the reader thread fills, until it is done. 0, or -1
+ * with @err filled when an analysis failed: then the reader thread is told
+ * to stop.
+ */
+static int take_batches(struct pipe_state *p, const struct kmt_analysis *const *an,
+			void *const *priv, int n, struct kmt_error *err)
 {
 	for (;;) {
 		struct batch *b;
@@ -172,9 +180,15 @@ static void take_batches(struct pipe_state *p, const struct kmt_analysis *const 
 		b = p->count ? p->batches[p->head] : NULL;
 		pthread_mutex_unlock(&p->lock);
 		if (!b)
-			return;
+			return 0;
 		for (i = 0; i < b->n; i++)
-			kmt_replay_hand_out(an, priv, n, &b->ev[i]);
+			if (kmt_replay_hand_out(p->s, an, priv, n, &b->ev[i], err)) {
+				pthread_mutex_lock(&p->lock);
+				p->stop = true;
+				pthread_cond_signal(&p->changed);
+				pthread_mutex_unlock(&p->lock);
+				return -1;
+			}
 		pthread_mutex_lock(&p->lock);
 		p->head = (p->head + 1) % BATCHES;
 		p->count--;
@@ -255,10 +269,11 @@ int kmt_replay_two_threads(struct kmt_session *s, struct merge *m,
 	if (pthread_create(&reader, NULL, reader_thread, &p)) {
 		ret = kmt_replay_one_thread(s, m, dec, an, priv, n, err);
 	} else {
-		take_batches(&p, san + nr, spriv + nr, n - nr);
+		int failed = take_batches(&p, san + nr, spriv + nr, n - nr, err);
+
 		pthread_join(reader, NULL);
-		ret = p.ret;
-		if (ret)
+		ret = failed ? -1 : p.ret;
+		if (!failed && ret)
 			*err = p.err;
 	}
 	pthread_cond_destroy(&p.changed);

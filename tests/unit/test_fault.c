@@ -80,14 +80,14 @@ static void fault(struct fault_state *st, unsigned long long ts, int pid, unsign
 	struct kmt_event ev = { .type = KMT_EV_FAULT_USER, .ts = ts, .pid = pid,
 				.address = 0x7f0000001000ull, .ip = 0x401000, .error_code = code };
 
-	kmt_analysis_fault.event(st, &ev);
+	ck_assert_int_eq(kmt_analysis_fault.event(st, &ev), 0);
 }
 
 static void fault_ret(struct fault_state *st, unsigned long long ts, int pid, long long ret)
 {
 	struct kmt_event ev = { .type = KMT_EV_FAULT_RETURN, .ts = ts, .pid = pid, .ret = ret };
 
-	kmt_analysis_fault.event(st, &ev);
+	ck_assert_int_eq(kmt_analysis_fault.event(st, &ev), 0);
 }
 
 static void fork_(struct fault_state *st, unsigned long long ts, int parent, int child)
@@ -95,7 +95,7 @@ static void fork_(struct fault_state *st, unsigned long long ts, int parent, int
 	struct kmt_event ev = { .type = KMT_EV_FORK, .ts = ts, .pid = parent,
 				.target_pid = child };
 
-	kmt_analysis_fault.event(st, &ev);
+	ck_assert_int_eq(kmt_analysis_fault.event(st, &ev), 0);
 }
 
 /* Resolve what is pending, as the report does, without printing. */
@@ -360,14 +360,15 @@ static void sys(struct vmmap *m, enum kmt_event_type enter, const unsigned long 
 		long long ret, unsigned long long ts)
 {
 	struct kmt_event ev = { .type = enter, .ts = ts, .pid = 7 };
-	bool nomem = false;
+	struct vm_task *t;
 
 	memcpy(ev.arg, args, sizeof(ev.arg));
-	ck_assert_ptr_nonnull(kmt_vmmap_event(m, &ev, &nomem));
+	ck_assert_int_eq(kmt_vmmap_event(m, &ev, &t), 0);
+	ck_assert_ptr_nonnull(t);
 	ev.type = enter + 1;
 	ev.ret = ret;
-	ck_assert_ptr_nonnull(kmt_vmmap_event(m, &ev, &nomem));
-	ck_assert(!nomem);
+	ck_assert_int_eq(kmt_vmmap_event(m, &ev, &t), 0);
+	ck_assert_ptr_nonnull(t);
 }
 
 START_TEST(test_vmmap)
@@ -376,7 +377,7 @@ START_TEST(test_vmmap)
 	struct vm_task *t;
 	const struct vm_region *r;
 	struct kmt_event ev = { .type = KMT_EV_FORK, .pid = 7, .target_pid = 8 };
-	bool nomem = false;
+	struct vm_task *child;
 
 	ck_assert_int_eq(kmt_vmmap_init(&m), 0);
 	/* anonymous 3 pages, then a hole punched in the middle */
@@ -409,13 +410,14 @@ START_TEST(test_vmmap)
 	ck_assert_int_eq(t->net, 0x6000);
 	ck_assert_uint_eq(t->peak_ts, 7);
 	/* the child has a copy; exec empties it */
-	ck_assert_ptr_nonnull(kmt_vmmap_event(&m, &ev, &nomem));
+	ck_assert_int_eq(kmt_vmmap_event(&m, &ev, &child), 0);
+	ck_assert_ptr_nonnull(child);
 	ck_assert_int_eq(kmt_vmmap_find(&m, 8, 0x51000)->kind, VM_HEAP);
 	ev = (struct kmt_event){ .type = KMT_EV_EXEC, .pid = 8 };
-	ck_assert_ptr_nonnull(kmt_vmmap_event(&m, &ev, &nomem));
+	ck_assert_int_eq(kmt_vmmap_event(&m, &ev, &child), 0);
+	ck_assert_ptr_nonnull(child);
 	ck_assert_ptr_null(kmt_vmmap_find(&m, 8, 0x51000));
 	ck_assert_ptr_nonnull(kmt_vmmap_find(&m, 7, 0x51000));
-	ck_assert(!nomem);
 	kmt_vmmap_free(&m);
 }
 END_TEST

@@ -96,7 +96,7 @@ static void alloc(struct slab_state *st, unsigned long long ts, int cpu, int pid
 				.call_site = site, .ptr = ptr, .bytes_req = req,
 				.bytes_alloc = bytes, .node = -1, .flags = KMT_EVF_HAS_NODE };
 
-	kmt_analysis_slab.event(st, &ev);
+	ck_assert_int_eq(kmt_analysis_slab.event(st, &ev), 0);
 }
 
 static void cache_alloc(struct slab_state *st, unsigned long long ts, int cpu, int node,
@@ -107,7 +107,7 @@ static void cache_alloc(struct slab_state *st, unsigned long long ts, int cpu, i
 				.bytes_alloc = 192, .node = node, .flags = KMT_EVF_HAS_NODE,
 				.str = name, .str_len = strlen(name) };
 
-	kmt_analysis_slab.event(st, &ev);
+	ck_assert_int_eq(kmt_analysis_slab.event(st, &ev), 0);
 }
 
 static void kfree_(struct slab_state *st, unsigned long long ts, int cpu, int pid,
@@ -116,7 +116,7 @@ static void kfree_(struct slab_state *st, unsigned long long ts, int cpu, int pi
 	struct kmt_event ev = { .type = KMT_EV_KFREE, .ts = ts, .cpu = cpu, .pid = pid,
 				.ptr = ptr };
 
-	kmt_analysis_slab.event(st, &ev);
+	ck_assert_int_eq(kmt_analysis_slab.event(st, &ev), 0);
 }
 
 START_TEST(test_pairing)

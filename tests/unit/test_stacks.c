@@ -147,9 +147,9 @@ START_TEST(test_allocator_frames_cut)
 	s.session = &session;
 	ck_assert_int_eq(kmt_stacks_first_caller(&s, chain, 3, &unnamed), 1);
 	ck_assert(!unnamed);
-	id = kmt_stacks_intern(&s, chain, 3);
+	ck_assert_int_eq(kmt_stacks_intern(&s, chain, 3, &id), 0);
 	chain[0] = IN_KMALLOC + 8;	/* another allocator ip: the same stack */
-	again = kmt_stacks_intern(&s, chain, 3);
+	ck_assert_int_eq(kmt_stacks_intern(&s, chain, 3, &again), 0);
 	ck_assert_uint_eq(id, again);
 	kmt_stacks_text(&s, id, text, sizeof(text));
 	ck_assert_str_eq(text, "_stext+0x10\n_stext+0x14");
@@ -186,6 +186,7 @@ START_TEST(test_plumbing_removed)
 	struct kmt_session session = { 0 };
 	struct kmt_stacks s;
 	bool unnamed;
+	uint32_t id;
 	int fd = mkstemp(syms);
 
 	ck_assert_msg(r, "%s", err.msg);
@@ -198,12 +199,14 @@ START_TEST(test_plumbing_removed)
 	session.reader = r;
 	s.session = &session;
 	ck_assert_int_eq(kmt_stacks_first_caller(&s, chain, 5, &unnamed), 2);
-	kmt_stacks_text(&s, kmt_stacks_intern(&s, chain, 5), text, sizeof(text));
+	ck_assert_int_eq(kmt_stacks_intern(&s, chain, 5, &id), 0);
+	kmt_stacks_text(&s, id, text, sizeof(text));
 	ck_assert_str_eq(text, "caller_fn+0x8\nouter_fn+0x4");
 	/* a list of allocator frames without kmalloc: the plumbing still goes */
 	ck_assert_int_eq(kmt_stacks_option(&s, "nothing_", msg, sizeof(msg)), 0);
 	ck_assert_int_eq(kmt_stacks_first_caller(&s, chain, 5, &unnamed), 1);
-	kmt_stacks_text(&s, kmt_stacks_intern(&s, chain, 5), text, sizeof(text));
+	ck_assert_int_eq(kmt_stacks_intern(&s, chain, 5, &id), 0);
+	kmt_stacks_text(&s, id, text, sizeof(text));
 	ck_assert_str_eq(text, "__kmalloc_noprof+0x10\ncaller_fn+0x8\nouter_fn+0x4");
 	kmt_stacks_free(&s);
 	kmt_reader_close(r);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /* trace.dat v6: writer/reader round trip, replay order, corrupted files. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,7 +127,7 @@ static void *seen_init(void)
 	return calloc(1, sizeof(struct seen));
 }
 
-static void seen_event(void *priv, const struct kmt_event *ev)
+static int seen_event(void *priv, const struct kmt_event *ev)
 {
 	struct seen *sn = priv;
 
@@ -140,6 +141,20 @@ static void seen_event(void *priv, const struct kmt_event *ev)
 	sn->ts[sn->n] = ev->ts;
 	sn->type[sn->n] = ev->type;
 	sn->ptr[sn->n++] = ev->ptr;
+	return 0;
+}
+
+/* An analysis that fails (out of memory) at its second event. */
+static int failing_event(void *priv, const struct kmt_event *ev)
+{
+	struct seen *sn = priv;
+
+	ck_assert_int_lt(sn->n, 2);	/* never called again after failing */
+	sn->ts[sn->n++] = ev->ts;
+	if (sn->n < 2)
+		return 0;
+	errno = ENOMEM;
+	return -1;
 }
 
 static const struct kmt_analysis seen_analysis = {
@@ -151,6 +166,45 @@ static const struct kmt_analysis kmalloc_only = {
 	.name = "kmalloc-only", .events = KMT_EVMASK(KMT_EV_KMALLOC), .init = seen_init,
 	.event = seen_event, .reader_thread_ok = true,
 };
+
+static const struct kmt_analysis failing = {
+	.name = "failing", .events = KMT_EVMASK_ALL, .init = seen_init, .event = failing_event,
+};
+
+static const struct kmt_analysis failing_in_reader = {
+	.name = "failing", .events = KMT_EVMASK_ALL, .init = seen_init, .event = failing_event,
+	.reader_thread_ok = true,
+};
+
+/*
+ * An analysis whose event handler fails stops the replay at once, in one
+ * thread and with a reader thread, in either thread: -1 and an error that
+ * names it; the other analysis saw no event past it.
+ */
+START_TEST(test_replay_stops_on_failure)
+{
+	const struct kmt_analysis *an[2] = { &seen_analysis, _i & 1 ? &failing_in_reader : &failing };
+	struct kmt_error err = { 0 };
+	struct kmt_session s = { .input = good_path, .threads = 1 + (_i >= 2) };
+	struct seen *all, *bad;
+	void *priv[2];
+
+	s.reader = kmt_reader_open(good_path, &err);
+	ck_assert_ptr_nonnull(s.reader);
+	s.tep = kmt_reader_tep(s.reader);
+	priv[0] = all = seen_init();
+	priv[1] = bad = seen_init();
+	ck_assert_int_eq(kmt_replay(&s, an, priv, 2, &err), -1);
+	ck_assert_msg(strstr(err.msg, "failing") && strstr(err.msg, strerror(ENOMEM)), "%s",
+		      err.msg);
+	ck_assert_int_eq(bad->n, 2);
+	ck_assert_int_le(all->n, 2 + 2048);	/* at most the batch under way */
+	ck_assert_int_lt(all->n, 5);
+	free(all);
+	free(bad);
+	kmt_reader_close(s.reader);
+}
+END_TEST
 
 /* In one thread (_i 1) and with a reader thread (_i 2): the same events. */
 START_TEST(test_replay_merges_by_time)
@@ -368,6 +422,7 @@ Suite *tracedat_suite(void)
 	tcase_add_unchecked_fixture(rt, build_good, drop_good);
 	tcase_add_test(rt, test_round_trip_streams);
 	tcase_add_test(rt, test_round_trip_symbols);
+	tcase_add_loop_test(rt, test_replay_stops_on_failure, 0, 4);
 	tcase_add_loop_test(rt, test_replay_merges_by_time, 1, 3);
 	tcase_add_unchecked_fixture(bad, build_good, drop_good);
 	tcase_set_timeout(bad, 120);

@@ -120,7 +120,7 @@ static void user_event(struct umem_state *st, enum kmt_event_type type, int tid,
 	struct kmt_event ev = { .type = type, .pid = tid, .ts = ts++, .func = f,
 				.arg = { a0, a1 }, .call_site = caller, .ret = (long long)ret };
 
-	kmt_analysis_umem.event(st, &ev);
+	ck_assert_int_eq(kmt_analysis_umem.event(st, &ev), 0);
 }
 
 static void call(struct umem_state *st, int tid, enum kmt_user_func f, uint64_t a0,
