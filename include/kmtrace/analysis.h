@@ -95,8 +95,8 @@ struct kmt_analysis {
 	 * the command and set there. NULL: the analysis takes no filter.
 	 */
 	struct kmt_filter *(*filter)(void *priv);
-	/* Take option @key with argument @arg (or NULL); 0, or -1 with @msg filled. NULL: none. */
-	int (*option)(void *priv, int key, const char *arg, char *msg, int msglen);
+	/* Take option @key with argument @arg (or NULL); 0, or -1 with @err filled. NULL: none. */
+	int (*option)(void *priv, int key, const char *arg, struct kmt_error *err);
 	/* Get ready to take the events of @s (may be NULL); 0 or -1 with errno. */
 	int (*start)(void *priv, const struct kmt_session *s);
 	/* Take one event, in time order; 0, or -1 (errno ENOMEM) to stop the replay. */
@@ -117,10 +117,10 @@ const struct kmt_analysis *kmt_analysis_find(const char *name);
 /*
  * Give option @key with @arg (or NULL) to analysis @an with state @priv:
  * to its filter if it is a filter option, else to its own options.
- * 0, or -1 with @msg filled.
+ * 0, or -1 with @err filled.
  */
 int kmt_analysis_option(const struct kmt_analysis *an, void *priv, int key, const char *arg,
-			char *msg, int msglen);
+			struct kmt_error *err);
 
 /*
  * Merge the per-CPU streams of @s->reader by timestamp, decode each record

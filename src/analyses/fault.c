@@ -104,7 +104,7 @@ static void fault_free(void *priv)
 }
 
 /* A size with an optional K, M or G suffix. */
-static int parse_size(const char *arg, uint64_t *v, char *msg, int msglen)
+static int parse_size(const char *arg, uint64_t *v, struct kmt_error *err)
 {
 	char *end;
 	unsigned long long n = strtoull(arg, &end, 10);
@@ -116,7 +116,7 @@ static int parse_size(const char *arg, uint64_t *v, char *msg, int msglen)
 	default: break;
 	}
 	if (end == arg || *end || n < (64ull << 10) || n > (1ull << 30) || (n & (n - 1))) {
-		snprintf(msg, msglen, "bad --regions bucket '%s': a power of two from 64K to 1G",
+		kmt_error_set(err, NULL, -1, "bad --regions bucket '%s': a power of two from 64K to 1G",
 			 arg);
 		return -1;
 	}
@@ -124,23 +124,23 @@ static int parse_size(const char *arg, uint64_t *v, char *msg, int msglen)
 	return 0;
 }
 
-static int fault_option(void *priv, int key, const char *arg, char *msg, int msglen)
+static int fault_option(void *priv, int key, const char *arg, struct kmt_error *err)
 {
 	struct fault_state *st = priv;
 
 	switch (key) {
 	case OPT_REGIONS:
 		st->want_regions = true;
-		return arg ? parse_size(arg, &st->bucket, msg, msglen) : 0;
+		return arg ? parse_size(arg, &st->bucket, err) : 0;
 	case OPT_IP:
 		st->want_ip = true;
 		return 0;
 	case OPT_TIMELINE:
-		return kmt_parse_interval_ms(arg, &st->interval_ns, msg, msglen);
+		return kmt_parse_interval_ms(arg, &st->interval_ns, err);
 	case 'l':
-		return kmt_parse_count(arg, "line count", &st->lines, msg, msglen);
+		return kmt_parse_count(arg, "line count", &st->lines, err);
 	default:
-		snprintf(msg, msglen, "unknown option");
+		kmt_error_set(err, NULL, -1, "unknown option");
 		return -1;
 	}
 }

@@ -48,7 +48,7 @@ static int parse_seconds(const char *s, const char *end, uint64_t *ns)
 }
 
 /* "START,END" in seconds; either side may be empty. */
-static int parse_time(struct kmt_filter *f, const char *arg, char *msg, int msglen)
+static int parse_time(struct kmt_filter *f, const char *arg, struct kmt_error *err)
 {
 	const char *comma = strchr(arg, ',');
 	const char *end = arg + strlen(arg);
@@ -58,14 +58,14 @@ static int parse_time(struct kmt_filter *f, const char *arg, char *msg, int msgl
 	if (!comma || (comma > arg && parse_seconds(arg, comma, &f->start_ns)) ||
 	    (comma + 1 < end && parse_seconds(comma + 1, end, &f->end_ns)) ||
 	    f->start_ns > f->end_ns) {
-		snprintf(msg, msglen, "bad --time '%s': want START,END in seconds "
+		kmt_error_set(err, NULL, -1, "bad --time '%s': want START,END in seconds "
 			 "(e.g. 612.4,613 or 612.4,)", arg);
 		return -1;
 	}
 	return 1;
 }
 
-static int parse_pids(struct kmt_filter *f, const char *arg, char *msg, int msglen)
+static int parse_pids(struct kmt_filter *f, const char *arg, struct kmt_error *err)
 {
 	const char *p = arg;
 	char *end;
@@ -75,12 +75,12 @@ static int parse_pids(struct kmt_filter *f, const char *arg, char *msg, int msgl
 		int *n;
 
 		if (end == p || pid < 0 || pid > INT_MAX || (*end && *end != ',')) {
-			snprintf(msg, msglen, "bad --pid-filter '%s': want PID[,PID...]", arg);
+			kmt_error_set(err, NULL, -1, "bad --pid-filter '%s': want PID[,PID...]", arg);
 			return -1;
 		}
 		n = realloc(f->pids, (f->npids + 1) * sizeof(*n));
 		if (!n) {
-			snprintf(msg, msglen, "out of memory");
+			kmt_error_set(err, NULL, -1, "out of memory");
 			return -1;
 		}
 		f->pids = n;
@@ -98,13 +98,13 @@ const struct option kmt_filter_longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-int kmt_filter_option(struct kmt_filter *f, int key, const char *arg, char *msg, int msglen)
+int kmt_filter_option(struct kmt_filter *f, int key, const char *arg, struct kmt_error *err)
 {
 	switch (key) {
 	case KMT_FILTER_OPT_TIME:
-		return parse_time(f, arg, msg, msglen);
+		return parse_time(f, arg, err);
 	case KMT_FILTER_OPT_PIDS:
-		return parse_pids(f, arg, msg, msglen);
+		return parse_pids(f, arg, err);
 	case KMT_FILTER_OPT_COMM:
 		f->comm = arg;
 		return 1;

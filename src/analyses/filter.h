@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <kmtrace/error.h>
 #include <kmtrace/event.h>
 #include "common/hashmap.h"
 
@@ -48,10 +49,10 @@ void kmt_filter_free(struct kmt_filter *f);
 
 /*
  * Take option @key with @arg if it is a filter option: returns 1 when
- * taken, 0 when @key is not a filter option, -1 with @msg filled on a bad
+ * taken, 0 when @key is not a filter option, -1 with @err filled on a bad
  * value.
  */
-int kmt_filter_option(struct kmt_filter *f, int key, const char *arg, char *msg, int msglen);
+int kmt_filter_option(struct kmt_filter *f, int key, const char *arg, struct kmt_error *err);
 
 /* Does @ev pass the time start, pid and comm filters? (past END: see kmt_filter_done) */
 bool kmt_filter_pass(struct kmt_filter *f, const struct kmt_event *ev);

@@ -30,39 +30,38 @@ static const struct option leak_longopts[] = {
 };
 
 /* Milliseconds @arg of option @what into *@ns; 0 only when @zero_ok. */
-static int parse_ms(const char *arg, const char *what, bool zero_ok, uint64_t *ns, char *msg,
-		    int msglen)
+static int parse_ms(const char *arg, const char *what, bool zero_ok, uint64_t *ns, struct kmt_error *err)
 {
 	long long ms;
 
-	if (kmt_parse_count(arg, what, &ms, msg, msglen))
+	if (kmt_parse_count(arg, what, &ms, err))
 		return -1;
 	if (!ms && !zero_ok) {
-		snprintf(msg, msglen, "bad %s '%s': want milliseconds > 0", what, arg);
+		kmt_error_set(err, NULL, -1, "bad %s '%s': want milliseconds > 0", what, arg);
 		return -1;
 	}
 	*ns = (uint64_t)ms * 1000000;
 	return 0;
 }
 
-static int leak_option(void *priv, int key, const char *arg, char *msg, int msglen)
+static int leak_option(void *priv, int key, const char *arg, struct kmt_error *err)
 {
 	struct leak_state *st = priv;
 
 	switch (key) {
 	case OPT_OLDER:
-		return parse_ms(arg, "--older", true, &st->older_ns, msg, msglen);
+		return parse_ms(arg, "--older", true, &st->older_ns, err);
 	case OPT_INTERVAL:
-		return parse_ms(arg, "--interval", false, &st->interval_ns, msg, msglen);
+		return parse_ms(arg, "--interval", false, &st->interval_ns, err);
 	case OPT_ALL:
 		st->all = true;
 		return 0;
 	case 'l':
-		return kmt_parse_count(arg, "--lines", &st->lines, msg, msglen);
+		return kmt_parse_count(arg, "--lines", &st->lines, err);
 	case KMT_OPT_ALLOC_FRAMES:
-		return kmt_stacks_option(&st->stacks, arg, msg, msglen);
+		return kmt_stacks_option(&st->stacks, arg, err);
 	}
-	snprintf(msg, msglen, "unhandled option");
+	kmt_error_set(err, NULL, -1, "unhandled option");
 	return -1;
 }
 

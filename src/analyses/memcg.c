@@ -81,13 +81,13 @@ static struct kmt_filter *memcg_filter(void *priv)
 	return &((struct memcg_state *)priv)->filter;
 }
 
-static int memcg_option(void *priv, int key, const char *arg, char *msg, int msglen)
+static int memcg_option(void *priv, int key, const char *arg, struct kmt_error *err)
 {
 	struct memcg_state *st = priv;
 
 	if (key == 'l')
-		return kmt_parse_count(arg, "-l", &st->top, msg, msglen);
-	snprintf(msg, msglen, "unknown option");
+		return kmt_parse_count(arg, "-l", &st->top, err);
+	kmt_error_set(err, NULL, -1, "unknown option");
 	return -1;
 }
 

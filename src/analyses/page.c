@@ -34,7 +34,7 @@ static const struct option page_longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-static int page_option(void *priv, int key, const char *arg, char *msg, int msglen)
+static int page_option(void *priv, int key, const char *arg, struct kmt_error *err)
 {
 	static const unsigned int table_of[] = {
 		[OPT_PID - OPT_PID] = PAGE_TABLE_PID,
@@ -48,20 +48,20 @@ static int page_option(void *priv, int key, const char *arg, char *msg, int msgl
 	struct page_state *st = priv;
 
 	if (kmt_rollup_is_option(key))
-		return kmt_rollup_option(&st->rollup, key, arg, msg, msglen);
+		return kmt_rollup_option(&st->rollup, key, arg, err);
 	if (key == KMT_OPT_ALLOC_FRAMES)
-		return kmt_stacks_option(&st->stacks, arg, msg, msglen);
+		return kmt_stacks_option(&st->stacks, arg, err);
 	if (key >= OPT_PID && key <= OPT_STACK) {
 		st->tables |= table_of[key - OPT_PID];
 		return 0;
 	}
 	if (key == 'l')
-		return kmt_parse_count(arg, "--lines", &st->lines, msg, msglen);
+		return kmt_parse_count(arg, "--lines", &st->lines, err);
 	if (key == 's')
-		return kmt_page_parse_sort(st, arg, msg, msglen);
+		return kmt_page_parse_sort(st, arg, err);
 	if (key == OPT_TIMELINE)
-		return kmt_parse_interval_ms(arg, &st->interval_ns, msg, msglen);
-	snprintf(msg, msglen, "unhandled option");
+		return kmt_parse_interval_ms(arg, &st->interval_ns, err);
+	kmt_error_set(err, NULL, -1, "unhandled option");
 	return -1;
 }
 

@@ -163,8 +163,8 @@ struct page_state {
 
 KMT_OBJMAP_TYPED(page_live, struct page_block)
 
-/* -s KEY[,KEY]: 0, or -1 with @msg filled. */
-int kmt_page_parse_sort(struct page_state *st, const char *arg, char *msg, int msglen);
+/* -s KEY[,KEY]: 0, or -1 with @err filled. */
+int kmt_page_parse_sort(struct page_state *st, const char *arg, struct kmt_error *err);
 
 /*
  * The indexes of the @n @rows of a table whose rows have the sort keys

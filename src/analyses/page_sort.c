@@ -16,10 +16,10 @@ static const char *const key_names[PAGE_SORT_NR] = {
 	[PAGE_SORT_PID] = "pid", [PAGE_SORT_CALLER] = "caller",
 };
 
-int kmt_page_parse_sort(struct page_state *st, const char *arg, char *msg, int msglen)
+int kmt_page_parse_sort(struct page_state *st, const char *arg, struct kmt_error *err)
 {
 	return kmt_parse_sort_keys(arg, key_names, PAGE_SORT_NR, st->sort, PAGE_MAX_SORT,
-				   &st->nsort, msg, msglen);
+				   &st->nsort, err);
 }
 
 struct page_sort {

@@ -74,17 +74,17 @@ static struct kmt_filter *pc_filter(void *priv)
 	return &((struct pc_state *)priv)->filter;
 }
 
-static int pc_option(void *priv, int key, const char *arg, char *msg, int msglen)
+static int pc_option(void *priv, int key, const char *arg, struct kmt_error *err)
 {
 	struct pc_state *st = priv;
 
 	switch (key) {
 	case 'l':
-		return kmt_parse_count(arg, "-l", &st->top, msg, msglen);
+		return kmt_parse_count(arg, "-l", &st->top, err);
 	case 'T':
-		return kmt_parse_interval_ms(arg, &st->interval, msg, msglen);
+		return kmt_parse_interval_ms(arg, &st->interval, err);
 	default:
-		snprintf(msg, msglen, "unknown option");
+		kmt_error_set(err, NULL, -1, "unknown option");
 		return -1;
 	}
 }

@@ -50,14 +50,14 @@ const struct kmt_analysis *kmt_analysis_find(const char *name)
 }
 
 int kmt_analysis_option(const struct kmt_analysis *an, void *priv, int key, const char *arg,
-			char *msg, int msglen)
+			struct kmt_error *err)
 {
-	int taken = an->filter ? kmt_filter_option(an->filter(priv), key, arg, msg, msglen) : 0;
+	int taken = an->filter ? kmt_filter_option(an->filter(priv), key, arg, err) : 0;
 
 	if (taken)
 		return taken < 0 ? -1 : 0;
 	if (an->option)
-		return an->option(priv, key, arg, msg, msglen);
-	snprintf(msg, msglen, "unknown option");
+		return an->option(priv, key, arg, err);
+	kmt_error_set(err, NULL, -1, "unknown option");
 	return -1;
 }

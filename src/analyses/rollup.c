@@ -13,7 +13,7 @@
 #define NO_SOURCE	"(no source)"
 #define NO_SYMBOL	"(no symbol)"
 
-int kmt_rollup_option(struct kmt_rollup *ro, int key, const char *arg, char *msg, int msglen)
+int kmt_rollup_option(struct kmt_rollup *ro, int key, const char *arg, struct kmt_error *err)
 {
 	char *end;
 	long depth;
@@ -23,7 +23,7 @@ int kmt_rollup_option(struct kmt_rollup *ro, int key, const char *arg, char *msg
 	case KMT_OPT_BY_DIR:
 		depth = strtol(arg, &end, 10);
 		if (end == arg || *end || depth < 1 || depth > 64) {
-			snprintf(msg, msglen, "--by-dir wants a depth from 1 to 64, not '%s'", arg);
+			kmt_error_set(err, NULL, -1, "--by-dir wants a depth from 1 to 64, not '%s'", arg);
 			return -1;
 		}
 		ro->depth = (int)depth;
@@ -35,7 +35,7 @@ int kmt_rollup_option(struct kmt_rollup *ro, int key, const char *arg, char *msg
 		while (len && arg[len - 1] == '/')
 			len--;
 		if (!len || len >= sizeof(ro->branch)) {
-			snprintf(msg, msglen, "--branch wants a source directory such as fs/ext4");
+			kmt_error_set(err, NULL, -1, "--branch wants a source directory such as fs/ext4");
 			return -1;
 		}
 		snprintf(ro->branch, sizeof(ro->branch), "%.*s", (int)len, arg);
@@ -44,7 +44,7 @@ int kmt_rollup_option(struct kmt_rollup *ro, int key, const char *arg, char *msg
 		ro->by_module = true;
 		return 0;
 	}
-	snprintf(msg, msglen, "unknown option");
+	kmt_error_set(err, NULL, -1, "unknown option");
 	return -1;
 }
 

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <kmtrace/error.h>
+
 struct kmt_session;
 
 /* Option keys, within the analyses' range (0x100..0x3ff). */
@@ -40,8 +42,8 @@ static inline bool kmt_rollup_is_option(int key)
 	return key >= KMT_OPT_BY_DIR && key <= KMT_OPT_BY_MODULE;
 }
 
-/* Take rollup option @key with @arg; 0, or -1 with @msg filled. */
-int kmt_rollup_option(struct kmt_rollup *ro, int key, const char *arg, char *msg, int msglen);
+/* Take rollup option @key with @arg; 0, or -1 with @err filled. */
+int kmt_rollup_option(struct kmt_rollup *ro, int key, const char *arg, struct kmt_error *err);
 
 /* Whether call sites are summed into groups (--by-dir or --by-module). */
 static inline bool kmt_rollup_groups(const struct kmt_rollup *ro)

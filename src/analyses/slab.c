@@ -34,18 +34,18 @@ static const struct option slab_longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-static int slab_option(void *priv, int key, const char *arg, char *msg, int msglen)
+static int slab_option(void *priv, int key, const char *arg, struct kmt_error *err)
 {
 	struct slab_opts *o = &((struct slab_state *)priv)->o;
 
 	if (kmt_rollup_is_option(key))
-		return kmt_rollup_option(&o->rollup, key, arg, msg, msglen);
+		return kmt_rollup_option(&o->rollup, key, arg, err);
 	switch (key) {
 	case KMT_OPT_STACK:
 		o->tables |= SLAB_TABLE_STACK;
 		return 0;
 	case KMT_OPT_ALLOC_FRAMES:
-		return kmt_stacks_option(&((struct slab_state *)priv)->stacks, arg, msg, msglen);
+		return kmt_stacks_option(&((struct slab_state *)priv)->stacks, arg, err);
 	case OPT_CALLER:
 		o->tables |= SLAB_TABLE_CALLER;
 		return 0;
@@ -68,13 +68,13 @@ static int slab_option(void *priv, int key, const char *arg, char *msg, int msgl
 		o->cache_only = true;
 		return 0;
 	case 's':
-		return kmt_slab_parse_sort(o, arg, msg, msglen);
+		return kmt_slab_parse_sort(o, arg, err);
 	case 'l':
-		return kmt_parse_count(arg, "--lines", &o->lines, msg, msglen);
+		return kmt_parse_count(arg, "--lines", &o->lines, err);
 	case OPT_TIMELINE:
-		return kmt_parse_interval_ms(arg, &o->timeline_ns, msg, msglen);
+		return kmt_parse_interval_ms(arg, &o->timeline_ns, err);
 	}
-	snprintf(msg, msglen, "unhandled option");
+	kmt_error_set(err, NULL, -1, "unhandled option");
 	return -1;
 }
 

@@ -128,7 +128,7 @@ int kmt_slab_tick(struct slab_state *st, uint64_t ts);
 /* The --timeline table: total and top processes' live bytes per interval. 0 or -1. */
 int kmt_slab_report_timeline(const struct slab_state *st, struct kmt_output *out);
 
-/* Parse "-s" keys "bytes,hit,..." into @o; 0, or -1 with @msg filled. */
-int kmt_slab_parse_sort(struct slab_opts *o, const char *arg, char *msg, int msglen);
+/* Parse "-s" keys "bytes,hit,..." into @o; 0, or -1 with @err filled. */
+int kmt_slab_parse_sort(struct slab_opts *o, const char *arg, struct kmt_error *err);
 
 #endif /* KMT_SLAB_H */

@@ -19,10 +19,10 @@ static const char *const sort_names[] = {
 
 #define NSORT	(int)(sizeof(sort_names) / sizeof(sort_names[0]))
 
-int kmt_slab_parse_sort(struct slab_opts *o, const char *arg, char *msg, int msglen)
+int kmt_slab_parse_sort(struct slab_opts *o, const char *arg, struct kmt_error *err)
 {
 	return kmt_parse_sort_keys(arg, sort_names, NSORT, o->sort, SLAB_MAX_SORT, &o->nsort,
-				   msg, msglen);
+				   err);
 }
 
 /* Fragmentation: share of allocated bytes not requested, in percent. */

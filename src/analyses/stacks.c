@@ -101,7 +101,7 @@ void kmt_stacks_free(struct kmt_stacks *s)
 	free(s->stacks);
 }
 
-int kmt_stacks_option(struct kmt_stacks *s, const char *arg, char *msg, int msglen)
+int kmt_stacks_option(struct kmt_stacks *s, const char *arg, struct kmt_error *err)
 {
 	const char *p = arg;
 
@@ -113,19 +113,19 @@ int kmt_stacks_option(struct kmt_stacks *s, const char *arg, char *msg, int msgl
 		size_t len = strcspn(p, ",");
 
 		if (len && add_prefix(s, p, len)) {
-			snprintf(msg, msglen, "out of memory");
+			kmt_error_set(err, NULL, -1, "out of memory");
 			return -1;
 		}
 		p += len + (p[len] == ',');
 	}
 	if (!s->nprefixes) {
-		snprintf(msg, msglen, "--alloc-frames wants function-name prefixes, comma separated");
+		kmt_error_set(err, NULL, -1, "--alloc-frames wants function-name prefixes, comma separated");
 		return -1;
 	}
 	/* frames already judged are judged again by the new list */
 	kmt_hashmap_free(&s->verdicts);
 	if (kmt_hashmap_init(&s->verdicts)) {
-		snprintf(msg, msglen, "out of memory");
+		kmt_error_set(err, NULL, -1, "out of memory");
 		return -1;
 	}
 	return 0;

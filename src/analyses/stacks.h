@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <kmtrace/error.h>
 #include "common/hashmap.h"
 
 struct kmt_session;
@@ -64,9 +65,9 @@ void kmt_stacks_free(struct kmt_stacks *s);
 
 /*
  * --alloc-frames @arg: the prefixes, or with a leading '+' more of them.
- * 0, or -1 with @msg filled.
+ * 0, or -1 with @err filled.
  */
-int kmt_stacks_option(struct kmt_stacks *s, const char *arg, char *msg, int msglen);
+int kmt_stacks_option(struct kmt_stacks *s, const char *arg, struct kmt_error *err);
 
 /*
  * Index of the first frame of @chain (@nr ips, innermost first) that is

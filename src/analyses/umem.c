@@ -311,20 +311,20 @@ static struct kmt_filter *umem_filter(void *priv)
 	return &((struct umem_state *)priv)->filter;
 }
 
-static int umem_option(void *priv, int key, const char *arg, char *msg, int msglen)
+static int umem_option(void *priv, int key, const char *arg, struct kmt_error *err)
 {
 	struct umem_state *st = priv;
 	long long lines;
 
 	if (key == OPT_TIMELINE)
-		return kmt_parse_interval_ms(arg, &st->timeline_ns, msg, msglen);
+		return kmt_parse_interval_ms(arg, &st->timeline_ns, err);
 	if (key == 'l') {
-		if (kmt_parse_count(arg, "--lines", &lines, msg, msglen))
+		if (kmt_parse_count(arg, "--lines", &lines, err))
 			return -1;
 		st->lines = lines > INT32_MAX ? INT32_MAX : (int)lines;
 		return 0;
 	}
-	snprintf(msg, msglen, "unhandled option");
+	kmt_error_set(err, NULL, -1, "unhandled option");
 	return -1;
 }
 

@@ -108,17 +108,17 @@ static void *vm_init(void)
 	return st;
 }
 
-static int vm_option(void *priv, int key, const char *arg, char *msg, int msglen)
+static int vm_option(void *priv, int key, const char *arg, struct kmt_error *err)
 {
 	struct vm_state *st = priv;
 
 	switch (key) {
 	case OPT_TIMELINE:
-		return kmt_parse_interval_ms(arg, &st->interval_ns, msg, msglen);
+		return kmt_parse_interval_ms(arg, &st->interval_ns, err);
 	case 'l':
-		return kmt_parse_count(arg, "line count", &st->lines, msg, msglen);
+		return kmt_parse_count(arg, "line count", &st->lines, err);
 	default:
-		snprintf(msg, msglen, "unknown option");
+		kmt_error_set(err, NULL, -1, "unknown option");
 		return -1;
 	}
 }

@@ -57,15 +57,15 @@ static void *print_init(void)
 	return st;
 }
 
-static int print_option(void *priv, int key, const char *arg, char *msg, int msglen)
+static int print_option(void *priv, int key, const char *arg, struct kmt_error *err)
 {
 	(void)priv;
 	if (key == 'O' && !kmt_plugin_option(arg))
 		return 0;
 	if (key == 'O')
-		snprintf(msg, msglen, "unknown plugin option '%s' (there is kmt:raw[=0|1])", arg);
+		kmt_error_set(err, NULL, -1, "unknown plugin option '%s' (there is kmt:raw[=0|1])", arg);
 	else
-		snprintf(msg, msglen, "unknown option");
+		kmt_error_set(err, NULL, -1, "unknown option");
 	return -1;
 }
 

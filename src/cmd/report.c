@@ -219,7 +219,8 @@ static int parse_analysis(struct report_args *a, const struct kmt_analysis *an, 
 			  int argc, char **argv, int *status)
 {
 	struct option longopts[MAX_OPTIONS];
-	char shortopts[128], msg[256], buf[64];
+	char shortopts[128], buf[64];
+	struct kmt_error err;
 	int c;
 
 	if (merge_options(an, longopts, shortopts, sizeof(shortopts)))
@@ -244,8 +245,8 @@ static int parse_analysis(struct report_args *a, const struct kmt_analysis *an, 
 				return -1;
 			continue;
 		}
-		if (kmt_analysis_option(an, priv, c, optarg, msg, sizeof(msg))) {
-			fprintf(stderr, "kmtrace report %s: %s\n", an->name, msg);
+		if (kmt_analysis_option(an, priv, c, optarg, &err)) {
+			fprintf(stderr, "kmtrace report %s: %s\n", an->name, err.msg);
 			*status = KMT_EXIT_INPUT;
 			return -1;
 		}

@@ -558,41 +558,41 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 		{ "comm", required_argument, NULL, 'C' }, { "format", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
-	char msg[256] = "";
+	struct kmt_error err = { 0 };
 	int c, f;
 
 	while ((c = getopt_long(argc, argv, "d:n:l:s:p:Hh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			if (kmt_parse_interval_ms(optarg, &o->interval_ns, msg, sizeof(msg)))
+			if (kmt_parse_interval_ms(optarg, &o->interval_ns, &err))
 				goto bad;
 			break;
 		case 'n':
-			if (kmt_parse_count(optarg, "--count", &o->count, msg, sizeof(msg)))
+			if (kmt_parse_count(optarg, "--count", &o->count, &err))
 				goto bad;
 			break;
 		case 'O':
 			o->count = 1;
 			break;
 		case 'l':
-			if (kmt_parse_count(optarg, "-l", &o->limit, msg, sizeof(msg)))
+			if (kmt_parse_count(optarg, "-l", &o->limit, &err))
 				goto bad;
 			break;
 		case 's':
 			if (parse_sort(optarg, &o->sort)) {
-				snprintf(msg, sizeof(msg), "-s: allocs, frees, bytes or requested");
+				kmt_error_set(&err, NULL, -1, "-s: allocs, frees, bytes or requested");
 				goto bad;
 			}
 			break;
 		case 'p':
 			if (!(o->pids = pid_list(optarg))) {
-				snprintf(msg, sizeof(msg), "--pid: a list of process ids, e.g. 12,34");
+				kmt_error_set(&err, NULL, -1, "--pid: a list of process ids, e.g. 12,34");
 				goto bad;
 			}
 			break;
 		case 'C':
 			if (strchr(optarg, '"') || strchr(optarg, '\\') || strlen(optarg) > 15) {
-				snprintf(msg, sizeof(msg), "--comm: a process name of up to 15 bytes");
+				kmt_error_set(&err, NULL, -1, "--comm: a process name of up to 15 bytes");
 				goto bad;
 			}
 			o->comm = optarg;
@@ -600,7 +600,7 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 		case 'F':
 			f = kmt_format_parse(optarg);
 			if (f != KMT_FORMAT_TEXT && f != KMT_FORMAT_JSON) {
-				snprintf(msg, sizeof(msg), "--format: text or json");
+				kmt_error_set(&err, NULL, -1, "--format: text or json");
 				goto bad;
 			}
 			o->format = f;
@@ -618,9 +618,9 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 	}
 	if (optind == argc)
 		return 0;
-	snprintf(msg, sizeof(msg), "unexpected argument '%s'", argv[optind]);
+	kmt_error_set(&err, NULL, -1, "unexpected argument '%s'", argv[optind]);
 bad:
-	fprintf(stderr, "kmtrace top: %s\n", msg);
+	fprintf(stderr, "kmtrace top: %s\n", err.msg);
 	return -1;
 }
 

@@ -55,10 +55,11 @@ uint32_t *kmt_sorted_index(uint32_t n, kmt_index_cmp cmp, void *ctx)
 }
 
 int kmt_parse_sort_keys(const char *arg, const char *const *names, int n, int *keys, int max,
-			int *nkeys, char *msg, int msglen)
+			int *nkeys, struct kmt_error *err)
 {
 	const char *p = arg;
-	int at, k;
+	int at, k, msglen = sizeof(err->msg);
+	char *msg = err->msg;
 
 	*nkeys = 0;
 	while (*p) {
@@ -68,7 +69,8 @@ int kmt_parse_sort_keys(const char *arg, const char *const *names, int n, int *k
 			if (strlen(names[k]) == len && !strncmp(p, names[k], len))
 				break;
 		if (k == n || *nkeys == max) {
-			at = snprintf(msg, msglen, "bad sort key '%.*s' (keys:", (int)len, p);
+			kmt_error_set(err, NULL, -1, "bad sort key '%.*s' (keys:", (int)len, p);
+			at = strlen(msg);
 			for (k = 0; k < n && at < msglen; k++)
 				at += snprintf(msg + at, msglen - at, "%s %s", k ? "," : "", names[k]);
 			if (at < msglen)
@@ -79,33 +81,33 @@ int kmt_parse_sort_keys(const char *arg, const char *const *names, int n, int *k
 		p += len + (p[len] == ',');
 	}
 	if (!*nkeys) {
-		snprintf(msg, msglen, "empty sort key list");
+		kmt_error_set(err, NULL, -1, "empty sort key list");
 		return -1;
 	}
 	return 0;
 }
 
-int kmt_parse_count(const char *arg, const char *what, long long *v, char *msg, int msglen)
+int kmt_parse_count(const char *arg, const char *what, long long *v, struct kmt_error *err)
 {
 	char *end;
 
 	errno = 0;
 	*v = strtoll(arg, &end, 10);
 	if (errno || end == arg || *end || *v < 0) {
-		snprintf(msg, msglen, "bad %s '%s': want a whole number", what, arg);
+		kmt_error_set(err, NULL, -1, "bad %s '%s': want a whole number", what, arg);
 		return -1;
 	}
 	return 0;
 }
 
-int kmt_parse_interval_ms(const char *arg, uint64_t *ns, char *msg, int msglen)
+int kmt_parse_interval_ms(const char *arg, uint64_t *ns, struct kmt_error *err)
 {
 	long long ms;
 
-	if (kmt_parse_count(arg, "--timeline", &ms, msg, msglen))
+	if (kmt_parse_count(arg, "--timeline", &ms, err))
 		return -1;
 	if (!ms) {
-		snprintf(msg, msglen, "bad --timeline '%s': want milliseconds > 0", arg);
+		kmt_error_set(err, NULL, -1, "bad --timeline '%s': want milliseconds > 0", arg);
 		return -1;
 	}
 	*ns = (uint64_t)ms * 1000000;

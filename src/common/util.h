@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <kmtrace/error.h>
 
 /*
  * The first boundary after @ts on the grid @boundary + k * @interval, for a
@@ -38,16 +39,16 @@ uint32_t *kmt_sorted_index(uint32_t n, kmt_index_cmp cmp, void *ctx);
  * Parse "NAME[,NAME...]" (a sort key list) into the indexes in @names (@n
  * of them) of each, at most @max, into @keys and their number into *@nkeys.
  * Returns 0, or -1 with "bad sort key 'NAME' (keys: ...)" or "empty sort
- * key list" in @msg.
+ * key list" in @err.
  */
 int kmt_parse_sort_keys(const char *arg, const char *const *names, int n, int *keys, int max,
-			int *nkeys, char *msg, int msglen);
+			int *nkeys, struct kmt_error *err);
 
 /*
  * Parse @arg as a whole number >= 0 for option @what. Returns 0, or -1
- * with "bad WHAT 'ARG': ..." in @msg.
+ * with "bad WHAT 'ARG': ..." in @err.
  */
-int kmt_parse_count(const char *arg, const char *what, long long *v, char *msg, int msglen);
+int kmt_parse_count(const char *arg, const char *what, long long *v, struct kmt_error *err);
 
 /*
  * All of the text file @path (also /proc files, whose size is not known
@@ -57,9 +58,9 @@ char *kmt_read_text_file(const char *path, size_t *len);
 
 /*
  * Parse a --timeline interval @arg in milliseconds (> 0) into *@ns.
- * Returns 0, or -1 with "bad --timeline ..." in @msg.
+ * Returns 0, or -1 with "bad --timeline ..." in @err.
  */
-int kmt_parse_interval_ms(const char *arg, uint64_t *ns, char *msg, int msglen);
+int kmt_parse_interval_ms(const char *arg, uint64_t *ns, struct kmt_error *err);
 
 /* The address of _text in kallsyms or System.map text @text, or 0 if not there. */
 unsigned long long kmt_kallsyms_text(const char *text);

@@ -46,12 +46,12 @@ int kmt_fuzz_file(const uint8_t *data, size_t size, char *path, size_t len)
 static void set_option(const struct kmt_analysis *an, void *priv, const char *name,
 		       const char *arg)
 {
-	char msg[256];
+	struct kmt_error err;
 	int i;
 
 	for (i = 0; an->longopts && an->longopts[i].name; i++)
 		if (!strcmp(an->longopts[i].name, name))
-			kmt_analysis_option(an, priv, an->longopts[i].val, arg, msg, sizeof(msg));
+			kmt_analysis_option(an, priv, an->longopts[i].val, arg, &err);
 }
 
 static int start_all(const struct kmt_analysis **an, void **priv, int n,

@@ -65,12 +65,12 @@ static int option_key(const char *name)
 static struct slab_state *slab_new(const char *const *opts)
 {
 	struct slab_state *st = kmt_analysis_slab.init();
-	char msg[256];
+	struct kmt_error err;
 
 	ck_assert_ptr_nonnull(st);
 	for (; opts && opts[0]; opts += 2)
 		ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, option_key(opts[0]),
-						     opts[1], msg, sizeof(msg)), 0);
+						     opts[1], &err), 0);
 	ck_assert_int_eq(kmt_analysis_slab.start(st, &sess), 0);
 	return st;
 }
@@ -243,22 +243,22 @@ START_TEST(test_bad_options)
 {
 	struct slab_state *st = kmt_analysis_slab.init();
 	int time_key = option_key("time"), pids_key = option_key("pid-filter");
-	char msg[256];
+	struct kmt_error err;
 
-	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, 's', "bytes,nosuch", msg, sizeof(msg)), -1);
-	ck_assert_ptr_nonnull(strstr(msg, "nosuch"));
-	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, 's', "", msg, sizeof(msg)), -1);
-	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, 's', "hit,frag", msg, sizeof(msg)), 0);
+	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, 's', "bytes,nosuch", &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "nosuch"));
+	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, 's', "", &err), -1);
+	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, 's', "hit,frag", &err), 0);
 	ck_assert_int_eq(st->o.nsort, 2);
-	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, 'l', "-1", msg, sizeof(msg)), -1);
-	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, 'l', "x", msg, sizeof(msg)), -1);
-	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, time_key, "5", msg, sizeof(msg)), -1);
-	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, time_key, "9,5", msg, sizeof(msg)), -1);
-	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, time_key, "1.5x,", msg, sizeof(msg)), -1);
-	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, time_key, "612.4,", msg, sizeof(msg)), 0);
+	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, 'l', "-1", &err), -1);
+	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, 'l', "x", &err), -1);
+	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, time_key, "5", &err), -1);
+	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, time_key, "9,5", &err), -1);
+	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, time_key, "1.5x,", &err), -1);
+	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, time_key, "612.4,", &err), 0);
 	ck_assert_uint_eq(st->o.filter.start_ns, 612400000000ull);
 	ck_assert_uint_eq(st->o.filter.end_ns, UINT64_MAX);
-	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, pids_key, "12,x", msg, sizeof(msg)), -1);
+	ck_assert_int_eq(kmt_analysis_option(&kmt_analysis_slab, st, pids_key, "12,x", &err), -1);
 	kmt_analysis_slab.free(st);
 }
 END_TEST
