@@ -3,6 +3,7 @@
  * Which slab caches lose frees the kernel does not trace: reused pointers,
  * and the traced net change of objects against /proc/slabinfo's.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,12 +25,12 @@ void kmt_slab_audit_free(struct kmt_slab_audit *a)
 }
 
 /*
- * The entry of @cache, made (zeroed) with those before it if new, into
- * *@c (NULL for KMT_AUDIT_NO_CACHE). 0, or -1 when out of memory.
+ * One more in the counter at offset @member of @cache's entry, made (zeroed,
+ * with those before it) if new; KMT_AUDIT_NO_CACHE counts nowhere. 0, or -1
+ * when out of memory.
  */
-static int entry(struct kmt_slab_audit *a, uint32_t cache, struct kmt_audit_cache **c)
+static int count_one(struct kmt_slab_audit *a, uint32_t cache, size_t member)
 {
-	*c = NULL;
 	if (cache == KMT_AUDIT_NO_CACHE)
 		return 0;
 	while (a->n <= cache) {
@@ -37,41 +38,23 @@ static int entry(struct kmt_slab_audit *a, uint32_t cache, struct kmt_audit_cach
 			return -1;
 		memset(&a->c[a->n++], 0, sizeof(*a->c));
 	}
-	*c = &a->c[cache];
+	(*(uint64_t *)((char *)&a->c[cache] + member))++;
 	return 0;
 }
 
 int kmt_slab_audit_alloc(struct kmt_slab_audit *a, uint32_t cache)
 {
-	struct kmt_audit_cache *c;
-
-	if (entry(a, cache, &c))
-		return -1;
-	if (c)
-		c->allocs++;
-	return 0;
+	return count_one(a, cache, offsetof(struct kmt_audit_cache, allocs));
 }
 
 int kmt_slab_audit_reuse(struct kmt_slab_audit *a, uint32_t cache)
 {
-	struct kmt_audit_cache *c;
-
-	if (entry(a, cache, &c))
-		return -1;
-	if (c)
-		c->reused++;
-	return 0;
+	return count_one(a, cache, offsetof(struct kmt_audit_cache, reused));
 }
 
 int kmt_slab_audit_free_seen(struct kmt_slab_audit *a, uint32_t cache)
 {
-	struct kmt_audit_cache *c;
-
-	if (entry(a, cache, &c))
-		return -1;
-	if (c)
-		c->frees++;
-	return 0;
+	return count_one(a, cache, offsetof(struct kmt_audit_cache, frees));
 }
 
 int kmt_slab_audit_free_unseen(struct kmt_slab_audit *a, const char *name, int len)
