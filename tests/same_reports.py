@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Do two JSON reports of the same events give the same slab and page figures?
 
-usage: same_reports.py [--usec] A.json B.json
-Every summary figure and table row of slab and page must be equal, but for
+usage: same_reports.py [--usec] [--no-slab] A.json B.json
+Every summary figure and table row of slab and page must be equal (page
+alone with --no-slab), but for
 what only a trace.dat from kmtrace record carries:
   slab.cpu_nodes        the CPU-to-node map
   page.vmstat_check     /proc/vmstat at start and stop
@@ -30,12 +31,12 @@ def comparable(value, unit, round_usec):
 
 def main():
     args = sys.argv[1:]
-    round_usec = args[:1] == ['--usec']
-    if round_usec:
-        args = args[1:]
+    round_usec = '--usec' in args
+    analyses = ('page',) if '--no-slab' in args else ('slab', 'page')
+    args = [x for x in args if not x.startswith('--')]
     a, b = (json.load(open(f))['analyses'] for f in args)
     bad, n = [], 0
-    for an in ('slab', 'page'):
+    for an in analyses:
         units = a[an].get('units', {})
         for k, v in a[an]['summary'].items():
             if (an, k) in METADATA:
