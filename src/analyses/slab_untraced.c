@@ -5,6 +5,8 @@
  */
 #include <stdlib.h>
 
+#include "common/util.h"
+
 #include "slab.h"
 
 static const char *cache_name(const void *ctx, uint32_t cache)
@@ -22,21 +24,29 @@ static const char *check_blocker(const struct slab_state *st)
 	return kmt_whole_system_blocker(st->reader, &st->o.filter);
 }
 
+/* Flagged cache rows first, then most live bytes, then row order. */
+static int flagged_first(uint32_t a, uint32_t b, void *ctx)
+{
+	const struct slab_state *st = ctx;
+	bool fa = kmt_slab_audit_untraced(&st->audit, a), fb = kmt_slab_audit_untraced(&st->audit, b);
+	uint64_t la = st->caches.rows[a].st.live_bytes, lb = st->caches.rows[b].st.live_bytes;
+
+	if (fa != fb)
+		return fa ? -1 : 1;
+	if (la != lb)
+		return la > lb ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
 /* Flagged cache rows, most live bytes first, into *@idx (free() it); how many, or -1. */
 static long flagged_rows(const struct slab_state *st, uint32_t **idx)
 {
-	uint32_t i, n = 0, j;
+	long n = 0;
 
-	if (!(*idx = malloc((st->caches.n + 1) * sizeof(**idx))))
+	if (!(*idx = kmt_sorted_index(st->caches.n, flagged_first, (void *)st)))
 		return -1;
-	for (i = 0; i < st->caches.n; i++) {
-		if (!kmt_slab_audit_untraced(&st->audit, i))
-			continue;
-		for (j = n++; j > 0 && st->caches.rows[(*idx)[j - 1]].st.live_bytes <
-				       st->caches.rows[i].st.live_bytes; j--)
-			(*idx)[j] = (*idx)[j - 1];
-		(*idx)[j] = i;
-	}
+	while (n < st->caches.n && kmt_slab_audit_untraced(&st->audit, (*idx)[n]))
+		n++;
 	return n;
 }
 

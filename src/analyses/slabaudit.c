@@ -131,7 +131,8 @@ static void compare(struct kmt_slab_audit *a, struct kmt_audit_cache *c, const c
 	a->compared++;
 	c->kernel_delta = (int64_t)(active1 - active0);
 	c->slack = slack_of(a, per_slab1 > per_slab0 ? per_slab1 : per_slab0, ncpus);
-	if (c->traced_delta > c->kernel_delta + (int64_t)c->slack)
+	c->slabinfo_says = c->traced_delta > c->kernel_delta + (int64_t)c->slack;
+	if (c->slabinfo_says)
 		c->verdict = KMT_FREES_UNTRACED;
 	else if (c->verdict == KMT_FREES_UNKNOWN)
 		c->verdict = KMT_FREES_TRACED;
@@ -157,6 +158,7 @@ void kmt_slab_audit_judge(struct kmt_slab_audit *a, struct kmt_reader *r, const 
 			kmt_hashmap_get(&a->unseen_named, kmt_hash_bytes(n, strlen(n)), &unseen);
 		c->traced_delta = (int64_t)(c->allocs - c->frees - unseen);
 		c->verdict = c->reused ? KMT_FREES_UNTRACED : KMT_FREES_UNKNOWN;
+		c->slabinfo_says = false;
 		if (!why_not && n)
 			compare(a, c, n, before, after, kmt_reader_cpus(r));
 		a->flagged += c->verdict == KMT_FREES_UNTRACED;
@@ -165,11 +167,9 @@ void kmt_slab_audit_judge(struct kmt_slab_audit *a, struct kmt_reader *r, const 
 
 const char *kmt_slab_audit_evidence(const struct kmt_audit_cache *c)
 {
-	bool over = c->in_slabinfo && c->traced_delta > c->kernel_delta + (int64_t)c->slack;
-
-	if (c->reused && over)
+	if (c->reused && c->slabinfo_says)
 		return "reused pointers, slabinfo";
-	if (over)
+	if (c->slabinfo_says)
 		return "slabinfo";
 	return c->reused ? "reused pointers" : "";
 }

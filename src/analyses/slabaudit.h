@@ -36,6 +36,7 @@ struct kmt_audit_cache {
 	int64_t kernel_delta;		/* active objects at stop - at start (slabinfo) */
 	uint64_t slack;			/* how far the two may differ without a verdict */
 	bool in_slabinfo;
+	bool slabinfo_says;		/* the traced change exceeds slabinfo's by more than slack */
 	enum kmt_free_verdict verdict;
 };
 
