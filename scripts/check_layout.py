@@ -30,8 +30,9 @@ ALLOWED = {
     'core': {'input', 'common'},
     'output': {'common'},
     'analyses': {'core', 'output', 'common'},
+    'diff': {'output', 'common'},
     'capture': {'container', 'common'},
-    'cmd': {'capture', 'container', 'input', 'core', 'output', 'analyses', 'common',
+    'cmd': {'capture', 'container', 'input', 'core', 'output', 'analyses', 'diff', 'common',
             'plugins'},
     'plugins': {'common'},
 }

@@ -42,6 +42,9 @@ void kmt_top_keys_stop(struct kmt_top_keys *k);
 /* Wait up to @ns for a key: the key, or 0 (none, or keys are not read). */
 int kmt_top_keys_wait(struct kmt_top_keys *k, uint64_t ns);
 
+/* kmtrace diff: argv[0] is "diff". Returns the exit status (1: a budget broken). */
+int kmt_cmd_diff(int argc, char **argv);
+
 /* kmtrace top: argv[0] is "top". Returns the exit status. */
 int kmt_cmd_top(int argc, char **argv);
 

@@ -21,6 +21,7 @@ static void usage(FILE *fp)
 		"commands:\n"
 		"  record   record kmem, page, fault, OOM and process events into a trace.dat\n"
 		"  report   replay a recording through analyses\n"
+		"  diff     what changed between two recordings or reports, with budgets\n"
 		"  top      a live view of slab, pages, faults and reclaim stalls\n"
 		"  watch    follow a command's heap and RSS, and signal it past a limit\n"
 		"  list     list the analyses\n\n"
@@ -39,6 +40,8 @@ int main(int argc, char **argv)
 		return kmt_cmd_record(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "report"))
 		return kmt_cmd_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "diff"))
+		return kmt_cmd_diff(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "top"))
 		return kmt_cmd_top(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "watch"))

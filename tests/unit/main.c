@@ -22,6 +22,7 @@ int main(void)
 	srunner_add_suite(sr, stacks_suite());
 	srunner_add_suite(sr, user_suite());
 	srunner_add_suite(sr, textlog_suite());
+	srunner_add_suite(sr, diff_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -17,5 +17,6 @@ Suite *formats_suite(void);
 Suite *stacks_suite(void);
 Suite *user_suite(void);
 Suite *textlog_suite(void);
+Suite *diff_suite(void);
 
 #endif
