@@ -56,6 +56,12 @@ struct kmt_record_opts {
 	unsigned long long user_min_size;	/* --user-min-size: smaller ones left out */
 	char *const *command;		/* argv of the command to trace, or NULL */
 	/*
+	 * The command's SIGPIPE as kmtrace's own was before it ignored it for
+	 * its writes: ignored, or default (a pipeline's "find | head" must end
+	 * as it would untraced).
+	 */
+	bool command_ignores_sigpipe;
+	/*
 	 * Extract: take what the existing instance of this name holds (its
 	 * tracing off, its events as they are: set up by a shell, a script or
 	 * trace-cmd) into the output, and leave the instance in place. Nothing

@@ -102,6 +102,7 @@ static void __attribute__((noreturn)) run_child(struct recorder *r, const sigset
 	if (getppid() != parent)
 		_exit(127);
 	sigprocmask(SIG_SETMASK, old, NULL);
+	signal(SIGPIPE, r->o->command_ignores_sigpipe ? SIG_IGN : SIG_DFL);
 	if (read(go, &c, 1) != 1)
 		_exit(127);
 	execvp(r->o->command[0], r->o->command);

@@ -358,7 +358,8 @@ int kmt_cmd_record(int argc, char **argv)
 		free(a.stack_list);
 		return ret > 0 ? 0 : KMT_EXIT_INPUT;
 	}
-	signal(SIGPIPE, SIG_IGN);	/* a reader that went away is an error to report */
+	/* a reader that went away is an error to report; the command keeps its SIGPIPE */
+	a.o.command_ignores_sigpipe = signal(SIGPIPE, SIG_IGN) == SIG_IGN;
 	ret = kmt_record(&a.o, &res, &err);
 	free(a.stack_list);
 	if (ret) {

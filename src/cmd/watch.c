@@ -183,7 +183,7 @@ int kmt_cmd_watch(int argc, char **argv)
 	w.o.watch_data = kmt_watch_data;
 	w.o.watch_tick = kmt_watch_tick;
 	w.o.ctx = &w;
-	signal(SIGPIPE, SIG_IGN);
+	w.o.command_ignores_sigpipe = signal(SIGPIPE, SIG_IGN) == SIG_IGN;
 	ret = kmt_record(&w.o, &res, &err);
 	if (ret) {
 		kmt_error_print(&err);
