@@ -87,6 +87,21 @@ test_rec_command_status() {
 	[ $rc = 139 ] || { echo "  SIGSEGV: rc=$rc"; return 1; }
 }
 
+# The command's SIGPIPE is what kmtrace's was (kmtrace ignores it for its own
+# writes): default, so "find | head" ends as untraced; ignored when kmtrace was
+# started with it ignored. /proc/PID/status's SigIgn has bit 12 for SIGPIPE.
+test_rec_sigpipe() {
+	local ign
+	ign=$("$KMTRACE" record -o "$RWORK/pipe1.dat" -- grep SigIgn /proc/self/status 2>/dev/null)
+	[ "$(( 0x${ign##*[[:space:]]} & 0x1000 ))" = 0 ] || { echo "  default: $ign"; return 1; }
+	ign=$(sh -c 'trap "" PIPE; exec "$1" record -o "$2" -- grep SigIgn /proc/self/status' sh \
+		"$KMTRACE" "$RWORK/pipe2.dat" 2>/dev/null)
+	[ "$(( 0x${ign##*[[:space:]]} & 0x1000 ))" != 0 ] || { echo "  ignored: $ign"; return 1; }
+	# and a pipeline ends when its reader does: yes stops at once
+	timeout 20 "$KMTRACE" record -o "$RWORK/pipe3.dat" -- sh -c 'yes | head -c 1 >/dev/null' \
+		2>/dev/null || { echo "  yes | head under record: rc $?"; return 1; }
+}
+
 # -p stops when every traced process has exited, as perf does.
 test_rec_pid_exit() {
 	local p start el
@@ -281,6 +296,8 @@ record_live_tests() {
 	live "record -o FIFO: streamed, the FIFO stays" test_rec_fifo
 	live "record --, -p 0, -p 999999, -b 0, a bad --max-size: one line, exit 2" test_rec_bad_requests
 	live "record -- /nonexistent, false, exit 3, SIGSEGV: 127, 1, 3, 139" test_rec_command_status
+	live "record --: the command's SIGPIPE as kmtrace found it (pipelines end as untraced)" \
+		test_rec_sigpipe
 	live "record -p PID stops when the process exits" test_rec_pid_exit
 	live "record --max-size 1M stops at 1 MiB of raw data" test_rec_max_size
 	live "record shows progress once a second on a terminal" test_rec_progress
