@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: LGPL-2.1
 """The HTML report of real recordings in headless Chromium:
   check_html.py KMTRACE TRACES_DIR WORK_DIR [SCREENSHOT.png]
-For traces/stacks.dat (slab and page with call stacks, a page timeline, leak) and
-traces/fault.dat (the vm and fault timelines): the page loads with no console message
+For traces/stacks.dat (slab and page with call stacks, a page timeline, leak),
+traces/fault.dat (the vm and fault timelines) and kmtrace diff's page (stacks.dat
+against itself at half its figures: bars of change and a coloured icicle): the page loads with no console message
 at all, its script runs to its end (body data-ready), every chart has drawn marks,
 every table is there; then a screenshot of the first (to SCREENSHOT.png, else WORK_DIR).
 Exits 1 at the first breach, 77 when there is no Chromium."""
@@ -65,6 +66,28 @@ def check_page(browser, page, work):
     return len(charts), marks, tables
 
 
+def check_diff_page(kmtrace, traces, work, browser):
+    """kmtrace diff --html: diverging bars (shrinkage, blue) and the icicle coloured so."""
+    out = os.path.join(work, 'diff.html')
+    if os.path.exists(out):
+        os.unlink(out)
+    stacks = os.path.join(traces, 'stacks.dat')
+    run = subprocess.run([kmtrace, 'diff', '--per', '1,2', '--html', out, stacks, stacks,
+                          '--kallsyms', os.path.join(traces, 'stacks.kallsyms'),
+                          'slab', '--caller', '--cache', 'leak'], capture_output=True, text=True)
+    if run.returncode:
+        fail(f'kmtrace diff --html exit {run.returncode}: {run.stderr.strip()}')
+    charts, marks, tables = check_page(browser, out, work)
+    html = open(out).read()
+    bars = len(re.findall(r'class="chart diverging"', html))
+    blue = html.count('fill="#4e79a7"><title>')
+    if bars < 2 or 'class="chart icicle"' not in html or not blue or '#e15759' in html:
+        fail(f'diff page: {bars} bar charts, icicle {"chart icicle" in html}, {blue} shrinking '
+             f'marks, growth drawn: {"#e15759" in html} (NEW is half of BASE)')
+    print(f'  diff: {charts} charts ({marks} marks drawn, {blue} of shrinkage), {tables} tables, '
+          f'no console message')
+
+
 def check_svg_files(kmtrace, traces, work):
     """--svg DIR: each chart a standalone SVG document with its marks."""
     import xml.etree.ElementTree as ET
@@ -104,6 +127,7 @@ def main():
     if run.returncode or not os.path.exists(shot) or os.path.getsize(shot) < 20000:
         fail(f'screenshot {shot}: exit {run.returncode}')
     print(f'  screenshot: {shot} ({os.path.getsize(shot)} bytes)')
+    check_diff_page(kmtrace, traces, work, browser)
     check_svg_files(kmtrace, traces, work)
 
 

@@ -126,6 +126,13 @@ struct kmt_table *kmt_output_table(struct kmt_output *out, const char *name,
  */
 void kmt_table_weight(struct kmt_table *table, int col);
 
+/*
+ * Columns @base and @new of @table are one figure of two reports (kmtrace
+ * diff): HTML draws each row's change as a bar left or right of zero, and
+ * a stack table as an icicle coloured by growth and shrinkage.
+ */
+void kmt_table_compare(struct kmt_table *table, int base, int new);
+
 /* How many tables added so far have a KMT_KIND_STACK column. */
 int kmt_output_stack_tables(const struct kmt_output *out);
 

@@ -166,6 +166,7 @@ struct kmt_table *kmt_output_table(struct kmt_output *out, const char *name,
 	}
 	t->ncols = ncols;
 	t->weight = -1;
+	t->base_col = t->new_col = -1;
 	s->tables[s->ntables++] = t;	/* from here on the section frees it */
 	for (i = 0; i < ncols; i++) {
 		t->cols[i].kind = cols[i].kind;
@@ -181,6 +182,14 @@ void kmt_table_weight(struct kmt_table *t, int col)
 {
 	if (col >= 0 && col < t->ncols)
 		t->weight = col;
+}
+
+void kmt_table_compare(struct kmt_table *t, int base, int new)
+{
+	if (base >= 0 && base < t->ncols && new >= 0 && new < t->ncols) {
+		t->base_col = base;
+		t->new_col = new;
+	}
 }
 
 int kmt_table_stack_column(const struct kmt_table *t)

@@ -26,6 +26,7 @@ struct kmt_table {
 	int rows;
 	uint32_t cap;
 	int weight;			/* folded output's value column, -1: the first number */
+	int base_col, new_col;		/* one figure on a diff's two sides, or -1 */
 };
 
 struct section {

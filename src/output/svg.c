@@ -252,12 +252,14 @@ static void svg_rings(FILE *fp, const struct kmt_table *t)
 struct inode {
 	char *name;
 	double value;
+	double change;		/* a diff's: new less base */
 	int first_child, next;
 };
 
 struct itree {
 	struct inode *n;
 	uint32_t count, cap;
+	bool diff;		/* coloured by change, not by depth */
 };
 
 static int child(struct itree *tr, int parent, const char *name)
@@ -270,13 +272,16 @@ static int child(struct itree *tr, int parent, const char *name)
 	if (tr->count >= 20000 || kmt_grow(&tr->n, &tr->cap, tr->count, sizeof(*tr->n)))
 		return -1;
 	c = tr->count++;
-	tr->n[c] = (struct inode){ strdup(name), 0, -1, tr->n[parent].first_child };
+	tr->n[c] = (struct inode){ strdup(name), 0, 0, -1, tr->n[parent].first_child };
 	tr->n[parent].first_child = c;
 	return tr->n[c].name ? c : -1;
 }
 
-/* Add stack @s (innermost first, '\n' between frames) with @v from the outermost frame. */
-static void add_stack(struct itree *tr, const char *s, double v)
+/*
+ * Add stack @s (innermost first, '\n' between frames) with @v (and a
+ * diff's change @dv) from the outermost frame.
+ */
+static void add_stack(struct itree *tr, const char *s, double v, double dv)
 {
 	char frames[ICICLE_DEPTH][256];
 	const char *p = s;
@@ -287,9 +292,22 @@ static void add_stack(struct itree *tr, const char *s, double v)
 	tr->n[0].value += v;
 	while (n-- > 0 && node >= 0) {
 		node = child(tr, node, frames[n]);
-		if (node >= 0)
+		if (node >= 0) {
 			tr->n[node].value += v;
+			tr->n[node].change += dv;
+		}
 	}
+}
+
+#define GROWTH		"#e15759"
+#define SHRINKAGE	"#4e79a7"
+#define UNCHANGED	"#bab0ac"
+
+static const char *fill(const struct itree *tr, int node, int depth)
+{
+	if (!tr->diff)
+		return palette[(depth + node) % NCOLORS];
+	return tr->n[node].change > 0 ? GROWTH : tr->n[node].change < 0 ? SHRINKAGE : UNCHANGED;
 }
 
 static void draw(FILE *fp, const struct itree *tr, int node, double x, double w, int depth)
@@ -301,9 +319,12 @@ static void draw(FILE *fp, const struct itree *tr, int node, double x, double w,
 	if (depth) {
 		fprintf(fp, "<g><rect class=\"mark\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
 			"fill=\"%s\"><title>", x, (depth - 1) * ICICLE_ROW, w, ICICLE_ROW - 1,
-			palette[(depth + node) % NCOLORS]);
+			fill(tr, node, depth));
 		kmt_html_text(fp, tr->n[node].name);
-		fprintf(fp, ": %.0f</title></rect>", tr->n[node].value);
+		fprintf(fp, ": %.0f", tr->n[node].value);
+		if (tr->diff)
+			fprintf(fp, " (%+.0f)", tr->n[node].change);
+		fputs("</title></rect>", fp);
 		if (w > 60) {
 			fprintf(fp, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" clip-path=\"none\">",
 				x + 3, (depth - 1) * ICICLE_ROW + 13);
@@ -342,10 +363,18 @@ static void svg_icicle(FILE *fp, const struct kmt_table *t)
 			vc = c;
 	if (sc < 0 || vc < 0 || !t->rows || kmt_grow(&tr.n, &tr.cap, 0, sizeof(*tr.n)))
 		return;
-	tr.n[0] = (struct inode){ NULL, 0, -1, -1 };
+	tr.n[0] = (struct inode){ NULL, 0, 0, -1, -1 };
 	tr.count = 1;
-	for (r = 0; r < t->rows; r++)
-		add_stack(&tr, t->cells[r * t->ncols + sc].s, number(t, r, vc));
+	tr.diff = t->new_col >= 0;
+	for (r = 0; r < t->rows; r++) {
+		double v = number(t, r, vc), dv = 0;
+
+		if (tr.diff) {	/* as wide as the larger side, coloured by the change */
+			v = fmax(number(t, r, t->base_col), number(t, r, t->new_col));
+			dv = number(t, r, t->new_col) - number(t, r, t->base_col);
+		}
+		add_stack(&tr, t->cells[r * t->ncols + sc].s, v, dv);
+	}
 	depth = depth_of(&tr, 0) - 1;
 	depth = depth > ICICLE_DEPTH ? ICICLE_DEPTH : depth;
 	fprintf(fp, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart icicle\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
@@ -357,9 +386,60 @@ static void svg_icicle(FILE *fp, const struct kmt_table *t)
 	free(tr.n);
 }
 
+#define BAR_ROWS	15
+#define BAR_H		16
+
+/* Row @r's name in a chart: its first text column but "side", else its first number. */
+static void row_name(FILE *fp, const struct kmt_table *t, int r)
+{
+	int c;
+
+	for (c = 0; c < t->ncols; c++)
+		if (kmt_kind_is_text(t->cols[c].kind) && strcmp(t->cols[c].key, "side")) {
+			kmt_html_text(fp, t->cells[r * t->ncols + c].s);
+			return;
+		}
+	fprintf(fp, "%s %.0f", t->cols[0].key, number(t, r, 0));
+}
+
+/*
+ * A diff's table: each of its first rows' change of the compared figure, a
+ * bar right of zero for growth, left for shrinkage, the name on the other side.
+ */
+static void svg_diverging(FILE *fp, const struct kmt_table *t)
+{
+	int n = t->rows < BAR_ROWS ? t->rows : BAR_ROWS, r;
+	double most = 0, mid = W / 2.0, half = W / 2.0 - 10;
+
+	for (r = 0; r < n; r++)
+		most = fmax(most, fabs(number(t, r, t->new_col) - number(t, r, t->base_col)));
+	if (most == 0)
+		return;		/* nothing changed: no chart */
+	fprintf(fp, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart diverging\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
+		W, n * BAR_H + 4, W, n * BAR_H + 4);
+	fprintf(fp, "<line x1=\"%.0f\" y1=\"0\" x2=\"%.0f\" y2=\"%d\" stroke=\"#666\"/>\n", mid, mid,
+		n * BAR_H + 4);
+	for (r = 0; r < n; r++) {
+		double d = number(t, r, t->new_col) - number(t, r, t->base_col), w = half * fabs(d) / most;
+
+		fprintf(fp, "<g><rect class=\"mark\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+			"fill=\"%s\"><title>", d < 0 ? mid - w : mid, r * BAR_H + 2, w, BAR_H - 3,
+			d < 0 ? SHRINKAGE : d > 0 ? GROWTH : UNCHANGED);
+		row_name(fp, t, r);
+		fprintf(fp, ": %+.0f %s</title></rect><text x=\"%.0f\" y=\"%d\" font-size=\"11\" "
+			"text-anchor=\"%s\">", d, t->cols[t->new_col].key, d < 0 ? mid + 4 : mid - 4,
+			r * BAR_H + 13, d < 0 ? "start" : "end");
+		row_name(fp, t, r);
+		fputs("</text></g>\n", fp);
+	}
+	fputs("</svg>\n", fp);
+}
+
 void kmt_svg_chart(FILE *fp, const struct kmt_table *t)
 {
-	if (kmt_table_time_column(t) >= 0 && !strcmp(t->name, "timeline"))
+	if (t->new_col >= 0 && kmt_table_stack_column(t) < 0)
+		svg_diverging(fp, t);
+	else if (kmt_table_time_column(t) >= 0 && !strcmp(t->name, "timeline"))
 		svg_timeline(fp, t);
 	else if (kmt_table_stack_column(t) >= 0)
 		svg_icicle(fp, t);
