@@ -62,6 +62,15 @@ _kmtrace()
 		fi
 		COMPREPLY=($(compgen -W "$words" -- "$cur"))
 		;;
+	diff)
+		# options, then BASE and NEW (files), then report's analyses
+		if [[ $cur == -* ]]; then
+			words=$(_kmtrace_options diff)
+			COMPREPLY=($(compgen -W "$words" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -f -- "$cur") $(compgen -W "$("${COMP_WORDS[0]}" list 2>/dev/null | awk '{ print $1 }')" -- "$cur"))
+		fi
+		;;
 	record | top | watch)
 		[[ $cur == -* ]] && COMPREPLY=($(compgen -W "$(_kmtrace_options "$cmd")" -- "$cur"))
 		[[ $cur == -* ]] || COMPREPLY=($(compgen -c -- "$cur"))

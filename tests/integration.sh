@@ -231,6 +231,7 @@ core_parsing_tests() {
 . "$TOP/tests/mm.sh"
 . "$TOP/tests/crossarch.sh"
 . "$TOP/tests/untraced.sh"
+. "$TOP/tests/diff.sh"
 
 parsing_tests() {
 	foreign_machine_check
@@ -246,6 +247,7 @@ parsing_tests() {
 	stacks_parsing_tests
 	crossarch_parsing_tests
 	mm_parsing_tests
+	diff_parsing_tests
 }
 
 if [ "${KMT_IT_PHASE:-}" = parsing ]; then
@@ -413,6 +415,7 @@ plugins_live_tests
 symbols_live_tests
 stacks_live_tests
 untraced_live_tests
+diff_live_tests
 umem_live_tests
 mm_live_tests
 

@@ -38,6 +38,8 @@ struct diff_args {
 	const char *input[2];
 	char **analyses;	/* what report runs on a recording */
 	int nanalyses;
+	char *forward[6];	/* report's --kallsyms, --vmlinux, --formats and their values */
+	int nforward;
 };
 
 static void usage(FILE *fp)
@@ -57,17 +59,36 @@ static void usage(FILE *fp)
 		"      --sort FIGURE  rows by the largest change of FIGURE (default live_bytes,\n"
 		"                     else the first byte figure)\n"
 		"      --exact-sites  call sites keep +0xOFF (the same kernel build only)\n"
+		"      --kallsyms FILE, --vmlinux FILE, --formats DIR|VERSION\n"
+		"                     given to report for both recordings (kmtrace-report(1))\n"
 		"      --per-second   counts, bytes and times per second of each recording\n"
 		"      --per N[,M]    per iteration: BASE ran N iterations, NEW M (default N)\n"
 		"      --fail-on EXPR exit 1 when EXPR holds, one line per broken budget;\n"
 		"                     repeatable. EXPR: ANALYSIS.FIGURE or\n"
 		"                     ANALYSIS.TABLE[KEY].FIGURE, > >= < <=, then a value (0),\n"
 		"                     a change (+100, +4MiB) or a relative change (+10%%):\n"
-		"                     slab.live_bytes>+10%%  slab.callers[alloc_pipe_info].live_objects>+100\n\n"
+		"                     slab.live_bytes>+10%%  slab.callers[alloc_pipe_info].live_objects>+100;\n"
+		"                     ',+FLOOR' after the value: smaller changes break nothing\n"
+		"                     (slab.live_bytes>+10%%,+512KiB: live figures move with RCU)\n\n"
 		"exit status: 0 no budget broken, 1 a budget broken, 2 bad input or expression\n");
 }
 
-enum { OPT_HTML = 256, OPT_FIGURES, OPT_SORT, OPT_EXACT, OPT_PER_SECOND, OPT_PER, OPT_FAIL_ON };
+enum {
+	OPT_HTML = 256, OPT_FIGURES, OPT_SORT, OPT_EXACT, OPT_PER_SECOND, OPT_PER, OPT_FAIL_ON,
+	OPT_KALLSYMS, OPT_VMLINUX, OPT_FORMATS,
+};
+
+/* An option report takes, given to it as it is for both sides. */
+static int forward(struct diff_args *a, const char *option)
+{
+	if (a->nforward + 2 > (int)(sizeof(a->forward) / sizeof(a->forward[0]))) {
+		fprintf(stderr, "kmtrace diff: %s given twice\n", option);
+		return -1;
+	}
+	a->forward[a->nforward++] = (char *)option;
+	a->forward[a->nforward++] = optarg;
+	return 0;
+}
 
 static int parse_per(struct diff_args *a, const char *s)
 {
@@ -130,6 +151,12 @@ static int option(struct diff_args *a, int c)
 		return parse_per(a, optarg);
 	case OPT_FAIL_ON:
 		return add_budget(a, optarg);
+	case OPT_KALLSYMS:
+		return forward(a, "--kallsyms");
+	case OPT_VMLINUX:
+		return forward(a, "--vmlinux");
+	case OPT_FORMATS:
+		return forward(a, "--formats");
 	}
 	return -1;
 }
@@ -141,7 +168,8 @@ static int option(struct diff_args *a, int c)
 static int analyses_start(int argc, char **argv)
 {
 	static const char *const with_value[] = {
-		"--format", "--html", "--figures", "--sort", "--per", "--fail-on",
+		"--format", "--html", "--figures", "--sort", "--per", "--fail-on", "--kallsyms",
+		"--vmlinux", "--formats",
 	};
 	int i, inputs = 0;
 	size_t k;
@@ -178,6 +206,9 @@ static int parse_args(struct diff_args *a, int argc, char **argv, int *status)
 		{ "per-second", no_argument, NULL, OPT_PER_SECOND },
 		{ "per", required_argument, NULL, OPT_PER },
 		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
+		{ "formats", required_argument, NULL, OPT_FORMATS },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, end = analyses_start(argc, argv);
@@ -227,7 +258,7 @@ static char **report_argv(const struct diff_args *a, const char *input)
 {
 	static const char *const defaults[] = { "slab", "--caller", "--cache", "page", "leak" };
 	int n = a->nanalyses ? a->nanalyses : 5, i, k = 0;
-	char **argv = calloc(n + 8, sizeof(*argv));
+	char **argv = calloc(n + a->nforward + 8, sizeof(*argv));
 
 	if (!argv)
 		return NULL;
@@ -236,6 +267,8 @@ static char **report_argv(const struct diff_args *a, const char *input)
 	argv[k++] = "-i";
 	argv[k++] = (char *)input;
 	argv[k++] = "--format=json";
+	for (i = 0; i < a->nforward; i++)
+		argv[k++] = a->forward[i];
 	for (i = 0; i < n; i++)
 		argv[k++] = a->nanalyses ? a->analyses[i] : (char *)defaults[i];
 	argv[k++] = "stat";

@@ -6,6 +6,7 @@
  *   page.alloc_kib>+4MiB         grew by more than 4 MiB (of the figure's unit)
  *   slab.callers[alloc_pipe_info].live_objects>+100
  *   leak.slab_objects>0          more than 0 in NEW
+ *   slab.live_bytes>+10%,+512KiB and by at least 512 KiB (a noise floor)
  */
 #include <errno.h>
 #include <math.h>
@@ -22,6 +23,7 @@ struct kmt_diff_budget {
 	char op[3];
 	enum limit_of of;
 	double limit;
+	double floor;		/* the change must be at least this big (either way) */
 };
 
 /* "4MiB", "4M", "4K", "100": the number times its unit. -1 if not one. */
@@ -46,9 +48,26 @@ static int parse_amount(const char *s, double *v)
 	return -1;
 }
 
-static int parse_limit(struct kmt_diff_budget *b, const char *s)
+/* ",+SIZE" after the limit: a change smaller than SIZE never breaks the budget. */
+static int parse_floor(struct kmt_diff_budget *b, char *s)
 {
-	size_t n = strlen(s);
+	char *comma = strchr(s, ',');
+
+	if (!comma)
+		return 0;
+	*comma = '\0';
+	if ((comma[1] != '+' && comma[1] != '-') || parse_amount(comma + 2, &b->floor))
+		return -1;
+	return 0;
+}
+
+static int parse_limit(struct kmt_diff_budget *b, char *s)
+{
+	size_t n;
+
+	if (parse_floor(b, s))
+		return -1;
+	n = strlen(s);
 
 	b->of = *s == '+' || *s == '-' ? LIMIT_CHANGE : LIMIT_VALUE;
 	if (n > 1 && s[n - 1] == '%') {
@@ -89,7 +108,7 @@ int kmt_diff_budget_parse(const char *expr, struct kmt_diff_budget **out, struct
 {
 	struct kmt_diff_budget *b = calloc(1, sizeof(*b));
 	const char *op = strpbrk(expr, "<>");
-	char *lhs = NULL;
+	char *lhs = NULL, *rhs = NULL;
 
 	if (!b || !(b->expr = strdup(expr)))
 		goto bad;
@@ -98,17 +117,20 @@ int kmt_diff_budget_parse(const char *expr, struct kmt_diff_budget **out, struct
 	b->op[0] = *op;
 	if (op[1] == '=')
 		b->op[1] = '=';
-	if (!(lhs = strndup(expr, op - expr)) || parse_figure(b, lhs) ||
-	    parse_limit(b, op + strlen(b->op)))
+	if (!(lhs = strndup(expr, op - expr)) || !(rhs = strdup(op + strlen(b->op))) ||
+	    parse_figure(b, lhs) || parse_limit(b, rhs))
 		goto bad;
 	free(lhs);
+	free(rhs);
 	*out = b;
 	return 0;
 bad:
 	kmt_error_set(err, "--fail-on", -1, "'%s' is not a budget: ANALYSIS.FIGURE or "
 		      "ANALYSIS.TABLE[KEY].FIGURE, then > >= < or <=, then a value (0, 100, 4MiB), "
-		      "a change (+100, -4MiB) or a relative change (+10%%)", expr);
+		      "a change (+100, -4MiB) or a relative change (+10%%), optionally ',+FLOOR'",
+		      expr);
 	free(lhs);
+	free(rhs);
 	kmt_diff_budget_free(b);
 	return -1;
 }
@@ -195,7 +217,7 @@ int kmt_diff_budget_check(const struct kmt_diff_budget *b, const struct kmt_diff
 	lhs = b->of == LIMIT_VALUE ? new : b->of == LIMIT_CHANGE ? new - base :
 	      base ? (new - base) * 100 / fabs(base) : new > 0 ? INFINITY : new < 0 ? -INFINITY : 0;
 	say(b, base, new, why, len);
-	return broken(b, lhs) ? 1 : 0;
+	return broken(b, lhs) && fabs(new - base) >= b->floor ? 1 : 0;
 }
 
 void kmt_diff_budget_free(struct kmt_diff_budget *b)

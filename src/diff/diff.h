@@ -61,8 +61,9 @@ int kmt_diff_emit(const struct kmt_diff *d, struct kmt_output *out, const char *
 void kmt_diff_folded(const struct kmt_diff *d, FILE *fp);
 
 /*
- * Share (0..1) of @analysis's sorted-by figure (both sides, all its keyed
- * tables) under keys both sides have; -1 when it has no keyed table.
+ * Share (0..1) of @analysis's bytes (each keyed table's first summed byte
+ * figure, both sides) under keys both sides have; -1 when it has no keyed
+ * table.
  */
 double kmt_diff_joined_share(const struct kmt_diff *d, const char *analysis);
 
@@ -75,7 +76,9 @@ struct kmt_diff_budget;
 /*
  * Parse @expr: ANALYSIS.FIGURE or ANALYSIS.TABLE[KEY].FIGURE, then one of
  * > >= < <=, then a value: "+10%" / "-5%" (change relative to base),
- * "+4MiB" / "-100" (change), "0" (new value). -1 with @err on a bad one.
+ * "+4MiB" / "-100" (change), "0" (new value), and optionally ",+FLOOR": a
+ * change smaller than FLOOR either way breaks nothing (noise). -1 with
+ * @err on a bad one.
  */
 int kmt_diff_budget_parse(const char *expr, struct kmt_diff_budget **b, struct kmt_error *err);
 

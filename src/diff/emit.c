@@ -208,6 +208,8 @@ static int emit_table(const struct kmt_diff_table *t, struct kmt_output *out, co
 		 t->name, t->sort >= 0 ? t->figs[t->sort].name : "(none)");
 	if (!(tab = kmt_output_table(out, t->name, title, n, cols)))
 		goto out;
+	if (n > t->nkeys + 1)	/* the first figure shown: the sort figure where it is */
+		kmt_table_compare(tab, t->nkeys + 1, t->nkeys + 2);
 	for (r = 0; r < t->nrows; r++)
 		if (add_row(tab, t, &t->rows[r], shown, cells))
 			goto out;

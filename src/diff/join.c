@@ -430,6 +430,20 @@ void kmt_diff_row_label(const struct kmt_diff_table *t, const struct kmt_diff_ro
 	}
 }
 
+/* What a table's rows weigh: its first summed byte figure, else its first summed one. */
+static int volume_figure(const struct kmt_diff_table *t)
+{
+	int f;
+
+	for (f = 0; f < t->nfigs; f++)
+		if (t->figs[f].kind == KMT_KIND_BYTES && t->figs[f].combine == KMT_DIFF_SUM)
+			return f;
+	for (f = 0; f < t->nfigs; f++)
+		if (t->figs[f].combine == KMT_DIFF_SUM)
+			return f;
+	return -1;
+}
+
 double kmt_diff_joined_share(const struct kmt_diff *d, const char *analysis)
 {
 	double all = 0, joined = 0;
@@ -440,14 +454,16 @@ double kmt_diff_joined_share(const struct kmt_diff *d, const char *analysis)
 	for (i = 0; i < d->ntables; i++) {
 		const struct kmt_diff_table *t = &d->tables[i];
 
-		if (strcmp(t->analysis, analysis) || t->nkeys == 0 || t->sort < 0)
+		int f = volume_figure(t);
+
+		if (strcmp(t->analysis, analysis) || t->nkeys == 0 || f < 0)
 			continue;
 		keyed = true;
 		for (r = 0; r < t->nrows; r++)
 			for (s = 0; s < 2; s++) {
-				all += t->rows[r].val[s][t->sort];
+				all += t->rows[r].val[s][f];
 				if (t->rows[r].present == KMT_DIFF_BOTH)
-					joined += t->rows[r].val[s][t->sort];
+					joined += t->rows[r].val[s][f];
 			}
 	}
 	return !keyed ? -1 : all > 0 ? joined / all : 0;

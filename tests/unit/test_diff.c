@@ -166,6 +166,10 @@ START_TEST(test_budgets)
 	ck_assert_int_eq(budget(d, "slab.live_bytes>1K", why, sizeof(why)), 1);
 	ck_assert_int_eq(budget(d, "slab.live_bytes>+1KiB", why, sizeof(why)), 0);
 	ck_assert_int_eq(budget(d, "slab.live_bytes<-1%", why, sizeof(why)), 0);
+	/* a noise floor: +50% but only 500 bytes */
+	ck_assert_int_eq(budget(d, "slab.live_bytes>+10%,+500", why, sizeof(why)), 1);
+	ck_assert_int_eq(budget(d, "slab.live_bytes>+10%,+501", why, sizeof(why)), 0);
+	ck_assert_int_eq(budget(d, "slab.live_bytes>+10%,+1KiB", why, sizeof(why)), 0);
 	/* ratios are left out: their parts are compared */
 	ck_assert_int_eq(budget(d, "slab.waste_percent>0", why, sizeof(why)), -1);
 	ck_assert_msg(strstr(why, "has no figure waste_percent; it has: live_bytes, allocations"),
@@ -177,6 +181,8 @@ START_TEST(test_budgets)
 	ck_assert_int_eq(kmt_diff_budget_parse("slab.live_bytes>+4XB", &bad, &err), -1);
 	ck_assert_int_eq(kmt_diff_budget_parse(">1", &bad, &err), -1);
 	ck_assert_int_eq(kmt_diff_budget_parse("slab.callers[x.hits>1", &bad, &err), -1);
+	ck_assert_int_eq(kmt_diff_budget_parse("slab.live_bytes>+1%,5%", &bad, &err), -1);
+	ck_assert_int_eq(kmt_diff_budget_parse("slab.live_bytes>+1%,", &bad, &err), -1);
 	kmt_diff_free(d);
 	kmt_diff_side_free(b);
 	kmt_diff_side_free(n);
