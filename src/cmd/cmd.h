@@ -59,6 +59,12 @@ extern const struct kmt_analysis kmt_print;
 /* kmtrace report events --format jsonl: a JSON object per event (events.c). */
 extern const struct kmt_analysis kmt_events;
 
+/*
+ * A new file @path (mode 0600, never one that is there) for option @opt of
+ * kmtrace @cmd, or NULL after saying why on stderr.
+ */
+FILE *kmt_cmd_new_file(const char *cmd, const char *opt, const char *path);
+
 /* Print one line per analysis, name and help, each after @indent. */
 void kmt_cmd_list_analyses(FILE *fp, const char *indent);
 

@@ -509,19 +509,10 @@ static int check_budgets(const struct diff_args *a, const struct kmt_diff *d)
 /* --html FILE: a new file (0600), never one that is there. */
 static int open_html(struct diff_args *a)
 {
-	int fd;
-
 	if (!a->html)
 		return 0;
-	fd = open(a->html, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	a->html_fp = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (a->html_fp)
-		return 0;
-	fprintf(stderr, "kmtrace diff: --html %s: %s\n", a->html,
-		errno == EEXIST ? "exists (give a new file)" : strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	return -1;
+	a->html_fp = kmt_cmd_new_file("diff", "--html", a->html);
+	return a->html_fp ? 0 : -1;
 }
 
 static int diff(struct diff_args *a)

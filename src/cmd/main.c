@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1
 /* kmtrace: record and analyse what the kernel's memory management does. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <kmtrace/analysis.h>
 #include "cmd.h"
@@ -12,6 +15,20 @@ void kmt_cmd_list_analyses(FILE *fp, const char *indent)
 
 	for (i = 0; kmt_analyses[i]; i++)
 		fprintf(fp, "%s%-8s %s\n", indent, kmt_analyses[i]->name, kmt_analyses[i]->help);
+}
+
+FILE *kmt_cmd_new_file(const char *cmd, const char *opt, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (fp)
+		return fp;
+	fprintf(stderr, "kmtrace %s: %s %s: %s\n", cmd, opt, path,
+		errno == EEXIST ? "exists (give a new file)" : strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return NULL;
 }
 
 static void usage(FILE *fp)

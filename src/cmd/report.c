@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <kmtrace/analysis.h>
@@ -629,23 +628,14 @@ static int check_svg_dir(const struct report_args *a)
 /* --html FILE: a new file of ours (0600); it never replaces one. */
 static int open_html(struct report_args *a)
 {
-	int fd;
-
 	if (!a->html)
 		return 0;
 	if (a->format != KMT_FORMAT_HTML) {
 		fprintf(stderr, "kmtrace report: --html writes HTML: no --format with it\n");
 		return -1;
 	}
-	fd = open(a->html, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	a->html_fp = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (a->html_fp)
-		return 0;
-	fprintf(stderr, "kmtrace report: --html %s: %s\n", a->html,
-		errno == EEXIST ? "exists (give a new file)" : strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	return -1;
+	a->html_fp = kmt_cmd_new_file("report", "--html", a->html);
+	return a->html_fp ? 0 : -1;
 }
 
 int kmt_cmd_report(int argc, char **argv)

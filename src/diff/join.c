@@ -222,7 +222,21 @@ static void recompute_per_hit(struct kmt_diff_table *t)
 	}
 }
 
-/* Figure rows are sorted by: --sort's, else live bytes, else bytes, else the first summed. */
+/* What a table's rows weigh: its first summed byte figure, else its first summed one. */
+static int volume_figure(const struct kmt_diff_table *t)
+{
+	int f;
+
+	for (f = 0; f < t->nfigs; f++)
+		if (t->figs[f].kind == KMT_KIND_BYTES && t->figs[f].combine == KMT_DIFF_SUM)
+			return f;
+	for (f = 0; f < t->nfigs; f++)
+		if (t->figs[f].combine == KMT_DIFF_SUM)
+			return f;
+	return -1;
+}
+
+/* Figure rows are sorted by: --sort's, else live bytes, else what the rows weigh. */
 static int sort_figure(const struct kmt_diff_table *t, const char *wanted)
 {
 	int f;
@@ -231,13 +245,7 @@ static int sort_figure(const struct kmt_diff_table *t, const char *wanted)
 		return f;
 	if ((f = kmt_diff_figure_index(t, "live_bytes")) >= 0)
 		return f;
-	for (f = 0; f < t->nfigs; f++)
-		if (t->figs[f].kind == KMT_KIND_BYTES && t->figs[f].combine == KMT_DIFF_SUM)
-			return f;
-	for (f = 0; f < t->nfigs; f++)
-		if (t->figs[f].combine == KMT_DIFF_SUM)
-			return f;
-	return -1;
+	return volume_figure(t);
 }
 
 static int compare_rows(const void *a, const void *b, void *ctx)
@@ -428,20 +436,6 @@ void kmt_diff_row_label(const struct kmt_diff_table *t, const struct kmt_diff_ro
 
 		used += snprintf(buf + used, len - used, "%s%.*s", k ? ", " : "", n, s);
 	}
-}
-
-/* What a table's rows weigh: its first summed byte figure, else its first summed one. */
-static int volume_figure(const struct kmt_diff_table *t)
-{
-	int f;
-
-	for (f = 0; f < t->nfigs; f++)
-		if (t->figs[f].kind == KMT_KIND_BYTES && t->figs[f].combine == KMT_DIFF_SUM)
-			return f;
-	for (f = 0; f < t->nfigs; f++)
-		if (t->figs[f].combine == KMT_DIFF_SUM)
-			return f;
-	return -1;
 }
 
 double kmt_diff_joined_share(const struct kmt_diff *d, const char *analysis)

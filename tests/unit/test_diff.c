@@ -93,6 +93,13 @@ static struct kmt_diff *join(struct kmt_diff_side **b, struct kmt_diff_side **n,
 	return d;
 }
 
+static void unjoin(struct kmt_diff *d, struct kmt_diff_side *b, struct kmt_diff_side *n)
+{
+	kmt_diff_free(d);
+	kmt_diff_side_free(b);
+	kmt_diff_side_free(n);
+}
+
 /* 0 held, 1 broken, 2 no such row, -1 no such figure; @why filled. */
 static int budget(const struct kmt_diff *d, const char *expr, char *why, size_t len)
 {
@@ -128,9 +135,7 @@ START_TEST(test_keys_survive_rebuild)
 	/* processes by command: pids 100 and 101 are one "sh", then pid 7 */
 	ck_assert_int_eq(budget(d, "leak.processes[sh].bytes>+399", why, sizeof(why)), 1);
 	ck_assert_msg(strstr(why, "500 -> 900"), "%s", why);
-	kmt_diff_free(d);
-	kmt_diff_side_free(b);
-	kmt_diff_side_free(n);
+	unjoin(d, b, n);
 }
 END_TEST
 
@@ -144,9 +149,7 @@ START_TEST(test_exact_sites)
 	ck_assert_int_eq(budget(d, "slab.callers[alloc_pipe_info+0x20/0x100].hits<-9", why,
 				sizeof(why)), 1);
 	ck_assert_msg(strstr(why, "10 -> 0"), "%s", why);
-	kmt_diff_free(d);
-	kmt_diff_side_free(b);
-	kmt_diff_side_free(n);
+	unjoin(d, b, n);
 }
 END_TEST
 
@@ -183,9 +186,7 @@ START_TEST(test_budgets)
 	ck_assert_int_eq(kmt_diff_budget_parse("slab.callers[x.hits>1", &bad, &err), -1);
 	ck_assert_int_eq(kmt_diff_budget_parse("slab.live_bytes>+1%,5%", &bad, &err), -1);
 	ck_assert_int_eq(kmt_diff_budget_parse("slab.live_bytes>+1%,", &bad, &err), -1);
-	kmt_diff_free(d);
-	kmt_diff_side_free(b);
-	kmt_diff_side_free(n);
+	unjoin(d, b, n);
 }
 END_TEST
 
@@ -216,9 +217,7 @@ START_TEST(test_folded_sums)
 	ck_assert_int_eq(sum[0], 64 + 32);
 	ck_assert_int_eq(sum[1], 160);
 	free(text);
-	kmt_diff_free(d);
-	kmt_diff_side_free(b);
-	kmt_diff_side_free(n);
+	unjoin(d, b, n);
 }
 END_TEST
 
@@ -253,9 +252,7 @@ START_TEST(test_scale)
 	ck_assert_ptr_nonnull(d);
 	ck_assert_int_eq(budget(d, "slab.live_bytes<0", why, sizeof(why)), 0);
 	ck_assert_msg(strstr(why, "500 -> 375 (-125"), "%s", why);
-	kmt_diff_free(d);
-	kmt_diff_side_free(b);
-	kmt_diff_side_free(n);
+	unjoin(d, b, n);
 }
 END_TEST
 
