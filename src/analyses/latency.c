@@ -1,6 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1
-/* Latencies per row: kept unsorted while events come, sorted once for the report. */
-#include <stdbool.h>
+/*
+ * Latencies per row: kept one by one and unsorted while events come, sorted
+ * once for the report. Past KMT_LATENCY_EXACT_MAX of them, each goes into
+ * a bucket of its row instead (DDSketch's idea): below 1024 ns a bucket per
+ * nanosecond, above a bucket per power of GAMMA, shown as the value whose
+ * relative distance to both ends is the same, (GAMMA - 1) / (GAMMA + 1) at
+ * most. A percentile is then a bucket's value, within that of the exact one
+ * (and rounding to whole nanoseconds, 0.05% above 1024 ns).
+ */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,12 +16,75 @@
 #include "common/radix.h"
 #include "common/util.h"
 
+#define EXACT_NS	1024u	/* below: a bucket per nanosecond */
+/* GAMMA = (1 + a) / (1 - a) for a relative error a: 0.45% here, rounding aside */
+#define ALPHA		0.0045
+#define GAMMA		((1 + ALPHA) / (1 - ALPHA))
+
+/* log2 steps: bucket i above EXACT_NS holds (GAMMA^(i-1), GAMMA^i] */
+static double steps(uint64_t ns)
+{
+	return log2((double)ns) / log2(GAMMA);
+}
+
+/* The bucket of @ns: @ns itself below EXACT_NS, else EXACT_NS + its step past EXACT_NS's. */
+static uint32_t bucket_of(const struct kmt_latencies *l, uint64_t ns)
+{
+	if (ns < EXACT_NS)
+		return (uint32_t)ns;
+	return EXACT_NS + (uint32_t)(ceil(steps(ns)) - l->first_step);
+}
+
+/* The value bucket @b stands for. */
+static uint64_t bucket_value(const struct kmt_latencies *l, uint32_t b)
+{
+	if (b < EXACT_NS)
+		return b;
+	return (uint64_t)llround(2 * pow(GAMMA, l->first_step + (b - EXACT_NS)) / (GAMMA + 1));
+}
+
+/* Add @count latencies of bucket @b of @row, to its entry or a new one. */
+static int add_to_bucket(struct kmt_latencies *l, uint32_t row, uint32_t b, uint32_t count)
+{
+	uint64_t key = (uint64_t)row << 32 | b, at;
+
+	if (kmt_hashmap_get(&l->index, key, &at)) {
+		l->v[at].count += count;
+		return 0;
+	}
+	if (kmt_grow(&l->v, &l->cap, l->n, sizeof(*l->v)) || kmt_hashmap_put(&l->index, key, l->n))
+		return -1;
+	l->v[l->n++] = (struct kmt_latency){ .row = row, .count = count, .ns = bucket_value(l, b) };
+	return 0;
+}
+
+/* From one entry per latency to one per bucket of a row, in place. */
+static int to_sketch(struct kmt_latencies *l)
+{
+	uint32_t n = l->n, i;
+
+	if (kmt_hashmap_init(&l->index))
+		return -1;
+	l->sketch = true;
+	l->first_step = floor(steps(EXACT_NS));
+	l->n = 0;
+	for (i = 0; i < n; i++) {	/* entry i is read before any write reaches it */
+		struct kmt_latency e = l->v[i];
+
+		if (add_to_bucket(l, e.row, bucket_of(l, e.ns), e.count))
+			return -1;
+	}
+	return 0;
+}
+
 int kmt_latencies_add(struct kmt_latencies *l, uint32_t row, uint64_t ns)
 {
+	if (l->sketch)
+		return add_to_bucket(l, row, bucket_of(l, ns), 1);
 	if (kmt_grow(&l->v, &l->cap, l->n, sizeof(*l->v)))
 		return -1;
-	l->v[l->n++] = (struct kmt_latency){ .row = row, .ns = ns };
-	return 0;
+	l->v[l->n++] = (struct kmt_latency){ .row = row, .count = 1, .ns = ns };
+	return l->n == KMT_LATENCY_EXACT_MAX ? to_sketch(l) : 0;
 }
 
 static inline uint64_t ns_of(const struct kmt_latency *l)
@@ -39,6 +110,10 @@ static int sort_latencies(struct kmt_latencies *l, bool by_row)
 	if (by_row)
 		sort_by_row(l->v, tmp, l->n);	/* stable: each row stays sorted by latency */
 	free(tmp);
+	if (l->sketch) {	/* the places in v moved: what comes now comes one by one */
+		kmt_hashmap_free(&l->index);
+		l->sketch = false;
+	}
 	return 0;
 }
 
@@ -54,9 +129,19 @@ int kmt_latencies_sort(struct kmt_latencies *l)
 
 uint64_t kmt_latency_percentile(const struct kmt_latency *v, uint32_t n, unsigned int pct)
 {
-	uint64_t rank = ((uint64_t)n * pct + 99) / 100;
+	uint64_t total = 0, rank, seen = 0;
+	uint32_t i;
 
-	return n ? v[rank ? rank - 1 : 0].ns : 0;
+	for (i = 0; i < n; i++)
+		total += v[i].count;
+	rank = (total * pct + 99) / 100;
+	rank = rank ? rank : 1;
+	for (i = 0; i < n; i++) {
+		seen += v[i].count;
+		if (seen >= rank)
+			return v[i].ns;
+	}
+	return 0;
 }
 
 void kmt_latencies_row(const struct kmt_latencies *l, uint32_t row, uint64_t *p50, uint64_t *p99)
@@ -84,5 +169,7 @@ void kmt_latencies_row(const struct kmt_latencies *l, uint32_t row, uint64_t *p5
 void kmt_latencies_free(struct kmt_latencies *l)
 {
 	free(l->v);
+	if (l->sketch)
+		kmt_hashmap_free(&l->index);
 	memset(l, 0, sizeof(*l));
 }

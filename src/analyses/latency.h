@@ -1,21 +1,36 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
  * Latencies kept per row of a table (a process, a process and a kind),
- * for the mean, p50, p99 and max of each row.
+ * for the p50 and p99 of each row and of them all: exact while there are
+ * few, then in a sketch of fixed relative error whose memory follows the
+ * rows and the spread of their latencies, not the number of events.
  */
 #ifndef KMT_LATENCY_H
 #define KMT_LATENCY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "common/hashmap.h"
+
+/* Latencies kept one by one up to this many, then in the sketch. */
+#define KMT_LATENCY_EXACT_MAX	(1u << 16)
+/* The sketch's percentiles are within this relative error of the exact ones. */
+#define KMT_LATENCY_ERROR	0.005
+
+/* @count latencies of row @row at @ns (one, exact; or a sketch bucket's). */
 struct kmt_latency {
 	uint32_t row;
+	uint32_t count;
 	uint64_t ns;
 };
 
 struct kmt_latencies {
 	struct kmt_latency *v;
 	uint32_t n, cap;
+	bool sketch;			/* v holds buckets, found through index */
+	double first_step;		/* the sketch's step of its first logarithmic bucket */
+	struct kmt_hashmap index;	/* row << 32 | bucket -> its place in v */
 };
 
 /* Add latency @ns of row @row; 0, or -1 out of memory. */
@@ -27,7 +42,7 @@ int kmt_latencies_sort_by_ns(struct kmt_latencies *l);
 /* Sort by row, each row's by latency: 0, or -1 out of memory. */
 int kmt_latencies_sort(struct kmt_latencies *l);
 
-/* Nearest-rank percentile @pct of the @n sorted latencies at @v (0 when none). */
+/* Nearest-rank percentile @pct of the @n sorted entries at @v (0 when none). */
 uint64_t kmt_latency_percentile(const struct kmt_latency *v, uint32_t n, unsigned int pct);
 
 /* After kmt_latencies_sort(): p50 and p99 of row @row. */

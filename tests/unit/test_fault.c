@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /* fault analysis and vmmap: pairing, outcomes, classes, rusage, mappings. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <kmtrace/analysis.h>
 #include <kmtrace/output.h>
 #include "analyses/fault.h"
+#include "analyses/latency.h"
 #include "analyses/vmmap.h"
 #include "fixtures.h"
 #include "suites.h"
@@ -422,6 +424,82 @@ START_TEST(test_vmmap)
 }
 END_TEST
 
+/* Exact nearest-rank percentile @pct of the @n latencies at @ns (sorted here). */
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t exact_pct(uint64_t *ns, uint32_t n, unsigned int pct)
+{
+	uint64_t rank = ((uint64_t)n * pct + 99) / 100;
+
+	qsort(ns, n, sizeof(*ns), cmp_u64);
+	return ns[rank ? rank - 1 : 0];
+}
+
+static void assert_near(uint64_t got, uint64_t want, const char *what)
+{
+	double err = want ? ((double)got - (double)want) / (double)want : (double)got;
+
+	ck_assert_msg(err <= KMT_LATENCY_ERROR && err >= -KMT_LATENCY_ERROR,
+		      "%s: %llu, exact %llu (%.3f%%)", what, (unsigned long long)got,
+		      (unsigned long long)want, 100 * err);
+}
+
+/*
+ * Latencies past KMT_LATENCY_EXACT_MAX go into the sketch: p50 and p99 of
+ * each row and of all within KMT_LATENCY_ERROR of the exact ones, over six
+ * decades; and exact while there are few.
+ */
+START_TEST(test_latency_sketch)
+{
+	enum { ROWS = 3, N = 400000 };
+	struct kmt_latencies l = { 0 }, few = { 0 };
+	uint64_t *all = malloc(N * sizeof(*all)), *row[ROWS], first[1000], p50, p99, seed = 42;
+	uint32_t nrow[ROWS] = { 0 }, i, r;
+
+	ck_assert_ptr_nonnull(all);
+	for (r = 0; r < ROWS; r++)
+		ck_assert_ptr_nonnull(row[r] = malloc(N * sizeof(uint64_t)));
+	for (i = 0; i < N; i++) {
+		uint64_t ns;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		r = (seed >> 33) % ROWS;
+		/* 100 ns to 100 ms, log-uniform, row r a decade slower */
+		ns = (uint64_t)(100 * pow(10, r + 4.0 * (double)(seed >> 11) / (1ull << 53)));
+		all[i] = row[r][nrow[r]++] = ns;
+		ck_assert_int_eq(kmt_latencies_add(&l, r, ns), 0);
+		if (i < 1000) {
+			first[i] = ns;
+			ck_assert_int_eq(kmt_latencies_add(&few, r, ns), 0);
+		}
+	}
+	ck_assert(l.n < 20000);		/* buckets, not latencies */
+	ck_assert_int_eq(kmt_latencies_sort_by_ns(&l), 0);
+	assert_near(kmt_latency_percentile(l.v, l.n, 50), exact_pct(all, N, 50), "p50");
+	assert_near(kmt_latency_percentile(l.v, l.n, 99), exact_pct(all, N, 99), "p99");
+	ck_assert_int_eq(kmt_latencies_sort(&l), 0);
+	for (r = 0; r < ROWS; r++) {
+		kmt_latencies_row(&l, r, &p50, &p99);
+		assert_near(p50, exact_pct(row[r], nrow[r], 50), "row p50");
+		assert_near(p99, exact_pct(row[r], nrow[r], 99), "row p99");
+	}
+	/* few: exact */
+	ck_assert_int_eq(kmt_latencies_sort_by_ns(&few), 0);
+	ck_assert_uint_eq(kmt_latency_percentile(few.v, few.n, 99), exact_pct(first, 1000, 99));
+	ck_assert_uint_eq(kmt_latency_percentile(few.v, few.n, 50), exact_pct(first, 1000, 50));
+	kmt_latencies_free(&l);
+	kmt_latencies_free(&few);
+	for (r = 0; r < ROWS; r++)
+		free(row[r]);
+	free(all);
+}
+END_TEST
+
 Suite *fault_suite(void)
 {
 	Suite *s = suite_create("fault");
@@ -435,6 +513,7 @@ Suite *fault_suite(void)
 	tcase_add_test(tc, test_kprobe_outcomes);
 	tcase_add_test(tc, test_no_source_not_x86);
 	tcase_add_test(tc, test_vmmap);
+	tcase_add_test(tc, test_latency_sketch);
 	suite_add_tcase(s, tc);
 	return s;
 }
