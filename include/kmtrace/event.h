@@ -116,6 +116,7 @@ enum kmt_event_type {
 
 #define KMT_EVF_PFN_IS_PAGE	(1u << 0)	/* pfn holds a struct page pointer */
 #define KMT_EVF_HAS_NODE	(1u << 1)	/* node is valid */
+#define KMT_EVF_TYPE_ONLY	(1u << 2)	/* type, id and pid only (kmt_decoder_only) */
 
 /*
  * One decoded event. Integer members hold the raw field values (signed
@@ -295,6 +296,14 @@ struct kmt_decoder *kmt_decoder_new(struct tep_handle *tep);
 
 /* Free a decoder made by kmt_decoder_new(). */
 void kmt_decoder_free(struct kmt_decoder *dec);
+
+/*
+ * From now on decode the fields only of events whose type @want (an array
+ * of KMT_EV_NR flags) names: of the others kmt_decode() fills type, id and
+ * pid alone and sets KMT_EVF_TYPE_ONLY. Replay names those its analyses
+ * take, so that events nobody reads cost an id lookup.
+ */
+void kmt_decoder_only(struct kmt_decoder *dec, const bool *want);
 
 /*
  * Decode the raw payload @data of @size bytes into @ev. Returns the

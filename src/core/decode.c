@@ -220,6 +220,7 @@ struct kmt_decoder {
 	int type_size;
 	int pid_offset;
 	unsigned char type_of_id[MAX_EVENT_ID];	/* enum kmt_event_type */
+	bool type_only[KMT_EV_NR];		/* no field wanted (kmt_decoder_only) */
 	struct event_loc loc[KMT_EV_NR];
 };
 
@@ -330,6 +331,14 @@ struct kmt_decoder *kmt_decoder_new(struct tep_handle *tep)
 	return dec;
 }
 
+void kmt_decoder_only(struct kmt_decoder *dec, const bool *want)
+{
+	int t;
+
+	for (t = KMT_EV_UNKNOWN + 1; t < KMT_EV_NR; t++)
+		dec->type_only[t] = !want[t];
+}
+
 void kmt_decoder_free(struct kmt_decoder *dec)
 {
 	free(dec);
@@ -398,8 +407,16 @@ enum kmt_event_type kmt_decode(const struct kmt_decoder *dec, const void *data, 
 	const struct event_loc *loc;
 	int id, i;
 
-	memset(ev, 0, sizeof(*ev));
 	id = kmt_decoder_event_id(dec, data, size);
+	if (id >= 0 && id < MAX_EVENT_ID && dec->type_only[dec->type_of_id[id]] &&
+	    size >= dec->pid_offset + 4) {
+		ev->type = dec->type_of_id[id];
+		ev->id = id;
+		ev->pid = (int)read_uint(dec, p + dec->pid_offset, 4);
+		ev->flags = KMT_EVF_TYPE_ONLY;
+		return ev->type;
+	}
+	memset(ev, 0, sizeof(*ev));
 	ev->id = id;
 	if (id < 0 || size < dec->pid_offset + 4)
 		return KMT_EV_UNKNOWN;

@@ -145,7 +145,8 @@ void kmt_replay_take(struct kmt_session *s, const struct kmt_decoder *dec,
 		     struct kmt_event *ev)
 {
 	kmt_decode(dec, rec->data, rec->size, ev);
-	if (ev->type != KMT_EV_UNKNOWN && !kmt_event_possible(ev)) {
+	if (ev->type != KMT_EV_UNKNOWN && !(ev->flags & KMT_EVF_TYPE_ONLY) &&
+	    !kmt_event_possible(ev)) {
 		ev->type = KMT_EV_UNKNOWN;
 		s->replay.impossible++;
 	}
@@ -198,6 +199,26 @@ int kmt_replay_one_thread(struct kmt_session *s, struct merge *m,
 	return 0;
 }
 
+/*
+ * Fields are decoded of the events the @n analyses take, and of forks,
+ * execs and exits (the process table follows them); of the others only
+ * the type, for the counts per type.
+ */
+static void decode_only_taken(struct kmt_decoder *dec, const struct kmt_analysis *const *an,
+			      int n)
+{
+	kmt_evmask_t taken = KMT_EVMASK(KMT_EV_FORK) | KMT_EVMASK(KMT_EV_EXEC) |
+			     KMT_EVMASK(KMT_EV_EXIT);
+	bool want[KMT_EV_NR];
+	int i;
+
+	for (i = 0; i < n; i++)
+		taken |= an[i]->events;
+	for (i = 0; i < KMT_EV_NR; i++)
+		want[i] = taken & KMT_EVMASK(i);
+	kmt_decoder_only(dec, want);
+}
+
 int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 	       void *const *priv, int n, struct kmt_error *err)
 {
@@ -211,6 +232,7 @@ int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 		kmt_error_set(err, s->input, -1, "out of memory");
 		return -1;
 	}
+	decode_only_taken(dec, an, n);
 	if (!merge_init(&m, s, err)) {
 		if (s->threads > 1 && kmt_reader_reads_apart(s->reader))
 			ret = kmt_replay_two_threads(s, &m, dec, an, priv, n, err);
