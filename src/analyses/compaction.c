@@ -336,7 +336,6 @@ static const struct kmt_need compact_needs[] = {
 const struct kmt_analysis kmt_analysis_compaction = {
 	.name = "compaction",
 	.help = "compaction runs per process (latency, status), attempts and extfrag by order",
-	.usage = KMT_FILTER_USAGE,
 	.needs = compact_needs,
 	.events = KMT_EVMASK(KMT_EV_COMPACTION_BEGIN) | KMT_EVMASK(KMT_EV_COMPACTION_END) |
 		  KMT_EVMASK(KMT_EV_COMPACTION_TRY) | KMT_EVMASK(KMT_EV_COMPACTION_SUITABLE) |

@@ -301,7 +301,6 @@ static const struct kmt_need percpu_needs[] = {
 const struct kmt_analysis kmt_analysis_vmalloc = {
 	.name = "vmalloc",
 	.help = "vmalloc areas: allocations, frees, live bytes per process, lazy purges",
-	.usage = KMT_FILTER_USAGE,
 	.needs = vmalloc_needs,
 	.events = KMT_EVMASK(KMT_EV_VMAP_ALLOC) | KMT_EVMASK(KMT_EV_VMAP_FREE) |
 		  KMT_EVMASK(KMT_EV_VMAP_PURGE),
@@ -317,7 +316,6 @@ const struct kmt_analysis kmt_analysis_vmalloc = {
 const struct kmt_analysis kmt_analysis_percpu = {
 	.name = "percpu",
 	.help = "percpu allocations: per call site, frees, live bytes, failures, chunks",
-	.usage = KMT_FILTER_USAGE,
 	.needs = percpu_needs,
 	.events = KMT_EVMASK(KMT_EV_PERCPU_ALLOC) | KMT_EVMASK(KMT_EV_PERCPU_FREE) |
 		  KMT_EVMASK(KMT_EV_PERCPU_ALLOC_FAIL) | KMT_EVMASK(KMT_EV_PERCPU_CREATE_CHUNK) |

@@ -253,8 +253,7 @@ static const struct kmt_need memcg_needs[] = {
 const struct kmt_analysis kmt_analysis_memcg = {
 	.name = "memcg",
 	.help = "memory cgroups' statistics updates per cgroup and statistic, flushes",
-	.usage = "  -l N                the N statistics updated most (default 30, 0: all)\n"
-		 KMT_FILTER_USAGE,
+	.usage = "  -l N                the N statistics updated most (default 30, 0: all)\n",
 	.shortopts = "l:",
 	.needs = memcg_needs,
 	.events = KMT_EVMASK(KMT_EV_MEMCG_MOD_STATE) | KMT_EVMASK(KMT_EV_MEMCG_MOD_LRUVEC_STATE) |

@@ -286,7 +286,7 @@ const struct kmt_analysis kmt_analysis_pagecache = {
 	.name = "pagecache",
 	.help = "page cache: pages added and removed per file, faults and reads, over time",
 	.usage = "  -l N                the N files with most pages (default 20, 0: all)\n"
-		 "  --interval MS       the timeline's interval (default 1000)\n" KMT_FILTER_USAGE,
+		 "  --interval MS       the timeline's interval (default 1000)\n",
 	.shortopts = "l:",
 	.longopts = pc_longopts,
 	.needs = pc_needs,

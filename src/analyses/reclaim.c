@@ -469,7 +469,6 @@ static const struct kmt_need reclaim_needs[] = {
 const struct kmt_analysis kmt_analysis_reclaim = {
 	.name = "reclaim",
 	.help = "reclaim stalls per process (mean, p50, p99, max), memcg apart, kswapd, LRU scans",
-	.usage = KMT_FILTER_USAGE,
 	.needs = reclaim_needs,
 	.events = RECLAIM_EVENTS | KMT_EVMASK(KMT_EV_KSWAPD_WAKE) |
 		  KMT_EVMASK(KMT_EV_KSWAPD_SLEEP) | KMT_EVMASK(KMT_EV_WAKEUP_KSWAPD) |
