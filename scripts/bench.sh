@@ -4,7 +4,9 @@
 # reused from bench-out/:
 #  1. a trace.dat of >= 10M events: each analysis and all of them, on one
 #     thread and on two, against trace-cmd report and against cat;
-#  2. ns/event of all analyses at three sizes (about 1.6M, 4.4M and 10M events);
+#  2. ns/event of all analyses at three sizes (about 1.6M, 4.4M and 10M events),
+#     and callgrind's instructions per event of stat, slab and all (one
+#     thread, the smallest file: figures that do not move with the load);
 #  3. a perf.data of >= 2M events: slab, page and all against perf kmem;
 #  4. the slowdown of a workload under record -g and under perf record -g.
 # Times are the best of 3 runs (trace-cmd report: of 1), peak RSS of that run.
@@ -70,20 +72,20 @@ print(f"{'run':<44}{'seconds':>8}{'M events/s':>12}{'peak RSS':>12}{'vs trace-cm
 one = {}
 for _, a, t, r in rows:
     sec, rss = (max(float(v), 0.01) for v in r.split())
-    name = f"kmtrace {'all seven' if ' ' in a else a}, {t} thread{'s' if t == '2' else ''}"
+    name = f"kmtrace {'all analyses' if ' ' in a else a}, {t} thread{'s' if t == '2' else ''}"
     print(f"{name:<44}{sec:>8.2f}{n / sec / 1e6:>12.1f}{rss / 1024:>8.0f} MiB{tcs / sec:>13.1f}x")
     one[(a, t)] = sec
 print(f"{'trace-cmd report':<44}{tcs:>8.2f}{n / tcs / 1e6:>12.1f}{tcm / 1024:>8.0f} MiB")
 print(f"{'cat (page cache)':<44}{cats:>8.2f}{n / cats / 1e6:>12.1f}")
 alls = [a for a, _ in one if ' ' in a][0]
-print(f"all seven analyses: two threads {one[(alls, '1')] / one[(alls, '2')]:.2f}x one; "
+print(f"all analyses: two threads {one[(alls, '1')] / one[(alls, '2')]:.2f}x one; "
       f"{cats / one[(alls, '2')] * 100:.0f}% of cat's speed; "
       f"{tcs / one[(alls, '2')]:.0f}x trace-cmd report")
 PY
 
 # 2. ns/event at three sizes, all analyses
 echo
-echo "all seven analyses, ns per event by size (linear costs keep it flat):"
+echo "all analyses, ns per event by size (linear costs keep it flat):"
 for f in "$small" "$mid" "$big"; do
 	n=$(events_of "$f")
 	for t in 1 2; do
@@ -92,6 +94,20 @@ for f in "$small" "$mid" "$big"; do
 		python3 -c "import sys; s, m = (float(v) for v in sys.argv[3].split()); print(f'  {int(sys.argv[1]):>10} events, {sys.argv[2]} thread(s): {s * 1e9 / int(sys.argv[1]):6.0f} ns/event, peak RSS {m / 1024:.0f} MiB')" "$n" "$t" "$r"
 	done
 done
+
+# instructions per event under callgrind: stat, slab, all analyses
+if command -v valgrind >/dev/null; then
+	n=$(events_of "$small")
+	echo "instructions per event (callgrind, one thread, $n events):"
+	for a in stat slab "$ANALYSES"; do
+		# shellcheck disable=SC2086
+		ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$KMTRACE" report \
+			--threads 1 -i "$small" $a 2>&1 >/dev/null | sed -n 's/.*Collected : //p' | tail -n 1)
+		echo "  $( [ "$a" = "$ANALYSES" ] && echo all || echo "$a"): $((ir / n))"
+	done
+else
+	echo "instructions per event: no valgrind (make deps installs it)"
+fi
 
 # 3. perf.data against perf kmem
 pdat=$out/big.perf.data
