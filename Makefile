@@ -188,7 +188,7 @@ FUZZ_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefine
 FUZZ_CFLAGS = $(FUZZ_FLAGS) $(WARN) -std=gnu11 -Iinclude -Isrc -I. \
 	      -DKMT_VERSION='"$(VERSION)"' -D_GNU_SOURCE $(PKG_CFLAGS) -MMD -MP
 FUZZ_READERS := tracedat tracecmd perfdata text
-FUZZERS    := $(FUZZ_READERS) text_formats plugins
+FUZZERS    := $(FUZZ_READERS) text_formats plugins diff
 FUZZ_BINS  := $(patsubst %,$(FUZZ_DIR)/fuzz-%,$(FUZZERS))
 FUZZ_LIB_OBJ := $(call objs,$(FUZZ_DIR),$(LIB_SRC) src/cmd/print.c tests/fuzz/fuzz_common.c) \
 		$(FUZZ_DIR)/gen/formats.o
@@ -209,7 +209,7 @@ $(FUZZ_DIR)/reader-%.o: tests/fuzz/fuzz_reader.c
 $(patsubst %,$(FUZZ_DIR)/fuzz-%,$(FUZZ_READERS)): $(FUZZ_DIR)/fuzz-%: $(FUZZ_DIR)/reader-%.o $(FUZZ_LIB_OBJ)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 
-$(FUZZ_DIR)/fuzz-text_formats $(FUZZ_DIR)/fuzz-plugins: $(FUZZ_DIR)/fuzz-%: \
+$(FUZZ_DIR)/fuzz-text_formats $(FUZZ_DIR)/fuzz-plugins $(FUZZ_DIR)/fuzz-diff: $(FUZZ_DIR)/fuzz-%: \
 		$(FUZZ_DIR)/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 

@@ -142,7 +142,7 @@ static const struct kmt_diff_row *find_key(const struct kmt_diff_table *t, const
 	uint32_t r;
 
 	for (r = 0; r < t->nrows; r++) {
-		const char *first = t->rows[r].keys[0];
+		const char *first = t->nkeys ? t->rows[r].keys[0] : "";
 		size_t n = strcspn(first, " \n");
 
 		kmt_diff_row_label(t, &t->rows[r], label, sizeof(label));

@@ -336,7 +336,8 @@ static int join_table(struct kmt_diff *d, const char *analysis, const char *name
 	}
 	recompute_per_hit(t);
 	t->sort = sort_figure(t, d->opts.sort);
-	qsort_r(t->rows, t->nrows, sizeof(*t->rows), compare_rows, &t->sort);
+	if (t->nrows > 1)
+		qsort_r(t->rows, t->nrows, sizeof(*t->rows), compare_rows, &t->sort);
 	return 0;
 }
 
@@ -352,6 +353,8 @@ static int join_tables(struct kmt_diff *d, const char *analysis)
 		json_object *units = kmt_diff_member_object(kmt_diff_member_object(
 			kmt_diff_analysis(d->side[s], analysis), "units"), "tables");
 
+		if (!units)
+			continue;
 		json_object_object_foreach(units, name, cols) {
 			if (json_object_object_get_ex(seen, name, NULL) ||
 			    !json_object_is_type(cols, json_type_object))

@@ -9,7 +9,7 @@ C=tests/fuzz/corpus
 T=$(mktemp -d /tmp/kmtrace-seeds.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 export PERF_BUILDID_DIR=$T/buildid
-mkdir -p $C/tracedat $C/tracecmd $C/perfdata $C/text $C/text_formats $C/plugins
+mkdir -p $C/tracedat $C/tracecmd $C/perfdata $C/text $C/text_formats $C/plugins $C/diff
 
 # trace.dat v6: hostile inputs, the synthetic plugin events, two small recordings
 python3 tests/hostile.py "$T/h" formats/linux-6.18
@@ -58,4 +58,11 @@ for sysname in ("kmem", "exceptions", "oom"):
         rec = struct.pack("<HBBi", ident, 0, 0, 42) + bytes(range(1, 57))
         open(f"{out}/{sysname}-{ev}", "wb").write(struct.pack("<H", len(text)) + text.encode() + rec)
 PY
+
+# kmtrace diff: two JSON reports, NUL between them (one alone: against itself)
+mkdir -p $C/diff
+"$K" report -i traces/small.dat --format json slab --caller --cache -l 4 leak -l 3 stat >$C/diff/one.json
+"$K" report -i traces/stacks.dat --kallsyms traces/stacks.kallsyms --format json slab --caller -l 4 \
+	leak -l 3 >"$T/stacks.json"
+{ cat $C/diff/one.json; printf '\0'; cat "$T/stacks.json"; } >$C/diff/two.json
 ls -la $C/*
