@@ -23,13 +23,43 @@ struct kmt_symbols {
 	size_t n;
 };
 
+static inline int hex_digit(char c)
+{
+	unsigned int d = (unsigned char)c - '0';
+
+	if (d <= 9)
+		return (int)d;
+	d = ((unsigned char)c | 0x20) - 'a';
+	return d <= 5 ? (int)d + 10 : -1;
+}
+
+/*
+ * The address at the start of @line, as strtoull(@line, @end, 16) reads it:
+ * up to 16 hex digits by hand (a kallsyms line), anything else (blanks, a
+ * sign, "0x", more digits) by strtoull itself.
+ */
+static unsigned long long line_address(char *line, char **end)
+{
+	unsigned long long v = 0;
+	int i, d;
+
+	if (line[0] == '0' && (line[1] | 0x20) == 'x')
+		return strtoull(line, end, 16);
+	for (i = 0; i < 16 && (d = hex_digit(line[i])) >= 0; i++)
+		v = v << 4 | (unsigned int)d;
+	if (!i || hex_digit(line[i]) >= 0)
+		return strtoull(line, end, 16);
+	*end = line + i;
+	return v;
+}
+
 /* Parse one NUL-terminated line in place into @s; false if it is not a symbol. */
 static bool parse_line(char *line, struct symbol *s)
 {
 	char *p, *name, *tab;
 	char type;
 
-	s->addr = strtoull(line, &p, 16);
+	s->addr = line_address(line, &p);
 	if (p == line || *p != ' ' || !p[1] || p[2] != ' ')
 		return false;
 	type = p[1];
@@ -58,6 +88,16 @@ static inline uint64_t addr_of(const struct symbol *s)
 
 KMT_RADIX_SORT(sort_by_addr, struct symbol, addr_of)
 
+static bool sorted(const struct kmt_symbols *t)
+{
+	size_t i;
+
+	for (i = 1; i < t->n; i++)
+		if (t->syms[i].addr < t->syms[i - 1].addr)
+			return false;
+	return true;
+}
+
 /*
  * Sort by address (stably: the symbols are in the text's order) and keep
  * the first listed symbol of each address. false when out of memory.
@@ -69,7 +109,8 @@ static bool sort_unique(struct kmt_symbols *t)
 
 	if (!tmp)
 		return false;
-	sort_by_addr(t->syms, tmp, t->n);
+	if (!sorted(t))		/* /proc/kallsyms mostly is */
+		sort_by_addr(t->syms, tmp, t->n);
 	free(tmp);
 	for (i = 0; i < t->n; i++)
 		if (!out || t->syms[out - 1].addr != t->syms[i].addr)
@@ -78,12 +119,15 @@ static bool sort_unique(struct kmt_symbols *t)
 	return true;
 }
 
-static size_t count_lines(const char *text)
+static size_t count_lines(const char *text, size_t len)
 {
+	const char *p = text, *end = text + len;
 	size_t n = 1;
 
-	for (; *text; text++)
-		n += *text == '\n';
+	while ((p = memchr(p, '\n', end - p))) {
+		n++;
+		p++;
+	}
 	return n;
 }
 
@@ -96,7 +140,7 @@ struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len)
 		goto fail;
 	memcpy(t->text, text, len);
 	t->text[len] = '\0';
-	t->syms = malloc(count_lines(t->text) * sizeof(*t->syms));
+	t->syms = malloc(count_lines(t->text, strlen(t->text)) * sizeof(*t->syms));
 	if (!t->syms)
 		goto fail;
 	for (line = t->text; line && *line; line = next) {

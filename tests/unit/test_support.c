@@ -90,6 +90,34 @@ START_TEST(test_symbols)
 }
 END_TEST
 
+/*
+ * Addresses read as strtoull(16) reads them, the hand-read kallsyms form
+ * and the rest alike; lines out of address order sorted.
+ */
+START_TEST(test_symbols_addresses)
+{
+	static const char text[] =
+		"FFFFFFFF81004000 T upper_case\n"
+		"0xffffffff81005000 T with_prefix\n"
+		"  ffffffff81006000 T after_blanks\n"
+		"1ffffffff81007000 T seventeen_digits\n"
+		"81000 T short\n"
+		"ffffffff81002000 T out_of_order\n";
+	struct kmt_symbols *t = kmt_symbols_parse(text, strlen(text));
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(kmt_symbols_count(t), 6);
+	ck_assert_str_eq(kmt_symbols_find(t, 0xffffffff81004008ull, NULL, NULL), "upper_case");
+	ck_assert_str_eq(kmt_symbols_find(t, 0xffffffff81005008ull, NULL, NULL), "with_prefix");
+	ck_assert_str_eq(kmt_symbols_find(t, 0xffffffff81006008ull, NULL, NULL), "after_blanks");
+	ck_assert_str_eq(kmt_symbols_find(t, 0xffffffff81002008ull, NULL, NULL), "out_of_order");
+	ck_assert_str_eq(kmt_symbols_find(t, 0x81008ull, NULL, NULL), "short");
+	/* 17 digits overflow: strtoull's ULLONG_MAX */
+	ck_assert_str_eq(kmt_symbols_find(t, ~0ull, NULL, NULL), "seventeen_digits");
+	kmt_symbols_free(t);
+}
+END_TEST
+
 /* Another boot's kallsyms, moved to this one: core symbols shift, modules go. */
 START_TEST(test_symbols_relocate)
 {
@@ -522,6 +550,7 @@ Suite *support_suite(void)
 	tcase_add_test(tc, test_radix_sort_stable);
 	tcase_add_test(tc, test_symbols);
 	tcase_add_test(tc, test_symbols_relocate);
+	tcase_add_test(tc, test_symbols_addresses);
 	tcase_add_test(tc, test_reader_relocates_kallsyms);
 	tcase_add_test(tc, test_reader_symbol);
 	tcase_add_test(tc, test_reader_vmlinux);
