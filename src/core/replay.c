@@ -168,14 +168,38 @@ void kmt_replay_take(struct kmt_session *s, const struct kmt_decoder *dec,
 	ev->text_event = rec->text_event;
 }
 
-int kmt_replay_hand_out(const struct kmt_session *s, const struct kmt_analysis *const *an,
-			void *const *priv, int n, const struct kmt_event *ev, struct kmt_error *err)
+int kmt_handouts_init(struct kmt_handouts *h, const struct kmt_analysis *const *an,
+		      void *const *priv, int n)
 {
-	int i;
+	int t, i, k = 0;
 
-	for (i = 0; i < n; i++)
-		if ((an[i]->events & KMT_EVMASK(ev->type)) && an[i]->event(priv[i], ev)) {
-			kmt_error_set(err, s->input, -1, "%s: %s", an[i]->name,
+	h->to = malloc(((size_t)KMT_EV_NR * n + 1) * sizeof(*h->to));
+	if (!h->to)
+		return -1;
+	for (t = 0; t < KMT_EV_NR; t++) {
+		h->start[t] = k;
+		for (i = 0; i < n; i++)
+			if (an[i]->events & KMT_EVMASK(t))
+				h->to[k++] = (struct kmt_taker){ an[i], priv[i] };
+	}
+	h->start[KMT_EV_NR] = k;
+	return 0;
+}
+
+void kmt_handouts_free(struct kmt_handouts *h)
+{
+	free(h->to);
+	h->to = NULL;
+}
+
+int kmt_replay_hand_out(const struct kmt_session *s, const struct kmt_handouts *h,
+			const struct kmt_event *ev, struct kmt_error *err)
+{
+	const struct kmt_taker *to = h->to + h->start[ev->type], *end = h->to + h->start[ev->type + 1];
+
+	for (; to < end; to++)
+		if (to->an->event(to->priv, ev)) {
+			kmt_error_set(err, s->input, -1, "%s: %s", to->an->name,
 				      strerror(errno ? errno : ENOMEM));
 			return -1;
 		}
@@ -187,16 +211,22 @@ int kmt_replay_one_thread(struct kmt_session *s, struct merge *m,
 			  void *const *priv, int n, struct kmt_error *err)
 {
 	unsigned long long last_ts = 0;
+	struct kmt_handouts h;
+	int ret = 0;
 
-	while (m->n > 0) {
+	if (kmt_handouts_init(&h, an, priv, n)) {
+		kmt_error_set(err, s->input, -1, "out of memory");
+		return -1;
+	}
+	while (m->n > 0 && !ret) {
 		struct kmt_event ev;
 
 		kmt_replay_take(s, dec, &m->head[m->heap[0]], &last_ts, &ev);
-		if (kmt_replay_hand_out(s, an, priv, n, &ev, err) ||
-		    kmt_merge_advance(m, s->reader, err))
-			return -1;
+		if (kmt_replay_hand_out(s, &h, &ev, err) || kmt_merge_advance(m, s->reader, err))
+			ret = -1;
 	}
-	return 0;
+	kmt_handouts_free(&h);
+	return ret;
 }
 
 /*

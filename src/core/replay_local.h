@@ -26,12 +26,30 @@ void kmt_replay_take(struct kmt_session *s, const struct kmt_decoder *dec,
 		     const struct kmt_record *rec, unsigned long long *last_ts,
 		     struct kmt_event *ev);
 
+/* An analysis and its state, one of those an event type goes to. */
+struct kmt_taker {
+	const struct kmt_analysis *an;
+	void *priv;
+};
+
+/* For each event type, the analyses that take it, in their order. */
+struct kmt_handouts {
+	int start[KMT_EV_NR + 1];	/* type t's takers: to[start[t]] up to to[start[t + 1]] */
+	struct kmt_taker *to;
+};
+
+/* The hand-outs of the @n analyses @an (states @priv). 0, or -1 out of memory. */
+int kmt_handouts_init(struct kmt_handouts *h, const struct kmt_analysis *const *an,
+		      void *const *priv, int n);
+
+void kmt_handouts_free(struct kmt_handouts *h);
+
 /*
- * Give @ev to each of the @n analyses @an (states @priv) that wants its
- * type. 0, or -1 with @err filled when one failed (the replay stops).
+ * Give @ev to each analysis of @h that takes its type. 0, or -1 with @err
+ * filled when one failed (the replay stops).
  */
-int kmt_replay_hand_out(const struct kmt_session *s, const struct kmt_analysis *const *an,
-			void *const *priv, int n, const struct kmt_event *ev, struct kmt_error *err);
+int kmt_replay_hand_out(const struct kmt_session *s, const struct kmt_handouts *h,
+			const struct kmt_event *ev, struct kmt_error *err);
 
 /*
  * The rest of the replay with @m's records read and decoded in a thread of

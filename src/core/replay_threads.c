@@ -48,9 +48,7 @@ struct pipe_state {
 	struct merge *m;
 	const struct kmt_decoder *dec;
 	unsigned long long last_ts;
-	const struct kmt_analysis *const *an;	/* those of the reader thread */
-	void *const *priv;
-	int n;
+	struct kmt_handouts mine;	/* the reader thread's analyses */
 	kmt_evmask_t batched;		/* KMT_EVMASK()s the calling thread's analyses want */
 };
 
@@ -115,7 +113,7 @@ static int fill(struct pipe_state *p, struct batch *b)
 		struct kmt_event *ev = &b->ev[b->n];
 
 		kmt_replay_take(p->s, p->dec, rec, &p->last_ts, ev);
-		if (kmt_replay_hand_out(p->s, p->an, p->priv, p->n, ev, &p->err))
+		if (kmt_replay_hand_out(p->s, &p->mine, ev, &p->err))
 			return -1;
 		if (p->batched & KMT_EVMASK(ev->type)) {
 			if (copy_event(b, b->n, rec->kept)) {
@@ -167,8 +165,8 @@ static void *reader_thread(void *arg)
  * with @err filled when an analysis failed: then the reader thread is told
  * to stop.
  */
-static int take_batches(struct pipe_state *p, const struct kmt_analysis *const *an,
-			void *const *priv, int n, struct kmt_error *err)
+static int take_batches(struct pipe_state *p, const struct kmt_handouts *h,
+			struct kmt_error *err)
 {
 	for (;;) {
 		struct batch *b;
@@ -182,7 +180,7 @@ static int take_batches(struct pipe_state *p, const struct kmt_analysis *const *
 		if (!b)
 			return 0;
 		for (i = 0; i < b->n; i++)
-			if (kmt_replay_hand_out(p->s, an, priv, n, &b->ev[i], err)) {
+			if (kmt_replay_hand_out(p->s, h, &b->ev[i], err)) {
 				pthread_mutex_lock(&p->lock);
 				p->stop = true;
 				pthread_cond_signal(&p->changed);
@@ -232,6 +230,7 @@ int kmt_replay_two_threads(struct kmt_session *s, struct merge *m,
 			   void *const *priv, int n, struct kmt_error *err)
 {
 	struct pipe_state p = { .s = s, .m = m, .dec = dec };
+	struct kmt_handouts theirs = { .to = NULL };
 	const struct kmt_analysis **san = malloc((n ? n : 1) * sizeof(*san));
 	void **spriv = malloc((n ? n : 1) * sizeof(*spriv));
 	pthread_t reader;
@@ -249,9 +248,13 @@ int kmt_replay_two_threads(struct kmt_session *s, struct merge *m,
 		free(spriv);
 		return ret;
 	}
-	p.an = san;
-	p.priv = spriv;
-	p.n = nr;
+	if (kmt_handouts_init(&p.mine, san, spriv, nr) ||
+	    kmt_handouts_init(&theirs, san + nr, spriv + nr, n - nr)) {
+		kmt_handouts_free(&p.mine);
+		free(san);
+		free(spriv);
+		return kmt_replay_one_thread(s, m, dec, an, priv, n, err);
+	}
 	for (i = nr; i < n; i++)
 		p.batched |= san[i]->events;
 	/* libtraceevent sorts its comms at the first lookup: before two threads may look */
@@ -260,6 +263,8 @@ int kmt_replay_two_threads(struct kmt_session *s, struct merge *m,
 	for (i = 0; i < BATCHES; i++)
 		if (!(p.batches[i] = calloc(1, sizeof(*p.batches[i])))) {
 			free_batches(&p);
+			kmt_handouts_free(&p.mine);
+			kmt_handouts_free(&theirs);
 			free(san);
 			free(spriv);
 			return kmt_replay_one_thread(s, m, dec, an, priv, n, err);
@@ -269,7 +274,7 @@ int kmt_replay_two_threads(struct kmt_session *s, struct merge *m,
 	if (pthread_create(&reader, NULL, reader_thread, &p)) {
 		ret = kmt_replay_one_thread(s, m, dec, an, priv, n, err);
 	} else {
-		int failed = take_batches(&p, san + nr, spriv + nr, n - nr, err);
+		int failed = take_batches(&p, &theirs, err);
 
 		pthread_join(reader, NULL);
 		ret = failed ? -1 : p.ret;
@@ -279,6 +284,8 @@ int kmt_replay_two_threads(struct kmt_session *s, struct merge *m,
 	pthread_cond_destroy(&p.changed);
 	pthread_mutex_destroy(&p.lock);
 	free_batches(&p);
+	kmt_handouts_free(&p.mine);
+	kmt_handouts_free(&theirs);
 	free(san);
 	free(spriv);
 	return ret;
