@@ -371,8 +371,14 @@ static int load_side(const struct diff_args *a, int i, struct kmt_diff_side **si
 		}
 	} else {
 		int notes = memfd_create("kmtrace-diff-notes", MFD_CLOEXEC);
+		bool terminal = isatty(STDERR_FILENO);
 
+		if (terminal)	/* a large recording takes a while: say what runs */
+			fprintf(stderr, "kmtrace diff: reporting on %s (%s)...\r", a->input[i],
+				i ? "new" : "base");
 		ret = run_report(a, a->input[i], notes, &text, &len);
+		if (terminal)
+			fputs("\033[K", stderr);
 		say_notes(notes, seen);
 		if (notes >= 0)
 			close(notes);
