@@ -129,7 +129,8 @@ void kmt_table_weight(struct kmt_table *table, int col);
 /*
  * Columns @base and @new of @table are one figure of two reports (kmtrace
  * diff): HTML draws each row's change as a bar left or right of zero, and
- * a stack table as an icicle coloured by growth and shrinkage.
+ * a stack table as an icicle coloured by growth and shrinkage; folded
+ * stacks carry both values, "outer;...;inner BASE NEW".
  */
 void kmt_table_compare(struct kmt_table *table, int base, int new);
 

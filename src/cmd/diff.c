@@ -461,10 +461,6 @@ static int write_output(struct diff_args *a, struct kmt_diff_side *const *sides,
 	struct kmt_output *out;
 	struct kmt_error err;
 
-	if (a->format == KMT_FORMAT_FOLDED) {
-		kmt_diff_folded(d, stdout);
-		return fflush(stdout) ? KMT_EXIT_FAIL : 0;
-	}
 	out = kmt_output_new(a->format, a->html_fp ? a->html_fp : stdout, a->human);
 	if (!out)
 		return KMT_EXIT_FAIL;

@@ -49,16 +49,13 @@ struct kmt_diff *kmt_diff_compute(const struct kmt_diff_side *base,
  * table per joined table, key columns, "side", then FIGURE_base,
  * FIGURE_new, FIGURE_delta, FIGURE_delta_pct for each figure, or for the
  * figures named in @figures (comma separated; NULL: all; "auto": the sort
- * figure and up to two more that changed). 0, or -1 with @err.
+ * figure and up to two more that changed). The first figure shown (the
+ * sort figure unless @figures leaves it out) is each table's compared one
+ * (kmt_table_compare(): HTML's bars and icicle, folded stacks' two values).
+ * 0, or -1 with @err.
  */
 int kmt_diff_emit(const struct kmt_diff *d, struct kmt_output *out, const char *figures,
 		  struct kmt_error *err);
-
-/*
- * Differential folded stacks: "outer;...;inner BASE NEW" per stack of
- * every table with a stack column, values of its sort figure.
- */
-void kmt_diff_folded(const struct kmt_diff *d, FILE *fp);
 
 /*
  * Share (0..1) of @analysis's bytes (each keyed table's first summed byte

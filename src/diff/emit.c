@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * The diff as the output layer's tables (so text, CSV, JSON and HTML come
- * from one description) and as differential folded stacks.
+ * The diff as the output layer's tables, so that text, CSV, JSON, HTML and
+ * (differential) folded stacks come from one description.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -243,49 +243,4 @@ int kmt_diff_emit(const struct kmt_diff *d, struct kmt_output *out, const char *
 nomem:
 	kmt_error_set(err, d->side[0]->name, -1, "out of memory writing the diff");
 	return -1;
-}
-
-#define MAX_FRAMES	512
-
-/* @stack (frames one per line, innermost first) outermost first, ';' between. */
-static void folded_stack(FILE *fp, const char *stack)
-{
-	const char *at[MAX_FRAMES], *p = stack;
-	size_t len[MAX_FRAMES], i;
-	int n = 0;
-
-	while (*p && n < MAX_FRAMES) {
-		at[n] = p;
-		len[n] = strcspn(p, "\n");
-		p += len[n] + (p[len[n]] == '\n');
-		n++;
-	}
-	while (n--) {
-		for (i = 0; i < len[n]; i++)
-			fputc(at[n][i] == ';' ? ':' : at[n][i], fp);
-		if (n)
-			fputc(';', fp);
-	}
-}
-
-void kmt_diff_folded(const struct kmt_diff *d, FILE *fp)
-{
-	int i, k;
-	uint32_t r;
-
-	for (i = 0; i < d->ntables; i++) {
-		const struct kmt_diff_table *t = &d->tables[i];
-
-		for (k = 0; k < t->nkeys && t->key_kinds[k] != KMT_KIND_STACK; k++)
-			;
-		if (k == t->nkeys || t->sort < 0)
-			continue;
-		for (r = 0; r < t->nrows; r++) {
-			if (!*t->rows[r].keys[k])
-				continue;
-			folded_stack(fp, t->rows[r].keys[k]);
-			fprintf(fp, " %lld %lld\n", llround(t->rows[r].val[0][t->sort]),
-				llround(t->rows[r].val[1][t->sort]));
-		}
-	}
 }

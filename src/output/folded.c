@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * Folded stacks, the input of flamegraph.pl, inferno and speedscope: one
- * line per stack of every table that has one, "outer;...;inner VALUE",
+ * line per stack of every table that has one, "outer;...;inner VALUE"
+ * ("... BASE NEW" for a table comparing two reports, kmt_table_compare()),
  * frames as function names (offsets and inline remarks dropped, so that
  * one function is one box; a module stays as " [mod]").
  */
@@ -61,6 +62,16 @@ static void print_outer_first(FILE *fp, const char *stack)
 	}
 }
 
+static void print_value(FILE *fp, const struct kmt_table *t, int r, int c)
+{
+	union kmt_cell v = t->cells[r * t->ncols + c];
+
+	if (t->cols[c].kind == KMT_KIND_SIGNED)
+		fprintf(fp, " %lld", v.i);
+	else
+		fprintf(fp, " %llu", v.u);
+}
+
 static void folded_table(FILE *fp, const struct kmt_table *t)
 {
 	int sc = kmt_table_stack_column(t), wc = weight_column(t), r;
@@ -68,15 +79,13 @@ static void folded_table(FILE *fp, const struct kmt_table *t)
 	if (sc < 0 || wc < 0)
 		return;
 	for (r = 0; r < t->rows; r++) {
-		union kmt_cell w = t->cells[r * t->ncols + wc];
-
 		if (!*t->cells[r * t->ncols + sc].s)
 			continue;
 		print_outer_first(fp, t->cells[r * t->ncols + sc].s);
-		if (t->cols[wc].kind == KMT_KIND_SIGNED)
-			fprintf(fp, " %lld\n", w.i);
-		else
-			fprintf(fp, " %llu\n", w.u);
+		if (t->new_col >= 0)	/* a diff's: both sides, a differential flame graph */
+			print_value(fp, t, r, t->base_col);
+		print_value(fp, t, r, t->new_col >= 0 ? t->new_col : wc);
+		fputc('\n', fp);
 	}
 }
 

@@ -190,7 +190,10 @@ START_TEST(test_budgets)
 }
 END_TEST
 
-/* The folded lines' sums are each side's stack table totals of its sort figure. */
+/*
+ * The folded stacks' lines ("stack BASE NEW", through the output layer) sum
+ * to each side's stack table totals of its sort figure.
+ */
 START_TEST(test_folded_sums)
 {
 	struct kmt_diff_side *b, *n;
@@ -199,9 +202,12 @@ START_TEST(test_folded_sums)
 	long long sum[2] = { 0, 0 };
 	size_t len;
 	FILE *fp = open_memstream(&text, &len);
+	struct kmt_output *out = fp ? kmt_output_new(KMT_FORMAT_FOLDED, fp, 0) : NULL;
+	struct kmt_error err;
 
-	ck_assert_ptr_nonnull(fp);
-	kmt_diff_folded(d, fp);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(kmt_diff_emit(d, out, NULL, &err), 0);
+	ck_assert_int_eq(kmt_output_finish(out, &err), 0);
 	fclose(fp);
 	ck_assert_msg(strstr(text, "entry;do_thing;kmalloc 64 160\n"), "%s", text);
 	ck_assert_msg(strstr(text, "kfree_me 32 0\n"), "%s", text);
