@@ -68,7 +68,6 @@ static int parse_limit(struct kmt_diff_budget *b, char *s)
 	if (parse_floor(b, s))
 		return -1;
 	n = strlen(s);
-
 	b->of = *s == '+' || *s == '-' ? LIMIT_CHANGE : LIMIT_VALUE;
 	if (n > 1 && s[n - 1] == '%') {
 		char num[64];
@@ -176,9 +175,8 @@ static bool broken(const struct kmt_diff_budget *b, double lhs)
 
 static void say(const struct kmt_diff_budget *b, double base, double new, char *why, size_t len)
 {
-	double pct = base ? (new - base) * 100 / fabs(base) : new ? INFINITY : 0;
 	int n = snprintf(why, len, "%s: %.0f -> %.0f (%+.0f, %+.1f%%)", b->expr, base, new,
-			 new - base, pct);
+			 new - base, kmt_diff_change_pct(base, new));
 
 	if (b->key && n >= 0 && (size_t)n < len)
 		snprintf(why + n, len - n, ", row %s", b->key);
@@ -215,7 +213,7 @@ int kmt_diff_budget_check(const struct kmt_diff_budget *b, const struct kmt_diff
 		return 2;
 	}
 	lhs = b->of == LIMIT_VALUE ? new : b->of == LIMIT_CHANGE ? new - base :
-	      base ? (new - base) * 100 / fabs(base) : new > 0 ? INFINITY : new < 0 ? -INFINITY : 0;
+	      kmt_diff_change_pct(base, new);
 	say(b, base, new, why, len);
 	return broken(b, lhs) && fabs(new - base) >= b->floor ? 1 : 0;
 }

@@ -3,6 +3,7 @@
 #ifndef KMT_DIFF_LOCAL_H
 #define KMT_DIFF_LOCAL_H
 
+#include <math.h>
 #include <stdint.h>
 #include <json.h>
 
@@ -58,6 +59,14 @@ struct kmt_diff {
 #define KMT_DIFF_BASE_ONLY	1
 #define KMT_DIFF_NEW_ONLY	2
 #define KMT_DIFF_BOTH		3
+
+/* The change from @base to @new in percent of @base; infinite (its sign) from 0. */
+static inline double kmt_diff_change_pct(double base, double new)
+{
+	if (base == 0)
+		return new == 0 ? 0 : new > 0 ? INFINITY : -INFINITY;
+	return (new - base) * 100 / fabs(base);
+}
 
 json_object *kmt_diff_member_object(json_object *o, const char *key);
 json_object *kmt_diff_analysis(const struct kmt_diff_side *s, const char *name);

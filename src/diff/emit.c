@@ -12,13 +12,6 @@
 /* Figures per table that "auto" shows: the sort figure and two that changed. */
 #define AUTO_FIGURES	3
 
-static double delta_percent(double base, double new)
-{
-	if (base == 0)
-		return new == 0 ? 0 : new > 0 ? INFINITY : -INFINITY;
-	return (new - base) * 100 / fabs(base);
-}
-
 static bool figure_changed(const struct kmt_diff_table *t, int f)
 {
 	uint32_t r;
@@ -152,7 +145,7 @@ static int add_row(struct kmt_table *out, const struct kmt_diff_table *t,
 		cells[n++] = number_cell(t->figs[f].kind, b);
 		cells[n++] = number_cell(t->figs[f].kind, v);
 		cells[n++].i = llround(v - b);
-		cells[n++].d = delta_percent(b, v);
+		cells[n++].d = kmt_diff_change_pct(b, v);
 	}
 	return kmt_table_row(out, cells);
 }
@@ -180,7 +173,7 @@ static int emit_summary(const struct kmt_diff_table *t, struct kmt_output *out)
 			{ .s = t->figs[f].kind == KMT_KIND_BYTES ? "bytes" :
 			       t->figs[f].kind == KMT_KIND_NS ? "ns" : "count" },
 			{ .i = llround(b) }, { .i = llround(v) }, { .i = llround(v - b) },
-			{ .d = delta_percent(b, v) },
+			{ .d = kmt_diff_change_pct(b, v) },
 		};
 
 		if (kmt_table_row(tab, c))
