@@ -77,6 +77,16 @@ static const char *side_text(unsigned char present)
 	return present == KMT_DIFF_BOTH ? "both" : present == KMT_DIFF_BASE_ONLY ? "base" : "new";
 }
 
+/* Free the columns table_columns() made: the figures' keys, then the array. */
+static void free_columns(const struct kmt_diff_table *t, struct kmt_column *cols, int n)
+{
+	int i;
+
+	for (i = t->nkeys + 1; i < n; i++)
+		free((char *)cols[i].key);
+	free(cols);
+}
+
 static struct kmt_column *table_columns(const struct kmt_diff_table *t, const bool *shown, int *n)
 {
 	struct kmt_column *cols = calloc(t->nkeys + 1 + 4 * t->nfigs, sizeof(*cols));
@@ -109,19 +119,8 @@ static struct kmt_column *table_columns(const struct kmt_diff_table *t, const bo
 	}
 	return cols;
 fail:
-	for (i = t->nkeys + 1; i < *n; i++)
-		free((char *)cols[i].key);
-	free(cols);
+	free_columns(t, cols, *n);
 	return NULL;
-}
-
-static void free_columns(const struct kmt_diff_table *t, struct kmt_column *cols, int n)
-{
-	int i;
-
-	for (i = t->nkeys + 1; i < n; i++)
-		free((char *)cols[i].key);
-	free(cols);
 }
 
 static int add_row(struct kmt_table *out, const struct kmt_diff_table *t,

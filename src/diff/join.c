@@ -70,7 +70,17 @@ static int add_columns(struct kmt_diff_table *t, json_object *units)
 	return 0;
 }
 
-/* The row of @keys in @t, made if new. NULL without memory (@keys freed then). */
+/* Free the key texts of a row (NULL-ended or @n long) and their array. */
+static void free_keys(char **keys, int n)
+{
+	int k;
+
+	for (k = 0; keys && k < n && keys[k]; k++)
+		free(keys[k]);
+	free(keys);
+}
+
+/* The row of @keys in @t, made if new (it takes @keys), else @keys freed. NULL without memory. */
 static struct kmt_diff_row *find_row(struct kmt_diff_table *t, char **keys)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -82,27 +92,15 @@ static struct kmt_diff_row *find_row(struct kmt_diff_table *t, char **keys)
 	for (k = 0; k < t->nkeys; k++)
 		h = kmt_hash_bytes(keys[k], strlen(keys[k]) + 1) ^ (h * 31);
 	i = kmt_hashmap_row(&t->index, h, &t->rows, &t->cap, &t->nrows, sizeof(*r), &made);
-	if (i == KMT_HASHMAP_NO_ROW)
-		goto fail;
+	if (i == KMT_HASHMAP_NO_ROW || !made) {
+		free_keys(keys, t->nkeys);
+		return i == KMT_HASHMAP_NO_ROW ? NULL : &t->rows[i];
+	}
 	r = &t->rows[i];
-	if (!made)
-		goto found;
 	r->keys = keys;
 	r->val[0] = calloc(t->nfigs + 1, sizeof(double));
 	r->val[1] = calloc(t->nfigs + 1, sizeof(double));
-	if (!r->val[0] || !r->val[1])
-		return NULL;
-	return r;
-found:
-	for (k = 0; k < t->nkeys; k++)
-		free(keys[k]);
-	free(keys);
-	return r;
-fail:
-	for (k = 0; k < t->nkeys; k++)
-		free(keys[k]);
-	free(keys);
-	return NULL;
+	return r->val[0] && r->val[1] ? r : NULL;
 }
 
 static char **row_keys(const struct kmt_diff_table *t, json_object *row, bool exact)
@@ -110,17 +108,12 @@ static char **row_keys(const struct kmt_diff_table *t, json_object *row, bool ex
 	char **keys = calloc(t->nkeys + 1, sizeof(*keys));
 	int k;
 
-	if (!keys)
-		return NULL;
-	for (k = 0; k < t->nkeys; k++) {
+	for (k = 0; keys && k < t->nkeys; k++) {
 		json_object *cell = NULL;
 
 		json_object_object_get_ex(row, t->key_names[k], &cell);
-		keys[k] = kmt_diff_key_text(cell, t->key_kinds[k], exact);
-		if (!keys[k]) {
-			while (k--)
-				free(keys[k]);
-			free(keys);
+		if (!(keys[k] = kmt_diff_key_text(cell, t->key_kinds[k], exact))) {
+			free_keys(keys, k);
 			return NULL;
 		}
 	}
@@ -303,17 +296,8 @@ static int join_summary(struct kmt_diff *d, const char *analysis)
 	if (units && add_columns(t, units))
 		return -1;
 	for (s = 0; s < 2; s++)
-		if (sum[s]) {
-			json_object *rows = json_object_new_array();
-			int rc;
-
-			if (!rows || json_object_array_add(rows, json_object_get(sum[s])))
-				return -1;
-			rc = add_rows(t, s, rows, d);
-			json_object_put(rows);
-			if (rc)
-				return -1;
-		}
+		if (sum[s] && add_row(t, s, sum[s], d))
+			return -1;
 	return 0;
 }
 
@@ -450,10 +434,9 @@ double kmt_diff_joined_share(const struct kmt_diff *d, const char *analysis)
 
 	for (i = 0; i < d->ntables; i++) {
 		const struct kmt_diff_table *t = &d->tables[i];
+		int f;
 
-		int f = volume_figure(t);
-
-		if (strcmp(t->analysis, analysis) || t->nkeys == 0 || f < 0)
+		if (strcmp(t->analysis, analysis) || t->nkeys == 0 || (f = volume_figure(t)) < 0)
 			continue;
 		keyed = true;
 		for (r = 0; r < t->nrows; r++)
@@ -472,9 +455,7 @@ static void free_table(struct kmt_diff_table *t)
 	int k;
 
 	for (r = 0; r < t->nrows; r++) {
-		for (k = 0; k < t->nkeys && t->rows[r].keys; k++)
-			free(t->rows[r].keys[k]);
-		free(t->rows[r].keys);
+		free_keys(t->rows[r].keys, t->nkeys);
 		free(t->rows[r].val[0]);
 		free(t->rows[r].val[1]);
 	}
