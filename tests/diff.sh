@@ -98,6 +98,10 @@ test_diff_budgets() {
 	"$KMTRACE" diff --fail-on 'slab.live_bytes>+0%' --fail-on 'slab.callers[alloc_pipe_info].hits<0' \
 		"$j" "$j" >/dev/null 2>"$WORK/bud.err"; rc=$?
 	[ $rc = 0 ] || { echo "  unchanged: rc $rc: $(cat "$WORK/bud.err")"; return 1; }
+	# stat named among the analyses (diff adds it otherwise): still one stat
+	"$KMTRACE" diff --fail-on 'stat.total_events>+0' "$TRACES/small.dat" "$TRACES/small.dat" \
+		stat slab >/dev/null 2>"$WORK/bud.err"; rc=$?
+	[ $rc = 0 ] || { echo "  stat given: rc $rc: $(cat "$WORK/bud.err")"; return 1; }
 }
 
 diff_parsing_tests() {

@@ -253,12 +253,13 @@ static bool is_json(const char *path)
 	return c == '{';
 }
 
-/* The argv of "kmtrace report -i @input --format json ANALYSES stat". */
+/* The argv of "kmtrace report -i @input --format json ANALYSES stat" (stat once). */
 static char **report_argv(const struct diff_args *a, const char *input)
 {
 	static const char *const defaults[] = { "slab", "--caller", "--cache", "page", "leak" };
 	int n = a->nanalyses ? a->nanalyses : 5, i, k = 0;
 	char **argv = calloc(n + a->nforward + 8, sizeof(*argv));
+	bool stat_given = false;
 
 	if (!argv)
 		return NULL;
@@ -269,9 +270,12 @@ static char **report_argv(const struct diff_args *a, const char *input)
 	argv[k++] = "--format=json";
 	for (i = 0; i < a->nforward; i++)
 		argv[k++] = a->forward[i];
-	for (i = 0; i < n; i++)
-		argv[k++] = a->nanalyses ? a->analyses[i] : (char *)defaults[i];
-	argv[k++] = "stat";
+	for (i = 0; i < n; i++) {
+		argv[k] = a->nanalyses ? a->analyses[i] : (char *)defaults[i];
+		stat_given |= !strcmp(argv[k++], "stat");
+	}
+	if (!stat_given)	/* report refuses an analysis named twice */
+		argv[k++] = "stat";
 	return argv;
 }
 
