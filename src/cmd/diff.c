@@ -161,56 +161,57 @@ static int option(struct diff_args *a, int c)
 	return -1;
 }
 
+static const struct option longopts[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ "human", no_argument, NULL, 'H' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "html", required_argument, NULL, OPT_HTML },
+	{ "figures", required_argument, NULL, OPT_FIGURES },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "exact-sites", no_argument, NULL, OPT_EXACT },
+	{ "per-second", no_argument, NULL, OPT_PER_SECOND },
+	{ "per", required_argument, NULL, OPT_PER },
+	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
+	{ "formats", required_argument, NULL, OPT_FORMATS },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Does @arg name an option of longopts that takes the next word as its value? */
+static bool takes_value(const char *arg)
+{
+	const struct option *o;
+
+	for (o = longopts; o->name; o++)
+		if (o->has_arg == required_argument && arg[0] == '-' && arg[1] == '-' &&
+		    !strcmp(arg + 2, o->name))
+			return true;
+	return false;
+}
+
 /*
  * Where the analyses begin: after BASE and NEW, with diff's options
  * anywhere before them ("--sort X" takes the word after it).
  */
 static int analyses_start(int argc, char **argv)
 {
-	static const char *const with_value[] = {
-		"--format", "--html", "--figures", "--sort", "--per", "--fail-on", "--kallsyms",
-		"--vmlinux", "--formats",
-	};
 	int i, inputs = 0;
-	size_t k;
 
 	for (i = 1; i < argc && inputs < 2; i++) {
-		if (argv[i][0] != '-' || !argv[i][1]) {
+		if (argv[i][0] != '-' || !argv[i][1])
 			inputs++;
-			continue;
-		}
-		for (k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
-			if (!strcmp(argv[i], with_value[k]))
-				i++;
+		else if (takes_value(argv[i]))
+			i++;
 	}
 	/* diff's own options may follow NEW, before the first analysis */
-	while (i < argc && argv[i][0] == '-') {
-		for (k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
-			if (!strcmp(argv[i], with_value[k]))
-				i++;
-		i += i < argc;
-	}
+	for (; i < argc && argv[i][0] == '-'; i++)
+		i += takes_value(argv[i]);
 	return i < argc ? i : argc;
 }
 
 static int parse_args(struct diff_args *a, int argc, char **argv, int *status)
 {
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "human", no_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "html", required_argument, NULL, OPT_HTML },
-		{ "figures", required_argument, NULL, OPT_FIGURES },
-		{ "sort", required_argument, NULL, OPT_SORT },
-		{ "exact-sites", no_argument, NULL, OPT_EXACT },
-		{ "per-second", no_argument, NULL, OPT_PER_SECOND },
-		{ "per", required_argument, NULL, OPT_PER },
-		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
-		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
-		{ "formats", required_argument, NULL, OPT_FORMATS },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c, end = analyses_start(argc, argv);
 
 	*status = KMT_EXIT_INPUT;
