@@ -114,22 +114,25 @@ guest_kernel() {
 		{ skip "$1: cannot download $pkg from Debian's archive"; return 1; }
 }
 
+# console_text LOG: what a guest printed on its console, without carriage
+# returns and terminal escapes, and without qemu's own "terminating" line.
+console_text() {
+	esc=$(printf '\033')
+	tr -d '\r' 2>/dev/null <"$1" |
+		sed -e "s/$esc\[[0-9;?]*[a-zA-Z]//g" -e "s/$esc.//g" \
+			-e 's/qemu-system.*: terminating on signal.*//'
+}
+
 # last_console_line LOG: the last line a guest printed on its console.
 last_console_line() {
-	esc=$(printf '\033')
-	line=$(tr -d '\r' 2>/dev/null <"$1" |
-		sed -e "s/$esc\[[0-9;?]*[a-zA-Z]//g" -e "s/$esc.//g" \
-			-e 's/qemu-system.*: terminating on signal.*//' |
-		grep -v '^[[:space:]]*$' | tail -n 1)
+	line=$(console_text "$1" | grep -v '^[[:space:]]*$' | tail -n 1)
 	echo "${line:-(nothing)}"
 }
 
 # guest_failure RC DIR: why a guest failed, in a line: the kernel's oops,
 # or the guest script's exit status (the checks above say which figure).
 guest_failure() {
-	esc=$(printf '\033')
-	oops=$(tr -d '\r' 2>/dev/null <"$2/serial.log" |
-		sed -e "s/$esc\[[0-9;?]*[a-zA-Z]//g" -e "s/$esc.//g" |
+	oops=$(console_text "$2/serial.log" |
 		grep -m 2 -E 'BUG:|Unable to handle|Kernel panic|RIP:|PC is at' | tr '\n' ';' |
 		cut -c1-300)
 	if [ -n "$oops" ]; then
