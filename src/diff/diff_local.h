@@ -70,7 +70,6 @@ static inline double kmt_diff_change_pct(double base, double new)
 
 json_object *kmt_diff_member_object(json_object *o, const char *key);
 json_object *kmt_diff_analysis(const struct kmt_diff_side *s, const char *name);
-const char *kmt_diff_side_kernel(const struct kmt_diff_side *side);
 
 /* Row @r's keys as one line: "k1, k2" (a stack: its innermost frame). */
 void kmt_diff_row_label(const struct kmt_diff_table *t, const struct kmt_diff_row *r,

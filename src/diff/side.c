@@ -90,17 +90,6 @@ unsigned long long kmt_diff_side_duration(const struct kmt_diff_side *side)
 	return (unsigned long long)json_object_get_uint64(v);
 }
 
-/* The "kernel" the report names, or "". */
-const char *kmt_diff_side_kernel(const struct kmt_diff_side *side)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(kmt_diff_member_object(side->root, "kmtrace"), "kernel",
-				       &v) || !json_object_is_type(v, json_type_string))
-		return "";
-	return json_object_get_string(v);
-}
-
 const char *kmt_diff_side_name(const struct kmt_diff_side *side)
 {
 	return side->name;

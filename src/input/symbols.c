@@ -119,6 +119,7 @@ static bool sort_unique(struct kmt_symbols *t)
 	return true;
 }
 
+/* Lines of the @len bytes at @text, for the array of their symbols (at least as many). */
 static size_t count_lines(const char *text, size_t len)
 {
 	const char *p = text, *end = text + len;
@@ -140,7 +141,7 @@ struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len)
 		goto fail;
 	memcpy(t->text, text, len);
 	t->text[len] = '\0';
-	t->syms = malloc(count_lines(t->text, strlen(t->text)) * sizeof(*t->syms));
+	t->syms = malloc(count_lines(t->text, len) * sizeof(*t->syms));
 	if (!t->syms)
 		goto fail;
 	for (line = t->text; line && *line; line = next) {
