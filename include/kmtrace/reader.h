@@ -183,12 +183,14 @@ struct kmt_fault_sample {
 };
 
 /*
- * The perf fault samples of the recording, in time order, *@n of them
- * (NULL and 0 when it has none). *@damaged is true when the recording had
- * some that could not be read: none is then given.
+ * How many perf fault samples the recording has (0 when none); read them
+ * in time order with kmt_reader_next_fault_sample(). *@damaged is true when
+ * the recording had some that could not be read: none is then given.
  */
-const struct kmt_fault_sample *kmt_reader_fault_samples(struct kmt_reader *r, size_t *n,
-							bool *damaged);
+size_t kmt_reader_fault_samples(struct kmt_reader *r, bool *damaged);
+
+/* The next fault sample, in time order, into *@s; false after the last. */
+bool kmt_reader_next_fault_sample(struct kmt_reader *r, struct kmt_fault_sample *s);
 
 /* NUMA node of @cpu as the recording saved it, or -1 when it did not. */
 int kmt_reader_cpu_node(struct kmt_reader *r, int cpu);

@@ -171,7 +171,9 @@ static void take_source(struct fault_state *st, struct kmt_reader *r)
 	} else if (text && !strncmp(text, "perf ", 5)) {
 		st->source = FS_PERF;
 		sscanf(text, "perf lost=%llu", (unsigned long long *)&st->perf_lost);
-		st->samples = kmt_reader_fault_samples(r, &st->nsamples, &damaged);
+		st->nsamples = kmt_reader_fault_samples(r, &damaged);
+		st->sample_reader = r;
+		st->have_sample = kmt_reader_next_fault_sample(r, &st->sample);
 		if (damaged)
 			st->source_text = "perf samples damaged: outcomes not trusted";
 	}
@@ -409,10 +411,9 @@ static void accounted(struct fault_state *st, int tid, bool major, uint64_t ts)
 
 static void take_samples_until(struct fault_state *st, uint64_t ts)
 {
-	while (st->next_sample < st->nsamples && st->samples[st->next_sample].ts <= ts) {
-		const struct kmt_fault_sample *s = &st->samples[st->next_sample++];
-
-		accounted(st, s->tid, s->major, s->ts);
+	while (st->have_sample && st->sample.ts <= ts) {
+		accounted(st, st->sample.tid, st->sample.major, st->sample.ts);
+		st->have_sample = kmt_reader_next_fault_sample(st->sample_reader, &st->sample);
 	}
 }
 

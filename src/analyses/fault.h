@@ -113,8 +113,10 @@ struct fault_state {
 	struct fault_interval *intervals;
 	uint32_t nintervals, intervals_cap;
 	struct kmt_latencies lat;	/* per process (row: its index) */
-	const struct kmt_fault_sample *samples;	/* FS_PERF, in time order (the reader's) */
-	size_t nsamples, next_sample;
+	struct kmt_reader *sample_reader;	/* FS_PERF: the samples' reader, in time order */
+	struct kmt_fault_sample sample;	/* the next one, if have_sample */
+	bool have_sample;
+	size_t nsamples;
 	struct vmmap vm;
 	uint64_t first_ts, last_ts;
 	bool started;			/* first_ts is set */

@@ -76,7 +76,7 @@ void kmt_reader_free_common(struct kmt_reader *r)
 	kmt_reader_free_symbols(r);
 	kmt_proctable_free(r->procs);
 	free(r->cpu_nodes);
-	free(r->fault_samples);
+	free(r->fault_samples.text);
 	free(r->stats);
 	free(r->path);
 	free(r);

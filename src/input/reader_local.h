@@ -42,8 +42,15 @@ struct kmt_reader {
 		size_t size;
 		bool binary, swap;
 	} samples;
-	struct kmt_fault_sample *fault_samples;	/* kmtrace record's perf samples */
-	size_t nfault_samples;
+	struct kmt_reader_samples {		/* kmtrace record's perf samples */
+		struct kmt_fault_sample *text;	/* the text option's, parsed; or NULL */
+		struct kmt_sample_array {	/* else the binary option's, mapped */
+			const unsigned char *data;
+			size_t rec;		/* bytes per sample */
+			bool swap;
+		} bin;
+		size_t n, next;			/* how many; the next one to hand out */
+	} fault_samples;
 	bool fault_samples_damaged;
 	struct kmt_format_counts formats;	/* what became of the file's event formats */
 	bool formats_given;		/* by kmtrace or --formats, not by the recording */
