@@ -43,37 +43,98 @@ static uint64_t bucket_value(const struct kmt_latencies *l, uint32_t b)
 	return (uint64_t)llround(2 * pow(GAMMA, l->first_step + (b - EXACT_NS)) / (GAMMA + 1));
 }
 
-/* Add @count latencies of bucket @b of @row, to its entry or a new one. */
-static int add_to_bucket(struct kmt_latencies *l, uint32_t row, uint32_t b, uint32_t count)
-{
-	uint64_t key = (uint64_t)row << 32 | b, at;
+/*
+ * In the sketch, each bucket of a row is one u64: row << 32 | bucket << 16
+ * | count (a count past 65,535 goes on in a second one). New latencies are
+ * appended; when the array is full it is sorted and equal buckets merged,
+ * and it grows only when that freed less than half of it. 8 bytes per
+ * bucket in use, where one entry and a hash slot per bucket took about 50.
+ */
+#define PACK(row, b, count)	((uint64_t)(row) << 32 | (uint64_t)(b) << 16 | (count))
+#define PACKED_MAX_COUNT	0xffffu
 
-	if (kmt_hashmap_get(&l->index, key, &at)) {
-		l->v[at].count += count;
-		return 0;
-	}
-	if (kmt_grow(&l->v, &l->cap, l->n, sizeof(*l->v)) || kmt_hashmap_put(&l->index, key, l->n))
+static inline uint64_t bucket_key(const uint64_t *e)
+{
+	return *e >> 16;
+}
+
+KMT_RADIX_SORT(sort_packed, uint64_t, bucket_key)
+
+/* Sort the sketch's buckets and merge the equal ones: 0, or -1 out of memory. */
+static int merge_buckets(struct kmt_latencies *l)
+{
+	uint64_t *tmp = malloc((l->n ? l->n : 1) * sizeof(*tmp));
+	uint32_t i, out = 0;
+
+	if (!tmp)
 		return -1;
-	l->v[l->n++] = (struct kmt_latency){ .row = row, .count = count, .ns = bucket_value(l, b) };
+	sort_packed(l->packed, tmp, l->n);
+	free(tmp);
+	for (i = 0; i < l->n; i++) {
+		uint64_t e = l->packed[i], room;
+
+		if (out && bucket_key(&l->packed[out - 1]) == bucket_key(&e) &&
+		    (room = PACKED_MAX_COUNT - (l->packed[out - 1] & PACKED_MAX_COUNT))) {
+			uint64_t move = (e & PACKED_MAX_COUNT) < room ? (e & PACKED_MAX_COUNT) : room;
+
+			l->packed[out - 1] += move;
+			e -= move;
+			if (!(e & PACKED_MAX_COUNT))
+				continue;
+		}
+		l->packed[out++] = e;
+	}
+	l->n = out;
 	return 0;
 }
 
-/* From one entry per latency to one per bucket of a row, in place. */
+/* Add @count latencies of bucket @b of @row: 0, or -1 out of memory. */
+static int add_to_bucket(struct kmt_latencies *l, uint32_t row, uint32_t b, uint32_t count)
+{
+	while (count) {
+		uint32_t part = count < PACKED_MAX_COUNT ? count : PACKED_MAX_COUNT;
+
+		if (l->n == l->cap &&
+		    (merge_buckets(l) || (l->n >= l->cap / 2 &&
+					  kmt_grow_to(&l->packed, &l->cap, l->cap, sizeof(*l->packed)))))
+			return -1;
+		l->packed[l->n++] = PACK(row, b, part);
+		count -= part;
+	}
+	return 0;
+}
+
+/* From one entry per latency to the packed buckets of the sketch. */
 static int to_sketch(struct kmt_latencies *l)
 {
 	uint32_t n = l->n, i;
 
-	if (kmt_hashmap_init(&l->index))
-		return -1;
 	l->sketch = true;
 	l->first_step = floor(steps(EXACT_NS));
-	l->n = 0;
-	for (i = 0; i < n; i++) {	/* entry i is read before any write reaches it */
-		struct kmt_latency e = l->v[i];
-
-		if (add_to_bucket(l, e.row, bucket_of(l, e.ns), e.count))
+	l->n = l->cap = 0;
+	for (i = 0; i < n; i++)
+		if (add_to_bucket(l, l->v[i].row, bucket_of(l, l->v[i].ns), l->v[i].count))
 			return -1;
-	}
+	free(l->v);
+	l->v = NULL;
+	return 0;
+}
+
+/* Back from the sketch to entries (a bucket's count at its value), for sorting. */
+static int from_sketch(struct kmt_latencies *l)
+{
+	uint32_t i;
+
+	if (merge_buckets(l) || !(l->v = malloc((l->n ? l->n : 1) * sizeof(*l->v))))
+		return -1;
+	for (i = 0; i < l->n; i++)
+		l->v[i] = (struct kmt_latency){ .row = (uint32_t)(l->packed[i] >> 32),
+						.count = (uint32_t)(l->packed[i] & PACKED_MAX_COUNT),
+						.ns = bucket_value(l, (l->packed[i] >> 16) & 0xffff) };
+	free(l->packed);
+	l->packed = NULL;
+	l->cap = l->n;
+	l->sketch = false;	/* what comes now comes one by one */
 	return 0;
 }
 
@@ -102,18 +163,16 @@ KMT_RADIX_SORT(sort_by_row, struct kmt_latency, row_of)
 
 static int sort_latencies(struct kmt_latencies *l, bool by_row)
 {
-	struct kmt_latency *tmp = malloc((l->n ? l->n : 1) * sizeof(*tmp));
+	struct kmt_latency *tmp;
 
-	if (!tmp)
+	if (l->sketch && from_sketch(l))
+		return -1;
+	if (!(tmp = malloc((l->n ? l->n : 1) * sizeof(*tmp))))
 		return -1;
 	sort_by_ns(l->v, tmp, l->n);
 	if (by_row)
 		sort_by_row(l->v, tmp, l->n);	/* stable: each row stays sorted by latency */
 	free(tmp);
-	if (l->sketch) {	/* the places in v moved: what comes now comes one by one */
-		kmt_hashmap_free(&l->index);
-		l->sketch = false;
-	}
 	return 0;
 }
 
@@ -169,7 +228,6 @@ void kmt_latencies_row(const struct kmt_latencies *l, uint32_t row, uint64_t *p5
 void kmt_latencies_free(struct kmt_latencies *l)
 {
 	free(l->v);
-	if (l->sketch)
-		kmt_hashmap_free(&l->index);
+	free(l->packed);
 	memset(l, 0, sizeof(*l));
 }

@@ -11,8 +11,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/hashmap.h"
-
 /* Latencies kept one by one up to this many, then in the sketch. */
 #define KMT_LATENCY_EXACT_MAX	(1u << 16)
 /* The sketch's percentiles are within this relative error of the exact ones. */
@@ -26,11 +24,11 @@ struct kmt_latency {
 };
 
 struct kmt_latencies {
-	struct kmt_latency *v;
-	uint32_t n, cap;
-	bool sketch;			/* v holds buckets, found through index */
+	struct kmt_latency *v;		/* one by one; NULL in the sketch */
+	uint64_t *packed;		/* the sketch's buckets (latency.c), else NULL */
+	uint32_t n, cap;		/* entries of v, or of packed in the sketch */
+	bool sketch;
 	double first_step;		/* the sketch's step of its first logarithmic bucket */
-	struct kmt_hashmap index;	/* row << 32 | bucket -> its place in v */
 };
 
 /* Add latency @ns of row @row; 0, or -1 out of memory. */
