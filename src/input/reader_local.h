@@ -91,8 +91,9 @@ void kmt_reader_free_symbols(struct kmt_reader *r);
 /*
  * The recording carries no kallsyms (perf.data): at the first symbol lookup,
  * take this machine's /proc/kallsyms if it runs kernel @release with _text
- * at @text_addr (0: unknown), as at the recording. KMT_TEXT_SYMBOLS then
- * says which. Returns 0 or -1.
+ * at @text_addr (0: unknown), as at the recording; when it runs that
+ * release, a thread starts reading it now. KMT_TEXT_SYMBOLS then says
+ * which. Returns 0 or -1.
  */
 int kmt_reader_defer_live_kallsyms(struct kmt_reader *r, const char *release,
 				   unsigned long long text_addr);

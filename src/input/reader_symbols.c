@@ -9,6 +9,7 @@
  * for), so reports can say how many resolved.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,17 @@ struct looked_up {
 	char *rendered;		/* NULL until kmt_reader_symbol() asks (or out of memory) */
 };
 
+/* This machine's /proc/kallsyms, read and parsed beside the replay. */
+struct live_kallsyms {
+	pthread_t thread;
+	bool started;			/* a thread runs read_live(); join before use */
+	struct kmt_symbols *table;	/* parsed, or NULL */
+	unsigned long long text;	/* its _text */
+	const char *why;		/* why there is no table, or NULL */
+};
+
 struct kmt_reader_symbols {
+	struct live_kallsyms live;
 	struct kmt_symbols *text;	/* text input: the names it gave */
 	struct kmt_symbols *image;	/* --vmlinux, moved to the recording's _text */
 	struct kmt_vmlinux *vmlinux;
@@ -63,6 +74,9 @@ void kmt_reader_free_symbols(struct kmt_reader *r)
 	free(r->live_release);
 	if (!s)
 		return;
+	if (s->live.started)
+		pthread_join(s->live.thread, NULL);
+	kmt_symbols_free(s->live.table);
 	kmt_symbols_free(s->text);
 	kmt_symbols_free(s->image);
 	kmt_vmlinux_close(s->vmlinux);
@@ -121,15 +135,19 @@ static int attach(struct kmt_reader *r, struct kmt_symbols *t)
 	return 0;
 }
 
-int kmt_reader_set_symbols(struct kmt_reader *r, const char *text, size_t len)
+/* @t (parsed kallsyms, or NULL out of memory) becomes @r's kallsyms: 0 or -1. */
+static int set_kallsyms(struct kmt_reader *r, struct kmt_symbols *t)
 {
-	struct kmt_symbols *t = kmt_symbols_parse(text, len);
-
 	if (attach(r, t))
 		return -1;
 	kmt_symbols_free(r->symbols);
 	r->symbols = t;
 	return 0;
+}
+
+int kmt_reader_set_symbols(struct kmt_reader *r, const char *text, size_t len)
+{
+	return set_kallsyms(r, kmt_symbols_parse(text, len));
 }
 
 int kmt_reader_set_text_symbols(struct kmt_reader *r, const char *text, size_t len)
@@ -149,13 +167,29 @@ static void say_source(struct kmt_reader *r, const char *where)
 	r->texts[KMT_TEXT_SYMBOLS] = strdup(where);
 }
 
-/* Why this machine's /proc/kallsyms cannot stand for the recording's, or NULL when it did. */
-static const char *use_live_kallsyms(struct kmt_reader *r)
+/* Read and parse this machine's /proc/kallsyms into @arg (a struct live_kallsyms). */
+static void *read_live(void *arg)
+{
+	struct live_kallsyms *l = arg;
+	size_t len;
+	char *text = kmt_read_text_file("/proc/kallsyms", &len);
+
+	if (!text) {
+		l->why = "cannot read /proc/kallsyms";
+		return NULL;
+	}
+	l->text = kmt_kallsyms_text(text);
+	if (!(l->table = kmt_symbols_parse(text, len)))
+		l->why = "out of memory";
+	free(text);
+	return NULL;
+}
+
+/* Why this machine cannot stand for the recording's kernel, or NULL when it may. */
+static const char *live_kernel_differs(struct kmt_reader *r)
 {
 	struct utsname u;
-	size_t len;
-	char *text, id[129];
-	const char *why = NULL;
+	char id[129];
 
 	if (!r->kernel_text)
 		return "the recording has no kernel map";
@@ -164,14 +198,46 @@ static const char *use_live_kallsyms(struct kmt_reader *r)
 	kmt_running_build_id(id, sizeof(id));
 	if (r->kernel_build_id[0] && strcmp(id, r->kernel_build_id))
 		return "this machine runs another build of the kernel (build-id)";
-	if (!(text = kmt_read_text_file("/proc/kallsyms", &len)))
-		return "cannot read /proc/kallsyms";
-	if (kmt_kallsyms_text(text) != r->kernel_text)
-		why = "/proc/kallsyms does not match the recording (another boot, or addresses hidden)";
-	else if (kmt_reader_set_symbols(r, text, len))
-		why = "out of memory";
-	free(text);
+	return NULL;
+}
+
+/* Why this machine's /proc/kallsyms cannot stand for the recording's, or NULL when it did. */
+static const char *use_live_kallsyms(struct kmt_reader *r)
+{
+	const char *why = live_kernel_differs(r);
+	struct live_kallsyms *l;
+
+	if (why)
+		return why;
+	if (!parts(r))
+		return "out of memory";
+	l = &r->syms->live;
+	if (l->started)
+		pthread_join(l->thread, NULL);
+	else
+		read_live(l);
+	l->started = false;
+	if (l->why)
+		return l->why;
+	if (l->text != r->kernel_text)
+		return "/proc/kallsyms does not match the recording (another boot, or addresses hidden)";
+	why = set_kallsyms(r, l->table) ? "out of memory" : NULL;
+	l->table = NULL;
 	return why;
+}
+
+/*
+ * /proc/kallsyms takes 0.1 s to read and parse: when this machine runs the
+ * recording's kernel, a thread does it while the events are read.
+ */
+static void start_live_kallsyms(struct kmt_reader *r)
+{
+	struct live_kallsyms *l;
+
+	if (live_kernel_differs(r) || !parts(r))
+		return;
+	l = &r->syms->live;
+	l->started = !pthread_create(&l->thread, NULL, read_live, l);
 }
 
 int kmt_reader_defer_live_kallsyms(struct kmt_reader *r, const char *release,
@@ -180,7 +246,10 @@ int kmt_reader_defer_live_kallsyms(struct kmt_reader *r, const char *release,
 	free(r->live_release);
 	r->live_release = strdup(release ? release : "");
 	r->kernel_text = text_addr;
-	return r->live_release ? 0 : -1;
+	if (!r->live_release)
+		return -1;
+	start_live_kallsyms(r);
+	return 0;
 }
 
 void kmt_reader_load_symbols(struct kmt_reader *r)
