@@ -137,11 +137,11 @@ print(f"{'tool':<36}{'seconds':>9}{'M events/s':>12}{'peak RSS':>12}")
 for name, sec, rss in (("kmtrace report slab, 2 threads", ks, km), ("kmtrace report slab, 1 thread", k1s, k1m),
                        ("perf kmem --slab stat", ps, pm),
                        ("kmtrace report page, 2 threads", kps, kpm), ("perf kmem --page stat", pps, ppm),
-                       ("kmtrace report, all seven", kas, kam)):
+                       ("kmtrace report, all analyses", kas, kam)):
     print(f"{name:<36}{sec:>9.2f}{n / sec / 1e6:>12.1f}{rss / 1024:>8.1f} MiB")
 print(f"slab: kmtrace {ps / ks:.1f}x as fast as perf kmem, at {km / pm:.2f} of its peak RSS")
 print(f"page: kmtrace {pps / kps:.1f}x as fast as perf kmem, at {kpm / ppm:.2f} of its peak RSS")
-print(f"all seven analyses: {(ps + pps) / kas:.1f}x as fast as perf kmem's two reports")
+print(f"all analyses: {(ps + pps) / kas:.1f}x as fast as perf kmem's two reports")
 PY
 
 # 4. record -g overhead: the same workload alone, under kmtrace record -g and
