@@ -219,6 +219,7 @@ struct kmt_decoder {
 	int type_offset;
 	int type_size;
 	int pid_offset;
+	size_t event_size;			/* sizeof(struct kmt_event), see clear_event() */
 	unsigned char type_of_id[MAX_EVENT_ID];	/* enum kmt_event_type */
 	bool type_only[KMT_EV_NR];		/* no field wanted (kmt_decoder_only) */
 	struct event_loc loc[KMT_EV_NR];
@@ -306,6 +307,7 @@ struct kmt_decoder *kmt_decoder_new(struct tep_handle *tep)
 	if (!dec)
 		return NULL;
 	dec->tep = tep;
+	dec->event_size = sizeof(struct kmt_event);
 	dec->swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
 	dec->type_offset = 0;
 	dec->type_size = 2;
@@ -400,6 +402,17 @@ static void fill_string(const struct kmt_decoder *dec, const struct field_loc *f
 	ev->str_len = strnlen(ev->str, len);
 }
 
+/*
+ * Zero @ev. Its size comes from @dec, not sizeof: a size the compiler
+ * knows makes it inline the clearing, as "rep stos" on x86-64, whose
+ * start-up cost was half of kmt_decode's time; the C library's memset
+ * writes the 440 bytes with vector stores.
+ */
+static void clear_event(const struct kmt_decoder *dec, struct kmt_event *ev)
+{
+	memset(ev, 0, dec->event_size);
+}
+
 enum kmt_event_type kmt_decode(const struct kmt_decoder *dec, const void *data, int size,
 			       struct kmt_event *ev)
 {
@@ -416,7 +429,7 @@ enum kmt_event_type kmt_decode(const struct kmt_decoder *dec, const void *data, 
 		ev->flags = KMT_EVF_TYPE_ONLY;
 		return ev->type;
 	}
-	memset(ev, 0, sizeof(*ev));
+	clear_event(dec, ev);
 	ev->id = id;
 	if (id < 0 || size < dec->pid_offset + 4)
 		return KMT_EV_UNKNOWN;
