@@ -23,50 +23,52 @@ static size_t slot_of(const struct kmt_hashmap *m, uint64_t key)
 static int alloc_slots(struct kmt_hashmap *m, size_t nslots)
 {
 	m->slots = malloc(nslots * sizeof(*m->slots));
-	m->used = calloc(nslots, 1);
-	if (!m->slots || !m->used) {
-		free(m->slots);
-		free(m->used);
-		m->slots = NULL;
-		m->used = NULL;
+	if (!m->slots) {
 		errno = ENOMEM;
 		return -1;
 	}
+	memset(m->slots, 0xff, nslots * sizeof(*m->slots));	/* every key KMT_HASH_FREE */
 	m->mask = nslots - 1;
-	m->count = 0;
+	m->count = m->has_free_key;
 	return 0;
 }
 
 int kmt_hashmap_init(struct kmt_hashmap *m)
 {
+	m->has_free_key = false;
 	return alloc_slots(m, INITIAL_SLOTS);
 }
 
 void kmt_hashmap_free(struct kmt_hashmap *m)
 {
 	free(m->slots);
-	free(m->used);
 	m->slots = NULL;
-	m->used = NULL;
 	m->mask = 0;
 	m->count = 0;
+	m->has_free_key = false;
 }
 
-/* The slot holding @key, or the free slot where it would go. */
+/* The slot holding @key (not KMT_HASH_FREE), or the free slot where it would go. */
 static size_t probe(const struct kmt_hashmap *m, uint64_t key)
 {
 	size_t i = slot_of(m, key);
 
-	while (m->used[i] && m->slots[i].key != key)
+	while (m->slots[i].key != key && m->slots[i].key != KMT_HASH_FREE)
 		i = (i + 1) & m->mask;
 	return i;
 }
 
 bool kmt_hashmap_get(const struct kmt_hashmap *m, uint64_t key, uint64_t *val)
 {
-	size_t i = probe(m, key);
+	size_t i;
 
-	if (!m->used[i])
+	if (key == KMT_HASH_FREE) {
+		if (m->has_free_key)
+			*val = m->free_key_val;
+		return m->has_free_key;
+	}
+	i = probe(m, key);
+	if (m->slots[i].key == KMT_HASH_FREE)
 		return false;
 	*val = m->slots[i].val;
 	return true;
@@ -83,33 +85,53 @@ static int grow(struct kmt_hashmap *m)
 		return -1;
 	}
 	for (i = 0; i <= old.mask; i++) {
-		if (old.used[i]) {
-			size_t j = probe(m, old.slots[i].key);
-
-			m->used[j] = 1;
-			m->slots[j] = old.slots[i];
+		if (old.slots[i].key != KMT_HASH_FREE) {
+			m->slots[probe(m, old.slots[i].key)] = old.slots[i];
 			m->count++;
 		}
 	}
 	free(old.slots);
-	free(old.used);
 	return 0;
+}
+
+/* KMT_HASH_FREE marks free slots: a key of that value is kept beside them. */
+static void put_free_key(struct kmt_hashmap *m, uint64_t val)
+{
+	m->count += !m->has_free_key;
+	m->has_free_key = true;
+	m->free_key_val = val;
+}
+
+uint64_t *kmt_hashmap_cell(struct kmt_hashmap *m, uint64_t key, bool *had)
+{
+	size_t i;
+
+	if (key == KMT_HASH_FREE) {
+		*had = m->has_free_key;
+		if (!m->has_free_key)
+			put_free_key(m, 0);
+		return &m->free_key_val;
+	}
+	/* Keep the load at or under 1/2: probes stay short. */
+	if ((m->count - m->has_free_key + 1) * 2 > m->mask + 1 && grow(m))
+		return NULL;
+	i = probe(m, key);
+	*had = m->slots[i].key != KMT_HASH_FREE;
+	if (!*had) {
+		m->slots[i] = (struct kmt_hash_slot){ .key = key };
+		m->count++;
+	}
+	return &m->slots[i].val;
 }
 
 int kmt_hashmap_put(struct kmt_hashmap *m, uint64_t key, uint64_t val)
 {
-	size_t i;
+	bool had;
+	uint64_t *cell = kmt_hashmap_cell(m, key, &had);
 
-	/* Keep the load at or under 1/2: probes stay short. */
-	if ((m->count + 1) * 2 > m->mask + 1 && grow(m))
+	if (!cell)
 		return -1;
-	i = probe(m, key);
-	if (!m->used[i]) {
-		m->used[i] = 1;
-		m->slots[i].key = key;
-		m->count++;
-	}
-	m->slots[i].val = val;
+	*cell = val;
 	return 0;
 }
 
@@ -123,22 +145,50 @@ static bool may_move(size_t home, size_t hole, size_t at)
 
 bool kmt_hashmap_del(struct kmt_hashmap *m, uint64_t key, uint64_t *val)
 {
-	size_t hole = probe(m, key), i;
+	size_t hole, i;
 
-	if (!m->used[hole])
+	if (key == KMT_HASH_FREE) {
+		if (!m->has_free_key)
+			return false;
+		if (val)
+			*val = m->free_key_val;
+		m->has_free_key = false;
+		m->count--;
+		return true;
+	}
+	hole = probe(m, key);
+	if (m->slots[hole].key == KMT_HASH_FREE)
 		return false;
 	if (val)
 		*val = m->slots[hole].val;
 	/* Backward shift: pull later keys of the probe run into the hole. */
-	for (i = (hole + 1) & m->mask; m->used[i]; i = (i + 1) & m->mask) {
+	for (i = (hole + 1) & m->mask; m->slots[i].key != KMT_HASH_FREE; i = (i + 1) & m->mask) {
 		if (may_move(slot_of(m, m->slots[i].key), hole, i)) {
 			m->slots[hole] = m->slots[i];
 			hole = i;
 		}
 	}
-	m->used[hole] = 0;
+	m->slots[hole].key = KMT_HASH_FREE;
 	m->count--;
 	return true;
+}
+
+bool kmt_hashmap_next(const struct kmt_hashmap *m, size_t *pos, uint64_t *key, uint64_t *val)
+{
+	for (; m->slots && *pos <= m->mask; (*pos)++) {
+		if (m->slots[*pos].key == KMT_HASH_FREE)
+			continue;
+		*key = m->slots[*pos].key;
+		*val = m->slots[(*pos)++].val;
+		return true;
+	}
+	if (*pos == m->mask + 1 && m->has_free_key) {
+		(*pos)++;
+		*key = KMT_HASH_FREE;
+		*val = m->free_key_val;
+		return true;
+	}
+	return false;
 }
 
 uint32_t kmt_hashmap_row(struct kmt_hashmap *index, uint64_t key, void *rows, uint32_t *cap,

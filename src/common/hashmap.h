@@ -16,11 +16,15 @@ struct kmt_hash_slot {
 	uint64_t val;
 };
 
+/* The key that marks a free slot; a key of this value is kept outside the slots. */
+#define KMT_HASH_FREE	UINT64_MAX
+
 struct kmt_hashmap {
-	struct kmt_hash_slot *slots;
-	unsigned char *used;
+	struct kmt_hash_slot *slots;	/* key KMT_HASH_FREE: a free slot */
 	size_t mask;		/* capacity - 1; capacity is a power of two */
-	size_t count;
+	size_t count;		/* keys, KMT_HASH_FREE's too */
+	bool has_free_key;	/* the key KMT_HASH_FREE is in, with free_key_val */
+	uint64_t free_key_val;
 };
 
 /* Make an empty map. Returns 0, or -1 with errno on allocation failure. */
@@ -35,8 +39,21 @@ bool kmt_hashmap_get(const struct kmt_hashmap *m, uint64_t key, uint64_t *val);
 /* Set @key to @val, adding it if needed. Returns 0, or -1 on allocation failure. */
 int kmt_hashmap_put(struct kmt_hashmap *m, uint64_t key, uint64_t val);
 
+/*
+ * The value of @key, to read or set, added (value 0) when it was not in
+ * (then *@had is false): one probe where a get and a put take two. Valid
+ * until @m changes; NULL when out of memory.
+ */
+uint64_t *kmt_hashmap_cell(struct kmt_hashmap *m, uint64_t key, bool *had);
+
 /* Remove @key; returns true if it was there and fills @val (may be NULL). */
 bool kmt_hashmap_del(struct kmt_hashmap *m, uint64_t key, uint64_t *val);
+
+/*
+ * The next key of @m from *@pos (start at 0) into *@key and *@val, *@pos
+ * moved past it; false after the last. In slot order; @m must not change.
+ */
+bool kmt_hashmap_next(const struct kmt_hashmap *m, size_t *pos, uint64_t *key, uint64_t *val);
 
 #define KMT_HASHMAP_NO_ROW	UINT32_MAX
 

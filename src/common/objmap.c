@@ -27,24 +27,55 @@ void kmt_objmap_free(struct kmt_objmap *m)
 	m->free_head = NO_SLOT;
 }
 
+/* A slot for a new item: a freed one, else one more. 0, or -1 out of memory. */
+static int new_slot(struct kmt_objmap *m, uint32_t *slot)
+{
+	*slot = m->free_head;
+	if (*slot != NO_SLOT) {
+		m->free_head = m->links[*slot];
+		return 0;
+	}
+	if (kmt_grow(&m->items, &m->cap, m->n, m->size) ||
+	    kmt_grow(&m->links, &m->cap_links, m->n, sizeof(*m->links)))
+		return -1;
+	*slot = m->n++;
+	return 0;
+}
+
+static void free_slot(struct kmt_objmap *m, uint32_t slot)
+{
+	m->links[slot] = m->free_head;
+	m->free_head = slot;
+}
+
 void *kmt_objmap_add(struct kmt_objmap *m, uint64_t key)
 {
-	uint32_t slot = m->free_head;
+	uint32_t slot;
 
-	if (slot != NO_SLOT) {
-		m->free_head = m->links[slot];
-	} else {
-		if (kmt_grow(&m->items, &m->cap, m->n, m->size) ||
-		    kmt_grow(&m->links, &m->cap_links, m->n, sizeof(*m->links)))
-			return NULL;
-		slot = m->n++;
-	}
+	if (new_slot(m, &slot))
+		return NULL;
 	if (kmt_hashmap_put(&m->index, key, slot)) {
-		m->links[slot] = m->free_head;
-		m->free_head = slot;
+		free_slot(m, slot);
 		return NULL;
 	}
 	return m->items + slot * m->size;
+}
+
+void *kmt_objmap_cell(struct kmt_objmap *m, uint64_t key, bool *live)
+{
+	uint64_t *cell = kmt_hashmap_cell(&m->index, key, live);
+	uint32_t slot;
+
+	if (!cell)
+		return NULL;
+	if (!*live) {
+		if (new_slot(m, &slot)) {
+			kmt_hashmap_del(&m->index, key, NULL);
+			return NULL;
+		}
+		*cell = slot;
+	}
+	return m->items + *cell * m->size;
 }
 
 const void *kmt_objmap_take(struct kmt_objmap *m, uint64_t key)
@@ -53,23 +84,17 @@ const void *kmt_objmap_take(struct kmt_objmap *m, uint64_t key)
 
 	if (!kmt_hashmap_del(&m->index, key, &slot))
 		return NULL;
-	m->links[slot] = m->free_head;
-	m->free_head = slot;
+	free_slot(m, (uint32_t)slot);
 	return m->items + slot * m->size;
 }
 
 bool kmt_objmap_next(const struct kmt_objmap *m, size_t *pos, uint64_t *key,
 		     const void **item)
 {
-	const struct kmt_hashmap *h = &m->index;
+	uint64_t slot;
 
-	for (; h->used && *pos <= h->mask; (*pos)++) {
-		if (!h->used[*pos])
-			continue;
-		*key = h->slots[*pos].key;
-		*item = m->items + h->slots[*pos].val * m->size;
-		(*pos)++;
-		return true;
-	}
-	return false;
+	if (!kmt_hashmap_next(&m->index, pos, key, &slot))
+		return false;
+	*item = m->items + slot * m->size;
+	return true;
 }

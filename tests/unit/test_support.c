@@ -19,28 +19,33 @@
 
 #define NKEYS	4096
 
+/* Key @k of the test: they share their low bits, like slab pointers; 0 and the free-slot mark are keys too. */
+static uint64_t test_key(int k)
+{
+	return k == NKEYS - 1 ? KMT_HASH_FREE : (uint64_t)k << 6;
+}
+
 /* Random puts and deletes, checked against a plain array after each step. */
 START_TEST(test_hashmap_against_array)
 {
 	static uint64_t val[NKEYS];
-	static bool present[NKEYS];
+	static bool present[NKEYS], visited[NKEYS];
 	struct kmt_hashmap m;
-	size_t count = 0;
-	uint64_t v;
+	size_t count = 0, pos = 0, seen = 0;
+	uint64_t v, key;
 	int i, k;
 
 	ck_assert_int_eq(kmt_hashmap_init(&m), 0);
 	srand(7);
 	for (i = 0; i < 200000; i++) {
-		/* Keys share their low bits, like slab pointers; key 0 is allowed. */
 		k = rand() % NKEYS;
 		if (rand() % 3) {
 			count += !present[k];
 			present[k] = true;
 			val[k] = rand();
-			ck_assert_int_eq(kmt_hashmap_put(&m, (uint64_t)k << 6, val[k]), 0);
+			ck_assert_int_eq(kmt_hashmap_put(&m, test_key(k), val[k]), 0);
 		} else {
-			ck_assert_int_eq(kmt_hashmap_del(&m, (uint64_t)k << 6, &v), present[k]);
+			ck_assert_int_eq(kmt_hashmap_del(&m, test_key(k), &v), present[k]);
 			if (present[k])
 				ck_assert_uint_eq(v, val[k]);
 			count -= present[k];
@@ -49,10 +54,19 @@ START_TEST(test_hashmap_against_array)
 		ck_assert_uint_eq(kmt_hashmap_count(&m), count);
 	}
 	for (k = 0; k < NKEYS; k++) {
-		ck_assert_int_eq(kmt_hashmap_get(&m, (uint64_t)k << 6, &v), present[k]);
+		ck_assert_int_eq(kmt_hashmap_get(&m, test_key(k), &v), present[k]);
 		if (present[k])
 			ck_assert_uint_eq(v, val[k]);
 	}
+	/* every key once, with its value */
+	while (kmt_hashmap_next(&m, &pos, &key, &v)) {
+		k = key == KMT_HASH_FREE ? NKEYS - 1 : (int)(key >> 6);
+		ck_assert(present[k] && !visited[k] && v == val[k]);
+		visited[k] = true;
+		seen++;
+	}
+	ck_assert_uint_eq(seen, count);
+	ck_assert(present[NKEYS - 1]);	/* the free-slot mark was in at the end */
 	kmt_hashmap_free(&m);
 }
 END_TEST
