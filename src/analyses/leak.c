@@ -202,17 +202,21 @@ static int on_alloc(struct leak_state *st, const struct kmt_event *ev, int kind)
 	struct leak_obj o = { .ts = ev->ts, .pid = ev->pid, .stack = KMT_STACK_NONE, .kind = kind,
 			      .cache = LEAK_NONE, .selected = kmt_filter_pass(&st->filter, ev) };
 	uint64_t addr = kind == LEAK_SLAB ? ev->ptr : ev->pfn;
-	struct leak_obj old;
+	struct leak_obj *slot;
+	bool live;
 
 	if (kmt_event_alloc_failed(ev)) {
 		st->failed_allocs[kind] += o.selected;
 		return 0;
 	}
-	if (leak_live_take(&st->live[kind], addr, &old) && old.selected) {
-		if (kind == LEAK_SLAB && kmt_slab_audit_reuse(&st->audit, old.cache))
+	/* st->live[kind] does not change until *slot is set */
+	if (!(slot = leak_live_cell(&st->live[kind], addr, &live)))
+		return -1;
+	if (live && slot->selected) {
+		if (kind == LEAK_SLAB && kmt_slab_audit_reuse(&st->audit, slot->cache))
 			return -1;
 		st->reused[kind]++;
-		st->reused_bytes[kind] += old.bytes;
+		st->reused_bytes[kind] += slot->bytes;
 	}
 	if (o.selected) {
 		if (kind == LEAK_SLAB) {
@@ -231,7 +235,8 @@ static int on_alloc(struct leak_state *st, const struct kmt_event *ev, int kind)
 		    (kind == LEAK_SLAB && kmt_slab_audit_alloc(&st->audit, o.cache)))
 			return -1;
 	}
-	return leak_live_put(&st->live[kind], addr, &o);
+	*slot = o;
+	return 0;
 }
 
 /* 0, or -1 when out of memory. */

@@ -328,20 +328,24 @@ static int on_alloc(struct slab_state *st, const struct kmt_event *ev)
 {
 	struct slab_obj o = { .bytes_alloc = ev->bytes_alloc, .bytes_req = ev->bytes_req,
 			      .cpu = ev->cpu };
-	struct slab_obj old;
+	struct slab_obj *slot;
+	bool live;
 
 	o.selected = selected(st, ev);
 	if (kmt_event_alloc_failed(ev)) {
 		st->allocs_failed += o.selected;
 		return 0;
 	}
-	if (slab_live_take(&st->live, ev->ptr, &old) && old.selected) {
+	/* st->live does not change until *slot is set */
+	if (!(slot = slab_live_cell(&st->live, ev->ptr, &live)))
+		return -1;
+	if (live && slot->selected) {
 		/* Its free was not seen (lost, or a bulk free that is not traced). */
-		for_obj_stats(st, &old, release_fn, false);
-		if (kmt_slab_audit_reuse(&st->audit, old.cache))
+		for_obj_stats(st, slot, release_fn, false);
+		if (kmt_slab_audit_reuse(&st->audit, slot->cache))
 			return -1;
 		st->replaced++;
-		st->replaced_bytes += old.bytes_alloc;
+		st->replaced_bytes += slot->bytes_alloc;
 	}
 	if (o.selected) {
 		if (!obj_rows(st, ev, &o))
@@ -355,7 +359,8 @@ static int on_alloc(struct slab_state *st, const struct kmt_event *ev)
 			st->peak_ts = ev->ts;
 		}
 	}
-	return slab_live_put(&st->live, ev->ptr, &o);
+	*slot = o;
+	return 0;
 }
 
 /* 0, or -1 when out of memory. */

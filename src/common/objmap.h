@@ -42,9 +42,17 @@ void *kmt_objmap_add(struct kmt_objmap *m, uint64_t key);
 const void *kmt_objmap_take(struct kmt_objmap *m, uint64_t key);
 
 /*
+ * The item of @key to read and write: the live one (*@live true, its
+ * contents as left), or a new one (*@live false, contents undefined).
+ * One hash probe where a take and an add take two. Valid until @m
+ * changes; NULL when out of memory.
+ */
+void *kmt_objmap_cell(struct kmt_objmap *m, uint64_t key, bool *live);
+
+/*
  * Typed copies in and out for items of type @type: NAME_take(m, key, out)
- * (false when there is none) and NAME_put(m, key, item) (0, or -1 when out
- * of memory). The copies are struct assignments the compiler sees whole.
+ * (false when there is none), NAME_cell(m, key, live) (kmt_objmap_cell())
+ * and NAME_put(m, key, item) (0, or -1 when out of memory). The copies are struct assignments the compiler sees whole.
  */
 #define KMT_OBJMAP_TYPED(name, type)						\
 	static inline bool name##_take(struct kmt_objmap *m, uint64_t key, type *out)	\
@@ -54,6 +62,10 @@ const void *kmt_objmap_take(struct kmt_objmap *m, uint64_t key);
 		if (item)							\
 			*out = *item;						\
 		return item != NULL;						\
+	}									\
+	static inline type *name##_cell(struct kmt_objmap *m, uint64_t key, bool *live) \
+	{									\
+		return kmt_objmap_cell(m, key, live);				\
 	}									\
 	static inline int name##_put(struct kmt_objmap *m, uint64_t key, const type *item) \
 	{									\
