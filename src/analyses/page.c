@@ -228,7 +228,8 @@ static int on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel)
 				.caller = PAGE_NO_CALLER, .stack = PAGE_NO_CALLER, .order = o, .mt = m, .selected = sel };
 	struct page_count *g = sel ? gfp_of(st, ev->gfp_flags) : NULL;
 	struct page_proc *p = sel ? proc_of(st, ev->pid) : NULL;
-	struct page_block old;
+	struct page_block *slot;
+	bool was_live;
 
 	if (sel && (!g || !p))
 		return -1;
@@ -250,10 +251,11 @@ static int on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel)
 		}
 		return 0;
 	}
-	if (page_live_take(&st->live, ev->pfn, &old))
-		drop_replaced(st, &old);
-	if (page_live_put(&st->live, ev->pfn, &b))
+	if (!(slot = page_live_cell(&st->live, ev->pfn, &was_live)))
 		return -1;
+	if (was_live)
+		drop_replaced(st, slot);	/* does not change st->live */
+	*slot = b;
 	if (!sel)
 		return 0;
 	st->pages_alloc += pages;

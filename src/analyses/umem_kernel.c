@@ -23,23 +23,34 @@ static uint64_t *owner_live(struct umem_state *st, struct kmt_objmap *map,
 	return map == &st->kslab ? &st->procs[i].kslab_live : &st->procs[i].kpages_live;
 }
 
+/* @o is freed: its owner's live counter goes down. */
+static void owner_frees(struct umem_state *st, struct kmt_objmap *map, const struct umem_kobj *o)
+{
+	uint64_t *live = owner_live(st, map, o);
+
+	if (live)
+		*live -= o->bytes < *live ? o->bytes : *live;
+}
+
 static void kernel_free(struct umem_state *st, struct kmt_objmap *map, uint64_t key)
 {
 	struct umem_kobj o;
-	uint64_t *live;
 
-	if (umem_kobj_take(map, key, &o) && (live = owner_live(st, map, &o)))
-		*live -= o.bytes < *live ? o.bytes : *live;
+	if (umem_kobj_take(map, key, &o))
+		owner_frees(st, map, &o);
 }
 
 static int kernel_alloc(struct umem_state *st, struct kmt_objmap *map, uint64_t key,
 			uint64_t bytes, struct umem_proc *p, uint64_t *live)
 {
-	struct umem_kobj o = { bytes, p->tgid };
+	bool was_live;
+	struct umem_kobj *slot = umem_kobj_cell(map, key, &was_live);
 
-	kernel_free(st, map, key);	/* still live: its free was not seen */
-	if (umem_kobj_put(map, key, &o))
+	if (!slot)
 		return -1;
+	if (was_live)
+		owner_frees(st, map, slot);	/* its free was not seen */
+	*slot = (struct umem_kobj){ bytes, p->tgid };
 	*live += bytes;
 	return 0;
 }
