@@ -54,7 +54,7 @@ static uint32_t make_thread(struct umem_state *st, int tid, uint64_t unused)
 	if (kmt_grow(&st->threads, &st->cap_threads, st->nthreads, sizeof(*st->threads)))
 		return UINT32_MAX;
 	st->threads[st->nthreads] = (struct umem_thread){
-		.tgid = st->reader ? kmt_reader_tgid(st->reader, tid) : tid };
+		.tgid = st->reader ? kmt_reader_tgid(st->reader, tid) : tid, .proc = UINT32_MAX };
 	return st->nthreads++;
 }
 
@@ -257,7 +257,9 @@ static int umem_event(void *priv, const struct kmt_event *ev)
 	ti = row_of(st, &st->thread_of, (uint32_t)ev->pid, make_thread, ev->pid, 0);
 	if (ti == UINT32_MAX)
 		return -1;
-	pi = kmt_umem_proc(st, st->threads[ti].tgid);
+	pi = st->threads[ti].proc;
+	if (pi == UINT32_MAX)	/* rows stay: the thread's is found once */
+		pi = st->threads[ti].proc = kmt_umem_proc(st, st->threads[ti].tgid);
 	if (pi == UINT32_MAX)
 		return -1;
 	if (ev->type == KMT_EV_U_CALL) {

@@ -23,6 +23,7 @@ struct umem_frame {
 
 struct umem_thread {
 	int tgid;
+	uint32_t proc;		/* its process's row in procs, UINT32_MAX until found */
 	int depth;
 	struct umem_frame f[UMEM_DEPTH];
 };
