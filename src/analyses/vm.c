@@ -281,8 +281,10 @@ static int follow_tasks(struct vm_state *st, const struct kmt_event *ev)
 {
 	uint64_t one;
 
-	if (ev->type == KMT_EV_EXIT)
+	if (ev->type == KMT_EV_EXIT) {
 		leave_mm(st, (int)ev->target_pid);
+		kmt_vmmap_exit(&st->map, (int)ev->target_pid);
+	}
 	if (ev->type == KMT_EV_FORK && st->have_rusage &&
 	    kmt_hashmap_get(&st->command_tasks, ev->pid, &one))
 		return kmt_hashmap_put(&st->command_tasks, ev->target_pid, 1);

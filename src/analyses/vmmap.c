@@ -369,6 +369,15 @@ int kmt_vmmap_event(struct vmmap *m, const struct kmt_event *ev, struct vm_task 
 	return 0;
 }
 
+void kmt_vmmap_exit(struct vmmap *m, int pid)
+{
+	struct vm_task *t;
+
+	task_get(m, pid, false, &t);	/* not made: cannot fail */
+	if (t)
+		drop_regions(t);
+}
+
 struct vm_task *kmt_vmmap_task(struct vmmap *m, int pid)
 {
 	struct vm_task *t;

@@ -71,6 +71,12 @@ struct vmmap {
 	 KMT_EVMASK(KMT_EV_BRK_ENTER) | KMT_EVMASK(KMT_EV_BRK_EXIT) | \
 	 KMT_EVMASK(KMT_EV_FORK) | KMT_EVMASK(KMT_EV_EXEC))
 
+/*
+ * Task @pid exited (sched_process_exit: it makes no more system calls):
+ * its regions are given back, its counts stay.
+ */
+void kmt_vmmap_exit(struct vmmap *m, int pid);
+
 /* An empty map. 0, or -1 when out of memory. */
 int kmt_vmmap_init(struct vmmap *m);
 

@@ -422,6 +422,16 @@ START_TEST(test_vmmap)
 	ck_assert_ptr_nonnull(child);
 	ck_assert_ptr_null(kmt_vmmap_find(&m, 8, 0x51000));
 	ck_assert_ptr_nonnull(kmt_vmmap_find(&m, 7, 0x51000));
+	/* an exit gives the regions back, not the counts; a child sharing them keeps them */
+	ev = (struct kmt_event){ .type = KMT_EV_FORK, .pid = 7, .target_pid = 9 };
+	ck_assert_int_eq(kmt_vmmap_event(&m, &ev, &child), 0);
+	kmt_vmmap_exit(&m, 7);
+	kmt_vmmap_exit(&m, 12345);	/* never seen: nothing */
+	t = kmt_vmmap_task(&m, 7);
+	ck_assert_ptr_null(t->regions);
+	ck_assert_ptr_null(kmt_vmmap_find(&m, 7, 0x20010));
+	ck_assert_int_eq(t->net, 0x6000);
+	ck_assert_int_eq(kmt_vmmap_find(&m, 9, 0x20010)->kind, VM_FILE);
 	kmt_vmmap_free(&m);
 }
 END_TEST
