@@ -157,6 +157,11 @@ struct pd_tasks {
 	struct kmt_hashmap cgroups;	/* cgroup id -> its path (a string) */
 	uint32_t hint, hint_tid;	/* the task of the last name looked up */
 	bool hint_set;
+	uint64_t changes;		/* COMM and FORK records taken so far */
+	struct pd_name_hint {		/* the hint's name, the same for times in [from, until) */
+		const char *name;
+		uint64_t from, until, changes;	/* while no record changed the tasks */
+	} hint_name;
 	unsigned long long unnamed;	/* samples of a thread no record named */
 };
 

@@ -140,6 +140,7 @@ int kmt_pd_tasks_comm(struct pd_tasks *t, uint32_t pid, uint32_t tid, uint64_t t
 
 	if (!k || !name || add_name(k, ts, name))
 		return -1;
+	t->changes++;
 	k->tgid = pid;
 	if (exec && ts > k->exec_ns)
 		k->exec_ns = ts;	/* the program is the one mapped from then on */
@@ -161,6 +162,7 @@ int kmt_pd_tasks_fork(struct pd_tasks *t, uint32_t pid, uint32_t ppid, uint32_t 
 		parent = *p;	/* task() below may move it */
 	if (!(k = task(t, tid)))
 		return -1;
+	t->changes++;
 	k->tgid = pid;
 	k->ppid = pid != ppid ? (int)ppid : -1;	/* a thread: its process's parent, later */
 	k->start_ns = ts;
@@ -243,11 +245,40 @@ int kmt_pd_tasks_sample_cgroup(struct pd_tasks *t, uint32_t tid, uint64_t id)
 	return 0;
 }
 
+/* Until when after @ts @k's name stays what name_at() gave for @ts. */
+static uint64_t name_until(const struct pd_task *k, uint64_t ts)
+{
+	uint32_t i = k->nnames;
+	uint64_t until = UINT64_MAX;
+
+	while (i && k->names[i - 1].ts > ts)
+		until = k->names[--i].ts;
+	if (k->forked && ts < k->fork_ns && k->fork_ns < until)
+		until = k->fork_ns;
+	return until;
+}
+
+/* The hint's name at @ts, if it is known to be the same as at the last lookup. */
+static bool hinted_name(const struct pd_tasks *t, uint32_t tid, uint64_t ts, const char **name)
+{
+	const struct pd_name_hint *h = &t->hint_name;
+
+	if (!t->hint_set || t->hint_tid != tid || h->changes != t->changes || ts < h->from ||
+	    ts >= h->until)
+		return false;
+	*name = h->name;
+	return true;
+}
+
 const char *kmt_pd_tasks_name(struct pd_tasks *t, uint32_t tid, uint64_t ts)
 {
 	const struct pd_task *k;
 	const char *name;
 
+	if (hinted_name(t, tid, ts, &name)) {
+		t->unnamed += !name;
+		return name;
+	}
 	if (t->hint_set && t->hint_tid == tid)
 		k = &t->tasks[t->hint];
 	else if ((k = find(t, tid))) {
@@ -256,6 +287,8 @@ const char *kmt_pd_tasks_name(struct pd_tasks *t, uint32_t tid, uint64_t ts)
 		t->hint_set = true;
 	}
 	name = k ? name_at(t, k, ts, 0) : NULL;
+	if (k)
+		t->hint_name = (struct pd_name_hint){ name, ts, name_until(k, ts), t->changes };
 	t->unnamed += !name;
 	return name;
 }

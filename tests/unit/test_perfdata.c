@@ -257,7 +257,16 @@ START_TEST(test_tasks_names_follow_time)
 	ck_assert_str_eq(kmt_pd_tasks_name(&t, 101, 3000), "ls");
 	ck_assert_str_eq(kmt_pd_tasks_name(&t, 102, 3600), "ls");
 	ck_assert_ptr_null(kmt_pd_tasks_name(&t, 777, 3600));
-	ck_assert_uint_eq(t.unnamed, 1);
+	/* one task looked up again and again: a record read in between and a rename count */
+	ck_assert_int_eq(kmt_pd_tasks_comm(&t, 300, 300, 100, "first", 8, false), 0);
+	ck_assert_str_eq(kmt_pd_tasks_name(&t, 300, 150), "first");
+	ck_assert_str_eq(kmt_pd_tasks_name(&t, 300, 5000), "first");
+	ck_assert_int_eq(kmt_pd_tasks_comm(&t, 300, 300, 4000, "second", 8, true), 0);
+	ck_assert_str_eq(kmt_pd_tasks_name(&t, 300, 5000), "second");
+	ck_assert_str_eq(kmt_pd_tasks_name(&t, 300, 3999), "first");
+	ck_assert_str_eq(kmt_pd_tasks_name(&t, 300, 4000), "second");
+	ck_assert_ptr_null(kmt_pd_tasks_name(&t, 300, 50));	/* before its first name */
+	ck_assert_uint_eq(t.unnamed, 2);
 
 	ck_assert_int_eq(kmt_pd_tasks_finish(&t, procs, tep), 0);
 	p = kmt_proctable_find(procs, 101);
