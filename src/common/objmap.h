@@ -52,10 +52,12 @@ void *kmt_objmap_cell(struct kmt_objmap *m, uint64_t key, bool *live);
 /*
  * Typed copies in and out for items of type @type: NAME_take(m, key, out)
  * (false when there is none), NAME_cell(m, key, live) (kmt_objmap_cell())
- * and NAME_put(m, key, item) (0, or -1 when out of memory). The copies are struct assignments the compiler sees whole.
+ * and NAME_put(m, key, item) (0, or -1 when out of memory); a .c file may
+ * use only some of them. The copies are struct assignments the compiler sees whole.
  */
 #define KMT_OBJMAP_TYPED(name, type)						\
-	static inline bool name##_take(struct kmt_objmap *m, uint64_t key, type *out)	\
+	static inline __attribute__((unused)) bool				\
+	name##_take(struct kmt_objmap *m, uint64_t key, type *out)		\
 	{									\
 		const type *item = kmt_objmap_take(m, key);			\
 										\
@@ -63,11 +65,13 @@ void *kmt_objmap_cell(struct kmt_objmap *m, uint64_t key, bool *live);
 			*out = *item;						\
 		return item != NULL;						\
 	}									\
-	static inline type *name##_cell(struct kmt_objmap *m, uint64_t key, bool *live) \
+	static inline __attribute__((unused)) type *				\
+	name##_cell(struct kmt_objmap *m, uint64_t key, bool *live)		\
 	{									\
 		return kmt_objmap_cell(m, key, live);				\
 	}									\
-	static inline int name##_put(struct kmt_objmap *m, uint64_t key, const type *item) \
+	static inline __attribute__((unused)) int				\
+	name##_put(struct kmt_objmap *m, uint64_t key, const type *item)	\
 	{									\
 		type *slot = kmt_objmap_add(m, key);				\
 										\
