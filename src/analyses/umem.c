@@ -197,6 +197,9 @@ static int on_call(struct umem_state *st, struct umem_thread *t, struct umem_pro
 		st->too_deep++;
 		return 0;
 	}
+	/* most threads of a kernel-only recording never call: no frames for them */
+	if (!t->f && !(t->f = calloc(UMEM_DEPTH, sizeof(*t->f))))
+		return -1;
 	t->f[t->depth++] = f;
 	return 0;
 }
@@ -274,6 +277,7 @@ static int umem_event(void *priv, const struct kmt_event *ev)
 static void umem_free(void *priv)
 {
 	struct umem_state *st = priv;
+	uint32_t i;
 
 	kmt_filter_free(&st->filter);
 	kmt_hashmap_free(&st->thread_of);
@@ -282,6 +286,8 @@ static void umem_free(void *priv)
 	kmt_objmap_free(&st->objs);
 	kmt_objmap_free(&st->kslab);
 	kmt_objmap_free(&st->kpages);
+	for (i = 0; i < st->nthreads; i++)
+		free(st->threads[i].f);
 	free(st->threads);
 	free(st->procs);
 	free(st->callers);

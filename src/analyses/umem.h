@@ -25,7 +25,7 @@ struct umem_thread {
 	int tgid;
 	uint32_t proc;		/* its process's row in procs, UINT32_MAX until found */
 	int depth;
-	struct umem_frame f[UMEM_DEPTH];
+	struct umem_frame *f;	/* UMEM_DEPTH of them, made at its first allocator call */
 };
 
 struct umem_proc {
