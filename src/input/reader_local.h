@@ -89,6 +89,13 @@ void kmt_reader_load_symbols(struct kmt_reader *r);
 void kmt_reader_free_symbols(struct kmt_reader *r);
 
 /*
+ * The recording's kallsyms @text (@len bytes, now the reader's to free):
+ * parsed on a thread from now on, @r's symbols at the first lookup. 0, or
+ * -1 when out of memory.
+ */
+int kmt_reader_defer_symbols(struct kmt_reader *r, char *text, size_t len);
+
+/*
  * The recording carries no kallsyms (perf.data): at the first symbol lookup,
  * take this machine's /proc/kallsyms if it runs kernel @release with _text
  * at @text_addr (0: unknown), as at the recording; when it runs that

@@ -30,17 +30,24 @@ struct looked_up {
 	char *rendered;		/* NULL until kmt_reader_symbol() asks (or out of memory) */
 };
 
-/* This machine's /proc/kallsyms, read and parsed beside the replay. */
-struct live_kallsyms {
+/*
+ * A kallsyms parsed on a thread beside the replay: the recording's own, or
+ * this machine's /proc/kallsyms (read there too).
+ */
+struct kallsyms_job {
 	pthread_t thread;
-	bool started;			/* a thread runs read_live(); join before use */
+	bool pending;			/* not taken yet: job_finish() first */
+	bool started;			/* a thread runs parse_job(); join it */
+	char *text;			/* to parse (the job's); NULL: /proc/kallsyms */
+	size_t len;
 	struct kmt_symbols *table;	/* parsed, or NULL */
-	unsigned long long text;	/* its _text */
+	unsigned long long text_addr;	/* its _text */
 	const char *why;		/* why there is no table, or NULL */
 };
 
 struct kmt_reader_symbols {
-	struct live_kallsyms live;
+	struct kallsyms_job live;	/* this machine's (perf.data) */
+	struct kallsyms_job own;	/* the recording's */
 	struct kmt_symbols *text;	/* text input: the names it gave */
 	struct kmt_symbols *image;	/* --vmlinux, moved to the recording's _text */
 	struct kmt_vmlinux *vmlinux;
@@ -65,6 +72,52 @@ static struct kmt_reader_symbols *parts(struct kmt_reader *r)
 	return r->syms;
 }
 
+/* Parse the job's kallsyms (reading /proc/kallsyms when it has none). */
+static void *parse_job(void *arg)
+{
+	struct kallsyms_job *j = arg;
+
+	if (!j->text && !(j->text = kmt_read_text_file("/proc/kallsyms", &j->len))) {
+		j->why = "cannot read /proc/kallsyms";
+		return NULL;
+	}
+	j->text_addr = kmt_kallsyms_text(j->text);
+	if (!(j->table = kmt_symbols_parse(j->text, j->len)))
+		j->why = "out of memory";
+	free(j->text);
+	j->text = NULL;
+	return NULL;
+}
+
+/* Start @j on a thread; without one it runs at job_finish(). */
+static void job_start(struct kallsyms_job *j)
+{
+	j->pending = true;
+	j->started = !pthread_create(&j->thread, NULL, parse_job, j);
+}
+
+/* The end of @j, if it is pending: its thread joined, or the job run here. */
+static void job_finish(struct kallsyms_job *j)
+{
+	if (!j->pending)
+		return;
+	if (j->started)
+		pthread_join(j->thread, NULL);
+	else
+		parse_job(j);
+	j->pending = j->started = false;
+}
+
+/* @j is not wanted: its thread joined, its text freed, nothing run here. */
+static void job_cancel(struct kallsyms_job *j)
+{
+	if (j->started)
+		pthread_join(j->thread, NULL);
+	free(j->text);
+	j->text = NULL;
+	j->pending = j->started = false;
+}
+
 void kmt_reader_free_symbols(struct kmt_reader *r)
 {
 	struct kmt_reader_symbols *s = r->syms;
@@ -74,9 +127,10 @@ void kmt_reader_free_symbols(struct kmt_reader *r)
 	free(r->live_release);
 	if (!s)
 		return;
-	if (s->live.started)
-		pthread_join(s->live.thread, NULL);
+	job_cancel(&s->live);
+	job_cancel(&s->own);
 	kmt_symbols_free(s->live.table);
+	kmt_symbols_free(s->own.table);
 	kmt_symbols_free(s->text);
 	kmt_symbols_free(s->image);
 	kmt_vmlinux_close(s->vmlinux);
@@ -123,15 +177,23 @@ static char *resolve(void *priv, unsigned long long *addrp, char **modp)
 }
 
 /* Point @r's tep at resolve(), once: libtraceevent must not swap it while calling it. */
-static int attach(struct kmt_reader *r, struct kmt_symbols *t)
+static int set_resolver(struct kmt_reader *r)
 {
-	if (!t || !parts(r)) {
-		kmt_symbols_free(t);
+	if (!parts(r))
 		return -1;
-	}
 	if (!r->syms->resolver_set && tep_set_function_resolver(r->tep, resolve, r))
 		return -1;
 	r->syms->resolver_set = true;
+	return 0;
+}
+
+/* Symbols @t (NULL: out of memory) are about to be @r's: the resolver set. */
+static int attach(struct kmt_reader *r, struct kmt_symbols *t)
+{
+	if (!t || set_resolver(r)) {
+		kmt_symbols_free(t);
+		return -1;
+	}
 	return 0;
 }
 
@@ -167,24 +229,6 @@ static void say_source(struct kmt_reader *r, const char *where)
 	r->texts[KMT_TEXT_SYMBOLS] = strdup(where);
 }
 
-/* Read and parse this machine's /proc/kallsyms into @arg (a struct live_kallsyms). */
-static void *read_live(void *arg)
-{
-	struct live_kallsyms *l = arg;
-	size_t len;
-	char *text = kmt_read_text_file("/proc/kallsyms", &len);
-
-	if (!text) {
-		l->why = "cannot read /proc/kallsyms";
-		return NULL;
-	}
-	l->text = kmt_kallsyms_text(text);
-	if (!(l->table = kmt_symbols_parse(text, len)))
-		l->why = "out of memory";
-	free(text);
-	return NULL;
-}
-
 /* Why this machine cannot stand for the recording's kernel, or NULL when it may. */
 static const char *live_kernel_differs(struct kmt_reader *r)
 {
@@ -205,21 +249,18 @@ static const char *live_kernel_differs(struct kmt_reader *r)
 static const char *use_live_kallsyms(struct kmt_reader *r)
 {
 	const char *why = live_kernel_differs(r);
-	struct live_kallsyms *l;
+	struct kallsyms_job *l;
 
 	if (why)
 		return why;
 	if (!parts(r))
 		return "out of memory";
 	l = &r->syms->live;
-	if (l->started)
-		pthread_join(l->thread, NULL);
-	else
-		read_live(l);
-	l->started = false;
+	l->pending = true;	/* run here if no thread started on it */
+	job_finish(l);
 	if (l->why)
 		return l->why;
-	if (l->text != r->kernel_text)
+	if (l->text_addr != r->kernel_text)
 		return "/proc/kallsyms does not match the recording (another boot, or addresses hidden)";
 	why = set_kallsyms(r, l->table) ? "out of memory" : NULL;
 	l->table = NULL;
@@ -232,12 +273,8 @@ static const char *use_live_kallsyms(struct kmt_reader *r)
  */
 static void start_live_kallsyms(struct kmt_reader *r)
 {
-	struct live_kallsyms *l;
-
-	if (live_kernel_differs(r) || !parts(r))
-		return;
-	l = &r->syms->live;
-	l->started = !pthread_create(&l->thread, NULL, read_live, l);
+	if (!live_kernel_differs(r) && parts(r))
+		job_start(&r->syms->live);
 }
 
 int kmt_reader_defer_live_kallsyms(struct kmt_reader *r, const char *release,
@@ -252,11 +289,47 @@ int kmt_reader_defer_live_kallsyms(struct kmt_reader *r, const char *release,
 	return 0;
 }
 
+int kmt_reader_defer_symbols(struct kmt_reader *r, char *text, size_t len)
+{
+	if (!parts(r) || set_resolver(r)) {
+		free(text);
+		return -1;
+	}
+	r->syms->own.text = text;
+	r->syms->own.len = len;
+	job_start(&r->syms->own);
+	return 0;
+}
+
+/* The recording's kallsyms, once parsed, become @r's (unless @drop: --kallsyms replaces them). */
+static void take_own_kallsyms(struct kmt_reader *r, bool drop)
+{
+	struct kallsyms_job *j = r->syms ? &r->syms->own : NULL;
+
+	if (!j || !j->pending)
+		return;
+	if (drop) {
+		job_cancel(j);
+		return;
+	}
+	job_finish(j);
+	if (!j->table)
+		return;
+	kmt_symbols_free(r->symbols);
+	r->symbols = j->table;
+	j->table = NULL;
+	if (!r->texts[KMT_TEXT_SYMBOLS] &&
+	    asprintf(&r->texts[KMT_TEXT_SYMBOLS], "the recording's kallsyms (%zu symbols)",
+		     kmt_symbols_count(r->symbols)) < 0)
+		r->texts[KMT_TEXT_SYMBOLS] = NULL;
+}
+
 void kmt_reader_load_symbols(struct kmt_reader *r)
 {
 	const char *why;
 	char text[256];
 
+	take_own_kallsyms(r, false);
 	if (!r->live_release)
 		return;
 	why = use_live_kallsyms(r);
@@ -297,6 +370,8 @@ int kmt_reader_use_kallsyms(struct kmt_reader *r, const char *path, struct kmt_e
 	char what[512], where[768];
 	unsigned long long delta;
 	int ret = -1;
+
+	take_own_kallsyms(r, true);
 
 	if (!text) {
 		kmt_error_set(err, path, -1, "cannot read: %s", strerror(errno));

@@ -79,18 +79,14 @@ static bool parse_symbols(struct kmt_cursor *c, struct kmt_reader *r)
 
 	if (!(text = kmt_cursor_blob(c, 4, &len, "kallsyms")))
 		return false;
-	if (len && kmt_reader_set_symbols(r, text, len)) {
-		kmt_error_set(c->err, c->path, -1, "out of memory");
-		free(text);
-		return false;
-	}
 	if (len && !r->kernel_text)
 		r->kernel_text = kmt_kallsyms_text(text);
-	if (len && !r->texts[KMT_TEXT_SYMBOLS] &&
-	    asprintf(&r->texts[KMT_TEXT_SYMBOLS], "the recording's kallsyms (%zu symbols)",
-		     kmt_symbols_count(r->symbols)) < 0)
-		r->texts[KMT_TEXT_SYMBOLS] = NULL;
-	free(text);
+	if (!len)
+		free(text);
+	else if (kmt_reader_defer_symbols(r, text, len)) {	/* it frees text */
+		kmt_error_set(c->err, c->path, -1, "out of memory");
+		return false;
+	}
 	if (!(text = kmt_cursor_blob(c, 4, &len, "printk formats")))
 		return false;
 	kmt_reader_take_printk(tep, text);

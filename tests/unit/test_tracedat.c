@@ -110,7 +110,36 @@ START_TEST(test_round_trip_symbols)
 	ck_assert_str_eq(tep_data_comm_from_pid(tep, 100), "tester");
 	ck_assert_ptr_nonnull(tep_find_event_by_name(tep, "kmem", "kmem_cache_alloc"));
 	ck_assert_ptr_nonnull(tep_find_event_by_name(tep, "test", "other_event"));
+	ck_assert_str_eq(kmt_reader_text(r, KMT_TEXT_SYMBOLS),
+			 "the recording's kallsyms (3 symbols)");
 	kmt_reader_close(r);
+	/* closed before any lookup: the parse on its thread is waited for */
+	r = kmt_reader_open(good_path, &err);
+	ck_assert_ptr_nonnull(r);
+	kmt_reader_close(r);
+}
+END_TEST
+
+/* --kallsyms replaces the recording's own, which are parsed beside the replay. */
+START_TEST(test_given_kallsyms_win)
+{
+	static const char text[] = "ffffffff81000000 T _stext\nffffffff81234560 T given_name\n"
+				   "ffffffff81240000 T after_given\n";
+	char path[] = "/tmp/kmtrace-test-ksyms-XXXXXX";
+	int fd = mkstemp(path);
+	struct kmt_error err;
+	struct kmt_reader *r;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	r = kmt_reader_open(good_path, &err);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(kmt_reader_use_kallsyms(r, path, &err), 0);
+	ck_assert_str_eq(tep_find_function(kmt_reader_tep(r), 0xffffffff81234568ull), "given_name");
+	ck_assert_ptr_nonnull(strstr(kmt_reader_text(r, KMT_TEXT_SYMBOLS), "--kallsyms, 3 symbols"));
+	kmt_reader_close(r);
+	unlink(path);
 }
 END_TEST
 
@@ -422,6 +451,7 @@ Suite *tracedat_suite(void)
 	tcase_add_unchecked_fixture(rt, build_good, drop_good);
 	tcase_add_test(rt, test_round_trip_streams);
 	tcase_add_test(rt, test_round_trip_symbols);
+	tcase_add_test(rt, test_given_kallsyms_win);
 	tcase_add_loop_test(rt, test_replay_stops_on_failure, 0, 4);
 	tcase_add_loop_test(rt, test_replay_merges_by_time, 1, 3);
 	tcase_add_unchecked_fixture(bad, build_good, drop_good);
