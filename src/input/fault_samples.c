@@ -88,6 +88,13 @@ static void give_back(const struct kmt_sample_array *a, size_t from, size_t to)
 		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
+/* @i samples of @a are read: at each SAMPLES_PER_GIVE_BACK, their pages are given back. */
+static void read_up_to(const struct kmt_sample_array *a, size_t i)
+{
+	if (i % SAMPLES_PER_GIVE_BACK == 0)
+		give_back(a, (i - SAMPLES_PER_GIVE_BACK) * a->rec, i * a->rec);
+}
+
 /*
  * The binary samples are read where the file's mapping has them, one at a
  * time as the fault analysis asks: a million samples cost no memory. Their
@@ -112,10 +119,9 @@ int kmt_reader_take_fault_samples(struct kmt_reader *r, const void *data, size_t
 		if (s.ts < last)
 			return -1;
 		last = s.ts;
-		if ((i + 1) % SAMPLES_PER_GIVE_BACK == 0)
-			give_back(&a, (i + 1 - SAMPLES_PER_GIVE_BACK) * a.rec, (i + 1) * a.rec);
+		read_up_to(&a, i + 1);
 	}
-	give_back(&a, 0, n * a.rec);
+	give_back(&a, 0, n * a.rec);	/* and the pages across the steps' ends */
 	keep(r, NULL, n, &a);
 	return 0;
 }
@@ -201,13 +207,12 @@ bool kmt_reader_next_fault_sample(struct kmt_reader *r, struct kmt_fault_sample 
 
 	if (f->next >= f->n)
 		return false;
-	if (f->text)
+	if (f->text) {
 		*s = f->text[f->next];
-	else
+	} else {
 		bin_sample(&f->bin, f->next, s);
+		read_up_to(&f->bin, f->next + 1);
+	}
 	f->next++;
-	if (!f->text && f->next % SAMPLES_PER_GIVE_BACK == 0)
-		give_back(&f->bin, (f->next - SAMPLES_PER_GIVE_BACK) * f->bin.rec,
-			  f->next * f->bin.rec);
 	return true;
 }
