@@ -41,7 +41,7 @@ struct kallsyms_job {
 	char *text;			/* to parse (the job's); NULL: /proc/kallsyms */
 	size_t len;
 	struct kmt_symbols *table;	/* parsed, or NULL */
-	unsigned long long text_addr;	/* its _text */
+	unsigned long long text_addr;	/* this machine's _text (/proc/kallsyms) */
 	const char *why;		/* why there is no table, or NULL */
 };
 
@@ -77,11 +77,13 @@ static void *parse_job(void *arg)
 {
 	struct kallsyms_job *j = arg;
 
-	if (!j->text && !(j->text = kmt_read_text_file("/proc/kallsyms", &j->len))) {
-		j->why = "cannot read /proc/kallsyms";
-		return NULL;
+	if (!j->text) {		/* this machine's: its _text is checked against the recording's */
+		if (!(j->text = kmt_read_text_file("/proc/kallsyms", &j->len))) {
+			j->why = "cannot read /proc/kallsyms";
+			return NULL;
+		}
+		j->text_addr = kmt_kallsyms_text(j->text);
 	}
-	j->text_addr = kmt_kallsyms_text(j->text);
 	if (!(j->table = kmt_symbols_parse(j->text, j->len)))
 		j->why = "out of memory";
 	free(j->text);
