@@ -53,10 +53,16 @@ struct pd_id_hint {
 	bool set;
 };
 
+/*
+ * An event's attr, and where its samples have their fixed fields: record
+ * offsets of TID, TIME and CPU (0: not sampled), and of what follows them
+ * (CALLCHAIN or RAW).
+ */
 struct pd_attr {
 	uint32_t type;
 	uint64_t sample_type;
 	bool sample_id_all;
+	uint16_t tid_at, time_at, cpu_at, fixed_end;
 };
 
 struct perfdata {
@@ -124,6 +130,22 @@ static unsigned char *read_at(struct perfdata *pd, uint64_t off, uint64_t size,
 	return buf;
 }
 
+/* Where the fields before CALLCHAIN are in @x's samples (8: after the header). */
+static void set_layout(struct pd_attr *x)
+{
+	uint64_t st = x->sample_type;
+	uint16_t at = 8 + 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP));
+
+	x->tid_at = st & PERF_SAMPLE_TID ? at : 0;
+	at += 8 * !!(st & PERF_SAMPLE_TID);
+	x->time_at = st & PERF_SAMPLE_TIME ? at : 0;
+	at += 8 * (!!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR) +
+		   !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID));
+	x->cpu_at = st & PERF_SAMPLE_CPU ? at : 0;
+	at += 8 * (!!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_PERIOD));
+	x->fixed_end = at;
+}
+
 /* The attr at @a (a perf_event_attr); returns its index or -1. */
 static int add_attr(struct perfdata *pd, const unsigned char *a)
 {
@@ -135,6 +157,7 @@ static int add_attr(struct perfdata *pd, const unsigned char *a)
 	x->type = u32_at(a);
 	x->sample_type = u64_at(a + 24);
 	x->sample_id_all = u64_at(a + 40) & SAMPLE_ID_ALL_BIT;
+	set_layout(x);
 	return pd->nattrs++;
 }
 
@@ -374,8 +397,8 @@ static int take_sample(struct kmt_reader *r, struct perfdata *pd, const struct p
 {
 	const unsigned char *p = rec->data + 8, *end = rec->data + rec->size, *chain = NULL;
 	const struct pd_attr *a = sample_attr(pd, p, end);
-	uint64_t st, ts = 0, nr = 0, raw;
-	uint32_t cpu = 0, tid = 0;
+	uint64_t st, ts, nr = 0, raw;
+	uint32_t cpu, tid;
 	bool kept;
 
 	if (!a || a->type != PERF_TYPE_TRACEPOINT)
@@ -386,18 +409,11 @@ static int take_sample(struct kmt_reader *r, struct perfdata *pd, const struct p
 			      "PERF_SAMPLE_READ are not supported (perf record -s)");
 		return -1;
 	}
-	p += 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP));
-	if ((st & PERF_SAMPLE_TID) && p + 8 <= end)
-		tid = u32_at(p + 4);
-	p += 8 * !!(st & PERF_SAMPLE_TID);
-	if ((st & PERF_SAMPLE_TIME) && p + 8 <= end)
-		ts = u64_at(p);
-	p += 8 * !!(st & PERF_SAMPLE_TIME);
-	p += 8 * (!!(st & PERF_SAMPLE_ADDR) + !!(st & PERF_SAMPLE_ID) +
-		  !!(st & PERF_SAMPLE_STREAM_ID));
-	if ((st & PERF_SAMPLE_CPU) && p + 8 <= end)
-		cpu = u32_at(p);
-	p += 8 * (!!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_PERIOD));
+	/* fields a short record lacks stay 0 */
+	tid = a->tid_at && a->tid_at + 8 <= rec->size ? u32_at(rec->data + a->tid_at + 4) : 0;
+	ts = a->time_at && a->time_at + 8 <= rec->size ? u64_at(rec->data + a->time_at) : 0;
+	cpu = a->cpu_at && a->cpu_at + 8 <= rec->size ? u32_at(rec->data + a->cpu_at) : 0;
+	p = rec->data + a->fixed_end;
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		if (p + 8 > end || (nr = u64_at(p)) > (uint64_t)(end - p - 8) / 8)
 			goto short_;
@@ -627,19 +643,18 @@ static int perfdata_next_any(struct kmt_reader *r, struct kmt_record *rec,
 			     struct kmt_error *err)
 {
 	struct perfdata *pd = r->priv;
-	struct pd_sample s;
-	uint32_t cpu;
+	const struct pd_sample *s;
 
 	for (;;) {
-		if (kmt_pd_order_take(&pd->order, pd->done, &s, &cpu)) {
-			rec->ts = s.ts;
-			rec->data = s.data;
-			rec->size = s.size;
-			rec->cpu = cpu;
-			rec->callchain = s.chain;
-			rec->callchain_nr = s.nchain;
-			rec->kept = !s.chunk;	/* read in place from the mapped file */
-			rec->comm = kmt_pd_tasks_name(&pd->tasks, s.tid, s.ts);
+		if ((s = kmt_pd_order_take(&pd->order, pd->done))) {
+			rec->ts = s->ts;
+			rec->data = s->data;
+			rec->size = s->size;
+			rec->cpu = s->cpu;
+			rec->callchain = s->chain;
+			rec->callchain_nr = s->nchain;
+			rec->kept = !s->chunk;	/* read in place from the mapped file */
+			rec->comm = kmt_pd_tasks_name(&pd->tasks, s->tid, s->ts);
 			return 1;
 		}
 		if (pd->done)

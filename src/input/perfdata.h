@@ -90,14 +90,21 @@ struct pd_queue {
 	uint32_t head, n, cap;
 };
 
+/* A CPU with samples queued, keyed by its first one. */
+struct pd_ready {
+	uint64_t ts, seq;
+	uint32_t cpu;
+};
+
 struct pd_order {
 	struct pd_queue *cpus;
 	uint32_t ncpus;
-	uint32_t *ready;		/* heap of the CPUs with samples queued */
+	struct pd_ready *ready;		/* heap of the CPUs with samples queued */
 	uint32_t nready, ready_cap;
 	struct pd_sample *late;		/* heap of samples that came out of order */
 	uint32_t nlate, late_cap;
 	struct pd_chunk *chunk;		/* where new samples are copied */
+	struct pd_sample taken;		/* a late sample handed out */
 	struct pd_chunk *held;		/* of the sample handed out last */
 	uint64_t seq;
 	uint64_t flush_limit;		/* samples at or before it are final */
@@ -118,10 +125,10 @@ void kmt_pd_order_round(struct pd_order *o);
 
 /*
  * The earliest queued sample if it is final (or @all: there is no more
- * input), in *@out and its CPU in *@cpu, valid until the next call. Returns
- * true when one was taken.
+ * input), valid until the next call and until the next sample is queued;
+ * NULL when there is none.
  */
-bool kmt_pd_order_take(struct pd_order *o, bool all, struct pd_sample *out, uint32_t *cpu);
+const struct pd_sample *kmt_pd_order_take(struct pd_order *o, bool all);
 
 /* Free all queued samples. */
 void kmt_pd_order_free(struct pd_order *o);

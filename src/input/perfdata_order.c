@@ -72,10 +72,10 @@ static struct pd_queue *queue_of(struct pd_order *o, uint32_t cpu)
 	return &o->cpus[cpu];
 }
 
-/* Room for one more item: drop the taken ones first, grow if still full. */
+/* Room for one more item: drop the taken ones first if half of it, else grow. */
 static int queue_room(struct pd_queue *q)
 {
-	if (q->n == q->cap && q->head) {
+	if (q->n == q->cap && q->head >= q->n / 2) {
 		memmove(q->s, q->s + q->head, (q->n - q->head) * sizeof(*q->s));
 		q->n -= q->head;
 		q->head = 0;
@@ -89,53 +89,43 @@ static bool sample_before(const struct pd_sample *a, const struct pd_sample *b)
 	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
 }
 
-static const struct pd_sample *queue_first(const struct pd_order *o, uint32_t cpu)
-{
-	return &o->cpus[cpu].s[o->cpus[cpu].head];
-}
-
 /*
  * Two min-heaps find the earliest waiting sample in O(log n), whatever order
  * a file puts its times in: one of the CPUs whose queue is not empty, keyed
- * by their first sample, and one of the late samples, those earlier than the
- * last one queued on their CPU (none in a well-formed file).
+ * by a copy of their first sample's time and file order (no pointer chased
+ * to compare), and one of the late samples, those earlier than the last one
+ * queued on their CPU (none in a well-formed file).
  */
-static bool cpu_before(const struct pd_order *o, uint32_t a, uint32_t b)
+static bool ready_before(const struct pd_ready *a, const struct pd_ready *b)
 {
-	return sample_before(queue_first(o, o->ready[a]), queue_first(o, o->ready[b]));
+	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
 }
 
-static void cpu_swap(struct pd_order *o, uint32_t a, uint32_t b)
+static void ready_sift_down(struct pd_order *o, uint32_t i)
 {
-	uint32_t t = o->ready[a];
+	struct pd_ready moving = o->ready[i];
+	uint32_t child;
 
-	o->ready[a] = o->ready[b];
-	o->ready[b] = t;
-}
-
-static void cpu_sift_down(struct pd_order *o, uint32_t i)
-{
-	uint32_t min, child;
-
-	for (;; i = min) {
-		min = i;
-		for (child = 2 * i + 1; child <= 2 * i + 2 && child < o->nready; child++)
-			if (cpu_before(o, child, min))
-				min = child;
-		if (min == i)
-			return;
-		cpu_swap(o, i, min);
+	while ((child = 2 * i + 1) < o->nready) {
+		if (child + 1 < o->nready && ready_before(&o->ready[child + 1], &o->ready[child]))
+			child++;
+		if (!ready_before(&o->ready[child], &moving))
+			break;
+		o->ready[i] = o->ready[child];
+		i = child;
 	}
+	o->ready[i] = moving;
 }
 
-/* @cpu's queue was empty and has a sample now. */
-static void cpu_ready(struct pd_order *o, uint32_t cpu)
+/* @cpu's queue was empty and has sample @s now. */
+static void ready_push(struct pd_order *o, uint32_t cpu, const struct pd_sample *s)
 {
+	struct pd_ready r = { s->ts, s->seq, cpu };
 	uint32_t i = o->nready++;
 
-	o->ready[i] = cpu;
-	for (; i && cpu_before(o, i, (i - 1) / 2); i = (i - 1) / 2)
-		cpu_swap(o, i, (i - 1) / 2);
+	for (; i && ready_before(&r, &o->ready[(i - 1) / 2]); i = (i - 1) / 2)
+		o->ready[i] = o->ready[(i - 1) / 2];
+	o->ready[i] = r;
 }
 
 static void late_push(struct pd_order *o, const struct pd_sample *s)
@@ -176,7 +166,7 @@ static int queue_sample(struct pd_order *o, struct pd_queue *q, const struct pd_
 		return -1;
 	q->s[q->n++] = *s;
 	if (q->n - q->head == 1)
-		cpu_ready(o, s->cpu);
+		ready_push(o, s->cpu, s);
 	return 0;
 }
 
@@ -198,8 +188,38 @@ static int copy_sample(struct pd_order *o, struct pd_sample *s)
 	return 0;
 }
 
-int kmt_pd_order_add(struct pd_order *o, uint32_t cpu, uint32_t tid, uint64_t ts,
-		     const void *data, uint32_t size, const void *chain, uint32_t nchain, bool kept)
+/*
+ * Most samples: kept in place, after the last one of their CPU's queue,
+ * which has room. Stored without a copy of the sample in between.
+ */
+static bool add_in_place(struct pd_order *o, uint32_t cpu, uint32_t tid, uint64_t ts,
+			 const void *data, uint32_t size, const void *chain, uint32_t nchain)
+{
+	struct pd_queue *q = &o->cpus[cpu];
+	struct pd_sample *s;
+
+	if (q->n == q->cap || (q->head < q->n && q->s[q->n - 1].ts > ts) ||
+	    (q->head == q->n && o->nready == o->ready_cap))
+		return false;
+	s = &q->s[q->n++];
+	s->ts = ts;
+	s->seq = o->seq++;
+	s->data = data;
+	s->chain = nchain ? chain : NULL;
+	s->chunk = NULL;
+	s->size = size;
+	s->nchain = nchain;
+	s->cpu = cpu;
+	s->tid = tid;
+	if (q->n - q->head == 1)
+		ready_push(o, cpu, s);
+	return true;
+}
+
+/* Any other sample: copied when not kept, the queues grown, late ones apart. */
+static __attribute__((noinline)) int add_slow(struct pd_order *o, uint32_t cpu, uint32_t tid,
+					      uint64_t ts, const void *data, uint32_t size,
+					      const void *chain, uint32_t nchain, bool kept)
 {
 	struct pd_queue *q = queue_of(o, cpu);
 	struct pd_sample s = { .ts = ts, .seq = o->seq++, .data = data,
@@ -212,9 +232,17 @@ int kmt_pd_order_add(struct pd_order *o, uint32_t cpu, uint32_t tid, uint64_t ts
 		chunk_release(s.chunk);
 		return -1;
 	}
+	return 0;
+}
+
+int kmt_pd_order_add(struct pd_order *o, uint32_t cpu, uint32_t tid, uint64_t ts,
+		     const void *data, uint32_t size, const void *chain, uint32_t nchain, bool kept)
+{
 	if (ts > o->round_max)
 		o->round_max = ts;
-	return 0;
+	if (kept && cpu < o->ncpus && add_in_place(o, cpu, tid, ts, data, size, chain, nchain))
+		return 0;
+	return add_slow(o, cpu, tid, ts, data, size, chain, nchain, kept);
 }
 
 void kmt_pd_order_round(struct pd_order *o)
@@ -223,39 +251,47 @@ void kmt_pd_order_round(struct pd_order *o)
 	o->round_max_prev = o->round_max;
 }
 
-/* Hand out the first sample of the CPU on top of the ready heap. */
-static void take_queued(struct pd_order *o, struct pd_sample *out)
+/* The first sample of the CPU on top of the ready heap leaves its queue. */
+static void advance_ready(struct pd_order *o)
 {
-	struct pd_queue *q = &o->cpus[o->ready[0]];
+	struct pd_ready *top = &o->ready[0];
+	struct pd_queue *q = &o->cpus[top->cpu];
 
-	*out = q->s[q->head++];
-	if (q->head == q->n) {
+	if (++q->head == q->n) {
 		q->head = q->n = 0;
-		o->ready[0] = o->ready[--o->nready];
+		*top = o->ready[--o->nready];
+	} else {
+		top->ts = q->s[q->head].ts;
+		top->seq = q->s[q->head].seq;
 	}
-	cpu_sift_down(o, 0);
+	ready_sift_down(o, 0);
 }
 
-bool kmt_pd_order_take(struct pd_order *o, bool all, struct pd_sample *out, uint32_t *cpu)
+const struct pd_sample *kmt_pd_order_take(struct pd_order *o, bool all)
 {
-	const struct pd_sample *first = o->nready ? queue_first(o, o->ready[0]) : NULL;
-	bool late = o->nlate && (!first || sample_before(&o->late[0], first));
+	const struct pd_sample *first = NULL;
+	uint64_t limit = all ? UINT64_MAX : o->flush_limit;
 
 	chunk_release(o->held);
 	o->held = NULL;
-	if (late)
-		first = &o->late[0];
-	if (!first || (!all && first->ts > o->flush_limit))
-		return false;
-	if (late) {
-		*out = o->late[0];
-		late_pop(o);
-	} else {
-		take_queued(o, out);
+	if (o->nready) {
+		const struct pd_queue *q = &o->cpus[o->ready[0].cpu];
+
+		first = &q->s[q->head];
 	}
-	*cpu = out->cpu;
-	o->held = out->chunk;
-	return true;
+	if (o->nlate && (!first || sample_before(&o->late[0], first))) {
+		if (o->late[0].ts > limit)
+			return NULL;
+		o->taken = o->late[0];	/* late_pop() moves the heap over it */
+		late_pop(o);
+		first = &o->taken;
+	} else if (!first || first->ts > limit) {
+		return NULL;
+	} else {
+		advance_ready(o);	/* *first stays until the next add */
+	}
+	o->held = first->chunk;
+	return first;
 }
 
 void kmt_pd_order_free(struct pd_order *o)

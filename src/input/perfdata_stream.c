@@ -266,7 +266,28 @@ static int next_raw(struct pd_stream *s, struct pd_record *rec, struct kmt_error
 	return 1;
 }
 
-int kmt_pd_stream_next(struct pd_stream *s, struct pd_record *rec, struct kmt_error *err)
+/* The next record of a mapped file, nothing unpacked pending: whole or false. */
+static bool next_mapped(struct pd_stream *s, struct pd_record *rec)
+{
+	const unsigned char *p = s->buf + s->start;
+
+	if (!s->mapped || s->unz_end != s->unz_start || whole_record(p, s->end - s->start,
+								     &rec->size) <= 0)
+		return false;
+	memcpy(&rec->type, p, 4);
+	if (rec->type == PERF_RECORD_COMPRESSED)
+		return false;
+	rec->data = p;
+	rec->offset = s->pos;
+	rec->unpacked = false;
+	rec->kept = true;
+	consume(s, rec->size);
+	return true;
+}
+
+/* Any other record: read or unpacked into a buffer first. */
+static __attribute__((noinline)) int next_buffered(struct pd_stream *s, struct pd_record *rec,
+						   struct kmt_error *err)
 {
 	for (;;) {
 		int ret = next_unpacked(s, rec, err);
@@ -287,6 +308,11 @@ int kmt_pd_stream_next(struct pd_stream *s, struct pd_record *rec, struct kmt_er
 		if (unzip(s, rec, err))
 			return -1;
 	}
+}
+
+int kmt_pd_stream_next(struct pd_stream *s, struct pd_record *rec, struct kmt_error *err)
+{
+	return next_mapped(s, rec) ? 1 : next_buffered(s, rec, err);
 }
 
 void kmt_pd_stream_release(struct pd_stream *s, uint64_t upto)

@@ -26,16 +26,17 @@ static void add(struct pd_order *o, uint32_t cpu, uint64_t ts)
 
 static uint64_t take(struct pd_order *o, bool all, uint32_t *cpu)
 {
-	struct pd_sample s;
+	const struct pd_sample *s = kmt_pd_order_take(o, all);
 	uint64_t payload;
 
-	if (!kmt_pd_order_take(o, all, &s, cpu))
+	if (!s)
 		return 0;
-	memcpy(&payload, s.data, sizeof(payload));
-	ck_assert_uint_eq(payload, s.ts);	/* the payload travels with its sample */
-	ck_assert_uint_eq(s.nchain, 2);
-	ck_assert_uint_eq(s.chain[1], s.ts + 1);
-	return s.ts;
+	memcpy(&payload, s->data, sizeof(payload));
+	ck_assert_uint_eq(payload, s->ts);	/* the payload travels with its sample */
+	ck_assert_uint_eq(s->nchain, 2);
+	ck_assert_uint_eq(s->chain[1], s->ts + 1);
+	*cpu = s->cpu;
+	return s->ts;
 }
 
 START_TEST(test_rounds_make_samples_final)
@@ -117,19 +118,19 @@ START_TEST(test_backwards_times_in_order_and_linear)
 {
 	const uint32_t n = 600000;
 	struct pd_order o = { 0 };
-	struct pd_sample s;
+	const struct pd_sample *s;
 	uint64_t last_ts = 0, last_id = 0, id;
-	uint32_t cpu, i, got = 0;
+	uint32_t i, got = 0;
 
 	for (i = 0; i < n; i++)
 		add_numbered(&o, i, n);
 	kmt_pd_order_round(&o);
 	kmt_pd_order_round(&o);
-	while (kmt_pd_order_take(&o, false, &s, &cpu)) {
-		memcpy(&id, s.data, sizeof(id));
-		ck_assert_uint_eq(cpu, id % 5 == 0 ? 1 : 0);
-		ck_assert(got == 0 || s.ts > last_ts || (s.ts == last_ts && id > last_id));
-		last_ts = s.ts;
+	while ((s = kmt_pd_order_take(&o, false))) {
+		memcpy(&id, s->data, sizeof(id));
+		ck_assert_uint_eq(s->cpu, id % 5 == 0 ? 1 : 0);
+		ck_assert(got == 0 || s->ts > last_ts || (s->ts == last_ts && id > last_id));
+		last_ts = s->ts;
 		last_id = id;
 		got++;
 	}
@@ -144,16 +145,15 @@ START_TEST(test_kept_samples_are_not_copied)
 	static const unsigned long long chain[3] = { 7, 8, 9 };
 	static const char payload[] = "payload";
 	struct pd_order o = { 0 };
-	struct pd_sample s;
-	uint32_t cpu;
+	const struct pd_sample *s;
 
 	ck_assert_int_eq(kmt_pd_order_add(&o, 1, 1, 5, payload, sizeof(payload), chain, 3, true), 0);
 	ck_assert_int_eq(kmt_pd_order_add(&o, 0, 1, 6, payload, sizeof(payload), NULL, 0, false), 0);
-	ck_assert(kmt_pd_order_take(&o, true, &s, &cpu));
-	ck_assert(s.data == payload && s.chain == chain && s.nchain == 3 && cpu == 1);
-	ck_assert(kmt_pd_order_take(&o, true, &s, &cpu));
-	ck_assert(s.data != payload && !memcmp(s.data, payload, sizeof(payload)));
-	ck_assert(!s.chain && cpu == 0);
+	ck_assert((s = kmt_pd_order_take(&o, true)));
+	ck_assert(s->data == payload && s->chain == chain && s->nchain == 3 && s->cpu == 1);
+	ck_assert((s = kmt_pd_order_take(&o, true)));
+	ck_assert(s->data != payload && !memcmp(s->data, payload, sizeof(payload)));
+	ck_assert(!s->chain && s->cpu == 0);
 	kmt_pd_order_free(&o);
 }
 END_TEST
