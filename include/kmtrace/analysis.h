@@ -87,6 +87,11 @@ struct kmt_analysis {
 	 * events in the thread that reads them (kmt_session.threads 2).
 	 */
 	bool reader_thread_ok;
+	/*
+	 * It reads of an event only its type, id, pid, cpu, time and
+	 * callchain: the fields of the events it takes need not be decoded.
+	 */
+	bool types_only;
 	const struct kmt_need *needs;	/* ended by { 0 }; NULL: none */
 	/* Allocate private state with default options; NULL with errno on failure. */
 	void *(*init)(void);

@@ -299,9 +299,12 @@ void kmt_decoder_free(struct kmt_decoder *dec);
 
 /*
  * From now on decode the fields only of events whose type @want (an array
- * of KMT_EV_NR flags) names: of the others kmt_decode() fills type, id and
- * pid alone and sets KMT_EVF_TYPE_ONLY. Replay names those its analyses
- * take, so that events nobody reads cost an id lookup.
+ * of KMT_EV_NR flags) names: of the others kmt_decode() fills type, id,
+ * pid and flags, and only the fields kmt_event_possible() checks (the other
+ * members keep what they held), and sets KMT_EVF_TYPE_ONLY; a payload too
+ * short for its format is KMT_EV_UNKNOWN either way. Replay names those its
+ * analyses read, so that events nobody reads cost an id lookup and are
+ * known or unknown just as when decoded.
  */
 void kmt_decoder_only(struct kmt_decoder *dec, const bool *want);
 

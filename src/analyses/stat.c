@@ -385,6 +385,7 @@ const struct kmt_analysis kmt_analysis_stat = {
 	.help = "events per type and per CPU, time span, lost events",
 	.events = KMT_EVMASK_ALL,
 	.reader_thread_ok = true,
+	.types_only = true,
 	.init = stat_init,
 	.start = stat_start,
 	.event = stat_event,

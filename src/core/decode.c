@@ -211,6 +211,7 @@ struct event_loc {
 	int min_size;		/* the payload holds every field from this size on */
 	unsigned int flags;
 	struct field_loc fields[MAX_FIELDS];
+	int nchecked;		/* the fields kmt_event_possible() reads, first */
 };
 
 struct kmt_decoder {
@@ -266,6 +267,24 @@ static bool common_sane(const struct tep_format_field *f, int size)
 	return field_sane(f) && f->offset < 64 && f->size == size;
 }
 
+static bool possible_reads(enum kmt_event_type type, size_t member);
+static void clear_checked(struct kmt_event *ev, enum kmt_event_type type);
+
+/* Put the fields kmt_event_possible() reads of @loc's type first; count them. */
+static void checked_first(struct event_loc *loc, enum kmt_event_type type)
+{
+	int i;
+
+	for (i = 0; i < loc->nfields; i++) {
+		struct field_loc fl = loc->fields[i];
+
+		if (fl.kind != SLOT_INT || !possible_reads(type, fl.member))
+			continue;
+		loc->fields[i] = loc->fields[loc->nchecked];
+		loc->fields[loc->nchecked++] = fl;
+	}
+}
+
 static void resolve_event(struct kmt_decoder *dec, enum kmt_event_type type,
 			  struct tep_event *event)
 {
@@ -292,6 +311,7 @@ static void resolve_event(struct kmt_decoder *dec, enum kmt_event_type type,
 			loc->min_size = fl->offset + (fl->dynamic ? 4 : fl->size);
 		loc->flags |= spec->flag | (alt ? spec->alt_flag : 0);
 	}
+	checked_first(loc, type);
 	if (event->id >= 0 && event->id < MAX_EVENT_ID)
 		dec->type_of_id[event->id] = type;
 }
@@ -413,6 +433,45 @@ static void clear_event(const struct kmt_decoder *dec, struct kmt_event *ev)
 	memset(ev, 0, dec->event_size);
 }
 
+/* Integer field @fl of payload @p into its member of @ev. */
+static void fill_int(const struct kmt_decoder *dec, const struct field_loc *fl,
+		     const unsigned char *p, struct kmt_event *ev)
+{
+	unsigned long long v = read_uint(dec, p + fl->offset, fl->size);
+
+	if (fl->is_signed)
+		v = sign_extend(v, fl->size);
+	else if (fl->member == offsetof(struct kmt_event, pfn) && fl->size < 8 &&
+		 v == (1ull << 8 * fl->size) - 1)
+		v = ~0ull;	/* a 32-bit kernel's failed allocation: pfn -1UL */
+	memcpy((char *)ev + fl->member, &v, sizeof(v));
+}
+
+/*
+ * An event whose fields nobody wants: its type, id and pid, and the fields
+ * kmt_event_possible() checks (the others are left as they were), so that
+ * it is known or unknown exactly as when fully decoded.
+ */
+static enum kmt_event_type decode_type_only(const struct kmt_decoder *dec,
+					    const unsigned char *p, int size, int id,
+					    struct kmt_event *ev)
+{
+	enum kmt_event_type type = dec->type_of_id[id];
+	const struct event_loc *loc = &dec->loc[type];
+	int i;
+
+	ev->id = id;
+	ev->pid = (int)read_uint(dec, p + dec->pid_offset, 4);
+	ev->flags = KMT_EVF_TYPE_ONLY | loc->flags;
+	ev->type = size < loc->min_size ? KMT_EV_UNKNOWN : type;
+	if (ev->type == KMT_EV_UNKNOWN)
+		return ev->type;
+	clear_checked(ev, type);
+	for (i = 0; i < loc->nchecked; i++)
+		fill_int(dec, &loc->fields[i], p, ev);
+	return type;
+}
+
 enum kmt_event_type kmt_decode(const struct kmt_decoder *dec, const void *data, int size,
 			       struct kmt_event *ev)
 {
@@ -422,13 +481,8 @@ enum kmt_event_type kmt_decode(const struct kmt_decoder *dec, const void *data, 
 
 	id = kmt_decoder_event_id(dec, data, size);
 	if (id >= 0 && id < MAX_EVENT_ID && dec->type_only[dec->type_of_id[id]] &&
-	    size >= dec->pid_offset + 4) {
-		ev->type = dec->type_of_id[id];
-		ev->id = id;
-		ev->pid = (int)read_uint(dec, p + dec->pid_offset, 4);
-		ev->flags = KMT_EVF_TYPE_ONLY;
-		return ev->type;
-	}
+	    size >= dec->pid_offset + 4)
+		return decode_type_only(dec, p, size, id, ev);
 	clear_event(dec, ev);
 	ev->id = id;
 	if (id < 0 || size < dec->pid_offset + 4)
@@ -442,19 +496,11 @@ enum kmt_event_type kmt_decode(const struct kmt_decoder *dec, const void *data, 
 		return KMT_EV_UNKNOWN;	/* too short for its format: no field taken */
 	for (i = 0; i < loc->nfields; i++) {
 		const struct field_loc *fl = &loc->fields[i];
-		unsigned long long v;
 
-		if (fl->kind == SLOT_STR) {
+		if (fl->kind == SLOT_STR)
 			fill_string(dec, fl, p, size, ev);
-			continue;
-		}
-		v = read_uint(dec, p + fl->offset, fl->size);
-		if (fl->is_signed)
-			v = sign_extend(v, fl->size);
-		else if (fl->member == offsetof(struct kmt_event, pfn) && fl->size < 8 &&
-			 v == (1ull << 8 * fl->size) - 1)
-			v = ~0ull;	/* a 32-bit kernel's failed allocation: pfn -1UL */
-		memcpy((char *)ev + fl->member, &v, sizeof(v));
+		else
+			fill_int(dec, fl, p, ev);
 	}
 	ev->flags = loc->flags;
 	ev->type = dec->type_of_id[id];
@@ -496,6 +542,61 @@ bool kmt_event_alloc_failed(const struct kmt_event *ev)
 bool kmt_event_frees_nothing(const struct kmt_event *ev)
 {
 	return (ev->type == KMT_EV_KFREE || ev->type == KMT_EV_CACHE_FREE) && ZERO_OR_NULL(ev->ptr);
+}
+
+#define M(m)	offsetof(struct kmt_event, m)
+#define SLAB_SIZES	{ 2, { M(bytes_req), M(bytes_alloc) } }
+#define ORDER		{ 1, { M(order) } }
+#define RET		{ 1, { M(ret) } }
+
+/* The members kmt_event_possible() reads, by type: keep the two in step. */
+static const struct {
+	int n;
+	size_t member[4];
+} possible_members[KMT_EV_NR] = {
+	[KMT_EV_KMALLOC] = SLAB_SIZES,
+	[KMT_EV_KMALLOC_NODE] = SLAB_SIZES,
+	[KMT_EV_CACHE_ALLOC] = SLAB_SIZES,
+	[KMT_EV_CACHE_ALLOC_NODE] = SLAB_SIZES,
+	[KMT_EV_PAGE_ALLOC] = ORDER,
+	[KMT_EV_PAGE_FREE] = ORDER,
+	[KMT_EV_PAGE_ALLOC_EXTFRAG] = ORDER,
+	[KMT_EV_PAGE_ALLOC_ZONE_LOCKED] = ORDER,
+	[KMT_EV_PAGE_PCPU_DRAIN] = ORDER,
+	[KMT_EV_RSS_STAT] = { 1, { M(size) } },
+	[KMT_EV_OOM_VICTIM] = { 4, { M(total_vm), M(anon_rss), M(file_rss), M(shmem_rss) } },
+	[KMT_EV_FORK] = { 1, { M(target_pid) } },
+	[KMT_EV_EXEC] = { 1, { M(target_pid) } },
+	[KMT_EV_EXIT] = { 1, { M(target_pid) } },
+	[KMT_EV_MMAP_ENTER] = { 2, { M(arg[0]), M(arg[1]) } },
+	[KMT_EV_MUNMAP_ENTER] = { 2, { M(arg[0]), M(arg[1]) } },
+	[KMT_EV_MREMAP_ENTER] = { 4, { M(arg[0]), M(arg[1]), M(arg[2]), M(arg[4]) } },
+	[KMT_EV_BRK_ENTER] = { 1, { M(arg[0]) } },
+	[KMT_EV_MMAP_EXIT] = RET,
+	[KMT_EV_MUNMAP_EXIT] = RET,
+	[KMT_EV_MREMAP_EXIT] = RET,
+	[KMT_EV_BRK_EXIT] = RET,
+	[KMT_EV_U_CALL] = { 1, { M(func) } },
+	[KMT_EV_U_RETURN] = { 1, { M(func) } },
+};
+
+static bool possible_reads(enum kmt_event_type type, size_t member)
+{
+	int i;
+
+	for (i = 0; i < possible_members[type].n; i++)
+		if (possible_members[type].member[i] == member)
+			return true;
+	return false;
+}
+
+/* Zero the members kmt_event_possible() reads of a @type event: a format may lack them. */
+static void clear_checked(struct kmt_event *ev, enum kmt_event_type type)
+{
+	int i;
+
+	for (i = 0; i < possible_members[type].n; i++)
+		memset((char *)ev + possible_members[type].member[i], 0, 8);
 }
 
 bool kmt_event_possible(const struct kmt_event *ev)

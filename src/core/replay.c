@@ -145,8 +145,7 @@ void kmt_replay_take(struct kmt_session *s, const struct kmt_decoder *dec,
 		     struct kmt_event *ev)
 {
 	kmt_decode(dec, rec->data, rec->size, ev);
-	if (ev->type != KMT_EV_UNKNOWN && !(ev->flags & KMT_EVF_TYPE_ONLY) &&
-	    !kmt_event_possible(ev)) {
+	if (ev->type != KMT_EV_UNKNOWN && !kmt_event_possible(ev)) {
 		ev->type = KMT_EV_UNKNOWN;
 		s->replay.impossible++;
 	}
@@ -230,9 +229,10 @@ int kmt_replay_one_thread(struct kmt_session *s, struct merge *m,
 }
 
 /*
- * Fields are decoded of the events the @n analyses take, and of forks,
- * execs and exits (the process table follows them); of the others only
- * the type, for the counts per type.
+ * Fields are decoded of the events the @n analyses take (but those that
+ * read types only), and of forks, execs and exits (the process table
+ * follows them); of the others the type and the fields that tell whether
+ * their values are possible, for the counts per type.
  */
 static void decode_only_taken(struct kmt_decoder *dec, const struct kmt_analysis *const *an,
 			      int n)
@@ -243,7 +243,8 @@ static void decode_only_taken(struct kmt_decoder *dec, const struct kmt_analysis
 	int i;
 
 	for (i = 0; i < n; i++)
-		taken |= an[i]->events;
+		if (!an[i]->types_only)
+			taken |= an[i]->events;
 	for (i = 0; i < KMT_EV_NR; i++)
 		want[i] = taken & KMT_EVMASK(i);
 	kmt_decoder_only(dec, want);

@@ -80,6 +80,40 @@ START_TEST(test_unknown_event_counted_not_fatal)
 }
 END_TEST
 
+/*
+ * Events nobody reads the fields of (kmt_decoder_only) are still known or
+ * unknown as when decoded: too short is unknown, and the sizes
+ * kmt_event_possible() checks are filled, the other fields are not.
+ */
+START_TEST(test_type_only_keeps_the_checks)
+{
+	const char *fmts[] = { fix_fmt_kmalloc };
+	struct tep_handle *tep = tep_with(fmts, 1);
+	struct kmt_decoder *dec = kmt_decoder_new(tep);
+	bool want[KMT_EV_NR] = { false };
+	unsigned char buf[64];
+	struct kmt_event ev;
+	size_t len = fix_kmalloc(buf, 7, 0xffffffff81234560ull, 0xabc0, 1ull << 40, 128, 0);
+
+	kmt_decoder_only(dec, want);
+	memset(&ev, 0, sizeof(ev));
+	ev.bytes_req = 99;		/* what an earlier event left */
+	ck_assert_int_eq(kmt_decode(dec, buf, len, &ev), KMT_EV_KMALLOC);
+	ck_assert(ev.flags & KMT_EVF_TYPE_ONLY);
+	ck_assert_int_eq(ev.pid, 7);
+	ck_assert_uint_eq(ev.bytes_req, 1ull << 40);
+	ck_assert_uint_eq(ev.bytes_alloc, 128);
+	ck_assert_uint_eq(ev.ptr, 0);		/* not read */
+	ck_assert(!kmt_event_possible(&ev));
+	fix_kmalloc(buf, 7, 1, 0xabc0, 100, 128, 0);
+	ck_assert_int_eq(kmt_decode(dec, buf, len, &ev), KMT_EV_KMALLOC);
+	ck_assert(kmt_event_possible(&ev));
+	ck_assert_int_eq(kmt_decode(dec, buf, 40, &ev), KMT_EV_UNKNOWN);
+	kmt_decoder_free(dec);
+	tep_free(tep);
+}
+END_TEST
+
 START_TEST(test_cache_alloc_data_loc_name)
 {
 	const char *fmts[] = { fix_fmt_cache_alloc };
@@ -219,6 +253,7 @@ Suite *decode_suite(void)
 	tcase_add_test(tc, test_kmalloc_fields);
 	tcase_add_test(tc, test_short_payload_is_unknown);
 	tcase_add_test(tc, test_unknown_event_counted_not_fatal);
+	tcase_add_test(tc, test_type_only_keeps_the_checks);
 	tcase_add_test(tc, test_cache_alloc_data_loc_name);
 	tcase_add_test(tc, test_page_alloc_pfn_and_page_fallback);
 	tcase_add_test(tc, test_event_names);
