@@ -398,11 +398,16 @@ static long long sign_extend(unsigned long long v, int size)
 	return size <= 0 || size >= 8 ? (long long)v : (long long)(v << shift) >> shift;
 }
 
-int kmt_decoder_event_id(const struct kmt_decoder *dec, const void *data, int size)
+static inline int event_id(const struct kmt_decoder *dec, const void *data, int size)
 {
 	if (size < dec->type_offset + dec->type_size)
 		return -1;
 	return read_uint(dec, (const unsigned char *)data + dec->type_offset, dec->type_size);
+}
+
+int kmt_decoder_event_id(const struct kmt_decoder *dec, const void *data, int size)
+{
+	return event_id(dec, data, size);
 }
 
 static void fill_string(const struct kmt_decoder *dec, const struct field_loc *fl,
@@ -434,7 +439,7 @@ static void clear_event(const struct kmt_decoder *dec, struct kmt_event *ev)
 }
 
 /* Integer field @fl of payload @p into its member of @ev. */
-static void fill_int(const struct kmt_decoder *dec, const struct field_loc *fl,
+static inline __attribute__((always_inline)) void fill_int(const struct kmt_decoder *dec, const struct field_loc *fl,
 		     const unsigned char *p, struct kmt_event *ev)
 {
 	unsigned long long v = read_uint(dec, p + fl->offset, fl->size);
@@ -479,7 +484,7 @@ enum kmt_event_type kmt_decode(const struct kmt_decoder *dec, const void *data, 
 	const struct event_loc *loc;
 	int id, i;
 
-	id = kmt_decoder_event_id(dec, data, size);
+	id = event_id(dec, data, size);
 	if (id >= 0 && id < MAX_EVENT_ID && dec->type_only[dec->type_of_id[id]] &&
 	    size >= dec->pid_offset + 4)
 		return decode_type_only(dec, p, size, id, ev);

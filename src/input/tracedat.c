@@ -361,10 +361,11 @@ static int next_in_page(struct kmt_reader *r, struct tracedat *td, int cpu,
 	return ret;
 }
 
-static int tracedat_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
-			 struct kmt_error *err)
+/* The next record once the page's next header is not a data event: any page. */
+static __attribute__((noinline)) int next_any_page(struct kmt_reader *r, struct tracedat *td,
+						   int cpu, struct kmt_record *rec,
+						   struct kmt_error *err)
 {
-	struct tracedat *td = r->priv;
 	struct cpu_stream *s = &td->cpus[cpu];
 	int ret;
 
@@ -376,6 +377,23 @@ static int tracedat_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 		if (ret <= 0)
 			return ret;
 	}
+}
+
+static int tracedat_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
+			 struct kmt_error *err)
+{
+	struct tracedat *td = r->priv;
+	struct cpu_stream *s = &td->cpus[cpu];
+	struct kmt_rb_step st;
+
+	if (!s->page || kmt_rb_step(td->order, s->page, s->pos, s->page_end, &st) <= 0 ||
+	    st.type >= KMT_RB_PADDING)
+		return next_any_page(r, td, cpu, rec, err);
+	s->pos = st.next;	/* most records: a data event in the page at hand */
+	s->ts += st.delta;
+	*rec = (struct kmt_record){ .ts = s->ts, .data = s->page + st.data_at,
+				    .size = (int)st.data_len, .cpu = cpu, .kept = true };
+	return 1;
 }
 
 static void tracedat_close(struct kmt_reader *r)
