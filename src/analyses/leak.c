@@ -124,19 +124,25 @@ static int leak_start(void *priv, const struct kmt_session *s)
 /* The caches[] index of the cache named @name (@len bytes), made if new; LEAK_NONE when out of memory. */
 static uint32_t cache_index(struct leak_state *st, const char *name, size_t len)
 {
-	uint64_t h = kmt_hash_bytes(name, len), idx;
+	uint64_t h, idx;
+	uint32_t hinted;
 
-	for (;; h++) {
+	if (kmt_name_hint_get(&st->cache_hints, name, len, &hinted))
+		return hinted;
+	for (h = kmt_hash_bytes(name, len);; h++) {
 		if (!kmt_hashmap_get(&st->cache_index, h, &idx))
 			break;
 		if (strlen(st->caches[idx]) == len && !memcmp(st->caches[idx], name, len))
-			return idx;
+			goto found;
 	}
 	if (kmt_grow(&st->caches, &st->cap_caches, st->ncaches, sizeof(*st->caches)) ||
 	    !(st->caches[st->ncaches] = strndup(name, len)) ||
 	    kmt_hashmap_put(&st->cache_index, h, st->ncaches))
 		return LEAK_NONE;
-	return st->ncaches++;
+	idx = st->ncaches++;
+found:
+	kmt_name_hint_put(&st->cache_hints, st->caches[idx], len, idx);
+	return idx;
 }
 
 /* Sized caches (kmalloc kinds, unnamed caches, page orders) by key: named once. */

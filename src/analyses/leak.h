@@ -57,6 +57,7 @@ struct leak_state {
 	const struct kmt_session *session;	/* names of addresses */
 	struct tep_handle *tep;
 	struct kmt_cache_namer namer;
+	struct kmt_name_hints cache_hints;	/* recent cache names -> caches[] */
 	struct kmt_stacks stacks;
 	uint64_t page_size;
 	uint64_t last_ts;

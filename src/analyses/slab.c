@@ -174,13 +174,16 @@ static uint32_t group_row(struct slab_group *g, uint64_t key, bool *made)
 /* Row of the cache named @name (@len bytes); hash collisions probe on. */
 static uint32_t named_cache_row(struct slab_state *st, const char *name, int len)
 {
-	uint64_t h = kmt_hash_bytes(name, len);
+	uint64_t h;
+	uint32_t row;
 	bool made;
 
-	for (;; h++) {
-		uint32_t row = group_row(&st->caches, h, &made);
+	if (kmt_name_hint_get(&st->cache_hints, name, len, &row))
+		return row;
+	for (h = kmt_hash_bytes(name, len);; h++) {
 		char *n;
 
+		row = group_row(&st->caches, h, &made);
 		if (row == SLAB_NO_ROW)
 			return row;
 		n = st->caches.rows[row].name;
@@ -188,11 +191,13 @@ static uint32_t named_cache_row(struct slab_state *st, const char *name, int len
 			if (!(n = strndup(name, len)))
 				return SLAB_NO_ROW;	/* row stays, unnamed */
 			st->caches.rows[row].name = n;
-			return row;
+			break;
 		}
 		if (n && (int)strlen(n) == len && !memcmp(n, name, len))
-			return row;
+			break;
 	}
+	kmt_name_hint_put(&st->cache_hints, st->caches.rows[row].name, len, row);
+	return row;
 }
 
 /* Row of the cache @key of @by_size: @ev's, named when new. */

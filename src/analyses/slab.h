@@ -100,6 +100,7 @@ struct slab_state {
 	struct kmt_stacks stacks;	/* --stack: key of stack_rows is a stack id */
 	struct kmt_hashmap kmalloc_caches;	/* bytes_alloc << 2 | kind -> cache row */
 	struct kmt_cache_namer namer;
+	struct kmt_name_hints cache_hints;	/* recent cache names -> cache row */
 	struct kmt_hashmap unnamed_caches;	/* bytes_alloc -> cache row */
 
 	struct kmt_objmap live;			/* pointer -> struct slab_obj */

@@ -239,6 +239,24 @@ START_TEST(test_kind_filters)
 }
 END_TEST
 
+/* Cache name hints: a name that shares length, start and end is no hit. */
+START_TEST(test_cache_name_hints)
+{
+	static const char a[] = "kmalloc-rnd-01-64", b[] = "kmalloc-Rnd-01-64";
+	struct kmt_name_hints h = { 0 };
+	uint32_t row = 0;
+
+	ck_assert(!kmt_name_hint_get(&h, a, strlen(a), &row));
+	kmt_name_hint_put(&h, a, strlen(a), 7);
+	ck_assert(kmt_name_hint_get(&h, "kmalloc-rnd-01-64", strlen(a), &row));
+	ck_assert_uint_eq(row, 7);
+	ck_assert(kmt_name_hint_slot(&h, a, strlen(a)) == kmt_name_hint_slot(&h, b, strlen(b)));
+	ck_assert(!kmt_name_hint_get(&h, b, strlen(b), &row));
+	ck_assert(!kmt_name_hint_get(&h, a, 8, &row));		/* a prefix is another name */
+	ck_assert(!kmt_name_hint_get(&h, "dentry", 6, &row));
+}
+END_TEST
+
 START_TEST(test_bad_options)
 {
 	struct slab_state *st = kmt_analysis_slab.init();
@@ -271,6 +289,7 @@ Suite *slab_suite(void)
 	tcase_add_checked_fixture(tc, open_session, close_session);
 	tcase_add_test(tc, test_pairing);
 	tcase_add_test(tc, test_caches_and_nodes);
+	tcase_add_test(tc, test_cache_name_hints);
 	tcase_add_test(tc, test_pid_filter);
 	tcase_add_test(tc, test_time_window);
 	tcase_add_test(tc, test_kind_filters);
