@@ -59,12 +59,10 @@ int kmt_merge_advance(struct merge *m, struct kmt_reader *r, struct kmt_error *e
 		return -1;
 	if (ret == 0)
 		m->heap[0] = m->heap[--m->n];
-	if (m->n == 2) {	/* two CPUs: one comparison */
-		if (earlier(m, 1, 0))
-			swap_slots(m, 0, 1);
-		return 0;
-	}
-	sift_down(m, 0);
+	if (m->n == 2 && earlier(m, 1, 0))	/* two CPUs: one comparison */
+		swap_slots(m, 0, 1);
+	else if (m->n > 2)
+		sift_down(m, 0);
 	return 0;
 }
 
