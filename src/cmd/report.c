@@ -424,9 +424,13 @@ static int run(struct report_args *a, struct kmt_output *out)
 		kmt_error_print(&err);
 		return KMT_EXIT_INPUT;
 	}
-	for (i = 0; i < a->n; i++)
+	for (i = 0; i < a->n; i++) {
 		if (report_one(a, i, out))
 			return KMT_EXIT_FAIL;
+		/* its tables hold copies: the next reports build theirs in its memory */
+		a->an[i]->free(a->priv[i]);
+		a->priv[i] = NULL;
+	}
 	return 0;
 }
 
@@ -658,7 +662,8 @@ int kmt_cmd_report(int argc, char **argv)
 	ret = open_and_run(&a);
 out:
 	for (i = 0; i < a.n; i++)
-		a.an[i]->free(a.priv[i]);
+		if (a.priv[i])
+			a.an[i]->free(a.priv[i]);
 	if (a.html_fp && fclose(a.html_fp) && !ret) {
 		fprintf(stderr, "kmtrace report: cannot write %s: %s\n", a.html, strerror(errno));
 		ret = KMT_EXIT_FAIL;
