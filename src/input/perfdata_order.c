@@ -75,7 +75,7 @@ static struct pd_queue *queue_of(struct pd_order *o, uint32_t cpu)
 /* Room for one more item: drop the taken ones first if half of it, else grow. */
 static int queue_room(struct pd_queue *q)
 {
-	if (q->n == q->cap && q->head >= q->n / 2) {
+	if (q->n == q->cap && q->head && q->head >= q->n / 2) {
 		memmove(q->s, q->s + q->head, (q->n - q->head) * sizeof(*q->s));
 		q->n -= q->head;
 		q->head = 0;
