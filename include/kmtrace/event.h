@@ -117,6 +117,7 @@ enum kmt_event_type {
 #define KMT_EVF_PFN_IS_PAGE	(1u << 0)	/* pfn holds a struct page pointer */
 #define KMT_EVF_HAS_NODE	(1u << 1)	/* node is valid */
 #define KMT_EVF_TYPE_ONLY	(1u << 2)	/* type, id and pid only (kmt_decoder_only) */
+#define KMT_EVF_IMPOSSIBLE	(1u << 3)	/* kmt_event_possible() said no at decoding */
 
 /*
  * One decoded event. Integer members hold the raw field values (signed
@@ -312,6 +313,8 @@ void kmt_decoder_only(struct kmt_decoder *dec, const bool *want);
  * Decode the raw payload @data of @size bytes into @ev. Returns the
  * event type; KMT_EV_UNKNOWN for events kmtrace does not know or for
  * payloads too short for their format (then only @ev->id and @ev->pid are set).
+ * A known event whose values kmt_event_possible() refuses gets
+ * KMT_EVF_IMPOSSIBLE in @ev->flags.
  */
 enum kmt_event_type kmt_decode(const struct kmt_decoder *dec, const void *data,
 			       int size, struct kmt_event *ev);

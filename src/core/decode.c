@@ -267,8 +267,61 @@ static bool common_sane(const struct tep_format_field *f, int size)
 	return field_sane(f) && f->offset < 64 && f->size == size;
 }
 
-static bool possible_reads(enum kmt_event_type type, size_t member);
-static void clear_checked(struct kmt_event *ev, enum kmt_event_type type);
+#define M(m)	offsetof(struct kmt_event, m)
+#define SLAB_SIZES	{ 2, { M(bytes_req), M(bytes_alloc) } }
+#define ORDER		{ 1, { M(order) } }
+#define RET		{ 1, { M(ret) } }
+
+/* The members kmt_event_possible() reads, by type: keep the two in step. */
+static const struct {
+	int n;
+	size_t member[4];
+} possible_members[KMT_EV_NR] = {
+	[KMT_EV_KMALLOC] = SLAB_SIZES,
+	[KMT_EV_KMALLOC_NODE] = SLAB_SIZES,
+	[KMT_EV_CACHE_ALLOC] = SLAB_SIZES,
+	[KMT_EV_CACHE_ALLOC_NODE] = SLAB_SIZES,
+	[KMT_EV_PAGE_ALLOC] = ORDER,
+	[KMT_EV_PAGE_FREE] = ORDER,
+	[KMT_EV_PAGE_ALLOC_EXTFRAG] = ORDER,
+	[KMT_EV_PAGE_ALLOC_ZONE_LOCKED] = ORDER,
+	[KMT_EV_PAGE_PCPU_DRAIN] = ORDER,
+	[KMT_EV_RSS_STAT] = { 1, { M(size) } },
+	[KMT_EV_OOM_VICTIM] = { 4, { M(total_vm), M(anon_rss), M(file_rss), M(shmem_rss) } },
+	[KMT_EV_FORK] = { 1, { M(target_pid) } },
+	[KMT_EV_EXEC] = { 1, { M(target_pid) } },
+	[KMT_EV_EXIT] = { 1, { M(target_pid) } },
+	[KMT_EV_MMAP_ENTER] = { 2, { M(arg[0]), M(arg[1]) } },
+	[KMT_EV_MUNMAP_ENTER] = { 2, { M(arg[0]), M(arg[1]) } },
+	[KMT_EV_MREMAP_ENTER] = { 4, { M(arg[0]), M(arg[1]), M(arg[2]), M(arg[4]) } },
+	[KMT_EV_BRK_ENTER] = { 1, { M(arg[0]) } },
+	[KMT_EV_MMAP_EXIT] = RET,
+	[KMT_EV_MUNMAP_EXIT] = RET,
+	[KMT_EV_MREMAP_EXIT] = RET,
+	[KMT_EV_BRK_EXIT] = RET,
+	[KMT_EV_U_CALL] = { 1, { M(func) } },
+	[KMT_EV_U_RETURN] = { 1, { M(func) } },
+};
+
+static bool possible_reads(enum kmt_event_type type, size_t member)
+{
+	int i;
+
+	for (i = 0; i < possible_members[type].n; i++)
+		if (possible_members[type].member[i] == member)
+			return true;
+	return false;
+}
+
+/* Zero the members kmt_event_possible() reads of a @type event: a format may lack them. */
+static void clear_checked(struct kmt_event *ev, enum kmt_event_type type)
+{
+	int i;
+
+	for (i = 0; i < possible_members[type].n; i++)
+		memset((char *)ev + possible_members[type].member[i], 0, 8);
+}
+
 
 /* Put the fields kmt_event_possible() reads of @loc's type first; count them. */
 static void checked_first(struct event_loc *loc, enum kmt_event_type type)
@@ -471,9 +524,13 @@ static enum kmt_event_type decode_type_only(const struct kmt_decoder *dec,
 	ev->type = size < loc->min_size ? KMT_EV_UNKNOWN : type;
 	if (ev->type == KMT_EV_UNKNOWN)
 		return ev->type;
+	if (!possible_members[type].n)
+		return type;
 	clear_checked(ev, type);
 	for (i = 0; i < loc->nchecked; i++)
 		fill_int(dec, &loc->fields[i], p, ev);
+	if (!kmt_event_possible(ev))
+		ev->flags |= KMT_EVF_IMPOSSIBLE;
 	return type;
 }
 
@@ -509,6 +566,8 @@ enum kmt_event_type kmt_decode(const struct kmt_decoder *dec, const void *data, 
 	}
 	ev->flags = loc->flags;
 	ev->type = dec->type_of_id[id];
+	if (possible_members[ev->type].n && !kmt_event_possible(ev))
+		ev->flags |= KMT_EVF_IMPOSSIBLE;
 	return ev->type;
 }
 
@@ -547,61 +606,6 @@ bool kmt_event_alloc_failed(const struct kmt_event *ev)
 bool kmt_event_frees_nothing(const struct kmt_event *ev)
 {
 	return (ev->type == KMT_EV_KFREE || ev->type == KMT_EV_CACHE_FREE) && ZERO_OR_NULL(ev->ptr);
-}
-
-#define M(m)	offsetof(struct kmt_event, m)
-#define SLAB_SIZES	{ 2, { M(bytes_req), M(bytes_alloc) } }
-#define ORDER		{ 1, { M(order) } }
-#define RET		{ 1, { M(ret) } }
-
-/* The members kmt_event_possible() reads, by type: keep the two in step. */
-static const struct {
-	int n;
-	size_t member[4];
-} possible_members[KMT_EV_NR] = {
-	[KMT_EV_KMALLOC] = SLAB_SIZES,
-	[KMT_EV_KMALLOC_NODE] = SLAB_SIZES,
-	[KMT_EV_CACHE_ALLOC] = SLAB_SIZES,
-	[KMT_EV_CACHE_ALLOC_NODE] = SLAB_SIZES,
-	[KMT_EV_PAGE_ALLOC] = ORDER,
-	[KMT_EV_PAGE_FREE] = ORDER,
-	[KMT_EV_PAGE_ALLOC_EXTFRAG] = ORDER,
-	[KMT_EV_PAGE_ALLOC_ZONE_LOCKED] = ORDER,
-	[KMT_EV_PAGE_PCPU_DRAIN] = ORDER,
-	[KMT_EV_RSS_STAT] = { 1, { M(size) } },
-	[KMT_EV_OOM_VICTIM] = { 4, { M(total_vm), M(anon_rss), M(file_rss), M(shmem_rss) } },
-	[KMT_EV_FORK] = { 1, { M(target_pid) } },
-	[KMT_EV_EXEC] = { 1, { M(target_pid) } },
-	[KMT_EV_EXIT] = { 1, { M(target_pid) } },
-	[KMT_EV_MMAP_ENTER] = { 2, { M(arg[0]), M(arg[1]) } },
-	[KMT_EV_MUNMAP_ENTER] = { 2, { M(arg[0]), M(arg[1]) } },
-	[KMT_EV_MREMAP_ENTER] = { 4, { M(arg[0]), M(arg[1]), M(arg[2]), M(arg[4]) } },
-	[KMT_EV_BRK_ENTER] = { 1, { M(arg[0]) } },
-	[KMT_EV_MMAP_EXIT] = RET,
-	[KMT_EV_MUNMAP_EXIT] = RET,
-	[KMT_EV_MREMAP_EXIT] = RET,
-	[KMT_EV_BRK_EXIT] = RET,
-	[KMT_EV_U_CALL] = { 1, { M(func) } },
-	[KMT_EV_U_RETURN] = { 1, { M(func) } },
-};
-
-static bool possible_reads(enum kmt_event_type type, size_t member)
-{
-	int i;
-
-	for (i = 0; i < possible_members[type].n; i++)
-		if (possible_members[type].member[i] == member)
-			return true;
-	return false;
-}
-
-/* Zero the members kmt_event_possible() reads of a @type event: a format may lack them. */
-static void clear_checked(struct kmt_event *ev, enum kmt_event_type type)
-{
-	int i;
-
-	for (i = 0; i < possible_members[type].n; i++)
-		memset((char *)ev + possible_members[type].member[i], 0, 8);
 }
 
 bool kmt_event_possible(const struct kmt_event *ev)

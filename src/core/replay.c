@@ -148,7 +148,7 @@ void kmt_replay_take(struct kmt_session *s, const struct kmt_decoder *dec,
 		     struct kmt_event *ev)
 {
 	kmt_decode(dec, rec->data, rec->size, ev);
-	if (ev->type != KMT_EV_UNKNOWN && !kmt_event_possible(ev)) {
+	if (ev->type != KMT_EV_UNKNOWN && (ev->flags & KMT_EVF_IMPOSSIBLE)) {
 		ev->type = KMT_EV_UNKNOWN;
 		s->replay.impossible++;
 	}
@@ -194,18 +194,11 @@ void kmt_handouts_free(struct kmt_handouts *h)
 	h->to = NULL;
 }
 
-int kmt_replay_hand_out(const struct kmt_session *s, const struct kmt_handouts *h,
-			const struct kmt_event *ev, struct kmt_error *err)
+int kmt_replay_failed(const struct kmt_session *s, const struct kmt_analysis *an,
+		      struct kmt_error *err)
 {
-	const struct kmt_taker *to = h->to + h->start[ev->type], *end = h->to + h->start[ev->type + 1];
-
-	for (; to < end; to++)
-		if (to->an->event(to->priv, ev)) {
-			kmt_error_set(err, s->input, -1, "%s: %s", to->an->name,
-				      strerror(errno ? errno : ENOMEM));
-			return -1;
-		}
-	return 0;
+	kmt_error_set(err, s->input, -1, "%s: %s", an->name, strerror(errno ? errno : ENOMEM));
+	return -1;
 }
 
 int kmt_replay_one_thread(struct kmt_session *s, struct merge *m,

@@ -44,12 +44,26 @@ int kmt_handouts_init(struct kmt_handouts *h, const struct kmt_analysis *const *
 
 void kmt_handouts_free(struct kmt_handouts *h);
 
+/* Analysis @an failed to take an event: fill @err (the replay stops); -1. */
+int kmt_replay_failed(const struct kmt_session *s, const struct kmt_analysis *an,
+		      struct kmt_error *err);
+
 /*
- * Give @ev to each analysis of @h that takes its type. 0, or -1 with @err
- * filled when one failed (the replay stops).
+ * Give @ev to each analysis of @h that takes its type (inline: most events
+ * have none). 0, or -1 with @err filled when one failed (the replay stops).
  */
-int kmt_replay_hand_out(const struct kmt_session *s, const struct kmt_handouts *h,
-			const struct kmt_event *ev, struct kmt_error *err);
+static inline int kmt_replay_hand_out(const struct kmt_session *s,
+				      const struct kmt_handouts *h,
+				      const struct kmt_event *ev, struct kmt_error *err)
+{
+	const struct kmt_taker *to = h->to + h->start[ev->type];
+	const struct kmt_taker *end = h->to + h->start[ev->type + 1];
+
+	for (; to < end; to++)
+		if (to->an->event(to->priv, ev))
+			return kmt_replay_failed(s, to->an, err);
+	return 0;
+}
 
 /*
  * The rest of the replay with @m's records read and decoded in a thread of

@@ -105,9 +105,11 @@ START_TEST(test_type_only_keeps_the_checks)
 	ck_assert_uint_eq(ev.bytes_alloc, 128);
 	ck_assert_uint_eq(ev.ptr, 0);		/* not read */
 	ck_assert(!kmt_event_possible(&ev));
+	ck_assert(ev.flags & KMT_EVF_IMPOSSIBLE);	/* what the replay counts */
 	fix_kmalloc(buf, 7, 1, 0xabc0, 100, 128, 0);
 	ck_assert_int_eq(kmt_decode(dec, buf, len, &ev), KMT_EV_KMALLOC);
 	ck_assert(kmt_event_possible(&ev));
+	ck_assert(!(ev.flags & KMT_EVF_IMPOSSIBLE));
 	ck_assert_int_eq(kmt_decode(dec, buf, 40, &ev), KMT_EV_UNKNOWN);
 	kmt_decoder_free(dec);
 	tep_free(tep);
