@@ -264,7 +264,14 @@ static void advance_ready(struct pd_order *o)
 		top->ts = q->s[q->head].ts;
 		top->seq = q->s[q->head].seq;
 	}
-	ready_sift_down(o, 0);
+	if (o->nready == 2 && ready_before(&o->ready[1], &o->ready[0])) {	/* two CPUs */
+		struct pd_ready t = o->ready[0];
+
+		o->ready[0] = o->ready[1];
+		o->ready[1] = t;
+	} else if (o->nready > 2) {
+		ready_sift_down(o, 0);
+	}
 }
 
 const struct pd_sample *kmt_pd_order_take(struct pd_order *o, bool all)
