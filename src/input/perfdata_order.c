@@ -101,21 +101,26 @@ static bool ready_before(const struct pd_ready *a, const struct pd_ready *b)
 	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
 }
 
-static void ready_sift_down(struct pd_order *o, uint32_t i)
-{
-	struct pd_ready moving = o->ready[i];
-	uint32_t child;
-
-	while ((child = 2 * i + 1) < o->nready) {
-		if (child + 1 < o->nready && ready_before(&o->ready[child + 1], &o->ready[child]))
-			child++;
-		if (!ready_before(&o->ready[child], &moving))
-			break;
-		o->ready[i] = o->ready[child];
-		i = child;
-	}
-	o->ready[i] = moving;
+/* NAME(a, n, i): move a[i] down to its place in the min-heap a[0..n) of BEFORE. */
+#define HEAP_SIFT_DOWN(name, type, before)					\
+static void name(type *a, uint32_t n, uint32_t i)				\
+{										\
+	type moving = a[i];							\
+	uint32_t child;								\
+										\
+	while ((child = 2 * i + 1) < n) {					\
+		if (child + 1 < n && before(&a[child + 1], &a[child]))		\
+			child++;						\
+		if (!before(&a[child], &moving))				\
+			break;							\
+		a[i] = a[child];						\
+		i = child;							\
+	}									\
+	a[i] = moving;								\
 }
+
+HEAP_SIFT_DOWN(ready_sift_down, struct pd_ready, ready_before)
+HEAP_SIFT_DOWN(late_sift_down, struct pd_sample, sample_before)
 
 /* @cpu's queue was empty and has sample @s now. */
 static void ready_push(struct pd_order *o, uint32_t cpu, const struct pd_sample *s)
@@ -139,18 +144,8 @@ static void late_push(struct pd_order *o, const struct pd_sample *s)
 
 static void late_pop(struct pd_order *o)
 {
-	struct pd_sample last = o->late[--o->nlate];
-	uint32_t i = 0, child;
-
-	while ((child = 2 * i + 1) < o->nlate) {
-		if (child + 1 < o->nlate && sample_before(&o->late[child + 1], &o->late[child]))
-			child++;
-		if (!sample_before(&o->late[child], &last))
-			break;
-		o->late[i] = o->late[child];
-		i = child;
-	}
-	o->late[i] = last;
+	o->late[0] = o->late[--o->nlate];
+	late_sift_down(o->late, o->nlate, 0);
 }
 
 /* Queue @s on its CPU, or with the late ones when it is earlier than the CPU's last. */
@@ -270,7 +265,7 @@ static void advance_ready(struct pd_order *o)
 		o->ready[0] = o->ready[1];
 		o->ready[1] = t;
 	} else if (o->nready > 2) {
-		ready_sift_down(o, 0);
+		ready_sift_down(o->ready, o->nready, 0);
 	}
 }
 
