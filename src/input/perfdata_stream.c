@@ -234,6 +234,17 @@ static int next_unpacked(struct pd_stream *s, struct pd_record *rec, struct kmt_
 	return 1;
 }
 
+/* The record of rec->size bytes buffered next into @rec; the stream moves past it. */
+static void cut_raw(struct pd_stream *s, struct pd_record *rec)
+{
+	rec->data = s->buf + s->start;
+	memcpy(&rec->type, rec->data, 4);
+	rec->offset = s->pos;
+	rec->unpacked = false;
+	rec->kept = s->mapped;
+	consume(s, rec->size);
+}
+
 /* The next record of the file itself. */
 static int next_raw(struct pd_stream *s, struct pd_record *rec, struct kmt_error *err)
 {
@@ -257,12 +268,7 @@ static int next_raw(struct pd_stream *s, struct pd_record *rec, struct kmt_error
 				      rec->size);
 		return -1;
 	}
-	rec->data = s->buf + s->start;
-	memcpy(&rec->type, rec->data, 4);
-	rec->offset = s->pos;
-	rec->unpacked = false;
-	rec->kept = s->mapped;
-	consume(s, rec->size);
+	cut_raw(s, rec);
 	return 1;
 }
 
@@ -270,18 +276,15 @@ static int next_raw(struct pd_stream *s, struct pd_record *rec, struct kmt_error
 static bool next_mapped(struct pd_stream *s, struct pd_record *rec)
 {
 	const unsigned char *p = s->buf + s->start;
+	uint32_t type;
 
 	if (!s->mapped || s->unz_end != s->unz_start || whole_record(p, s->end - s->start,
 								     &rec->size) <= 0)
 		return false;
-	memcpy(&rec->type, p, 4);
-	if (rec->type == PERF_RECORD_COMPRESSED)
+	memcpy(&type, p, 4);
+	if (type == PERF_RECORD_COMPRESSED)
 		return false;
-	rec->data = p;
-	rec->offset = s->pos;
-	rec->unpacked = false;
-	rec->kept = true;
-	consume(s, rec->size);
+	cut_raw(s, rec);
 	return true;
 }
 

@@ -325,6 +325,17 @@ static int load_page(struct kmt_reader *r, struct tracedat *td, int cpu,
 	return 1;
 }
 
+/* Data event @st of @s's loaded page into @rec; @s moves past it. */
+static void take_data_event(struct cpu_stream *s, const struct kmt_rb_step *st, int cpu,
+			    struct kmt_record *rec)
+{
+	s->pos = st->next;
+	s->ts += st->delta;
+	*rec = (struct kmt_record){ .ts = s->ts, .data = s->page + st->data_at,
+				    .size = (int)st->data_len, .cpu = cpu,
+				    .kept = true };	/* mapped until closing */
+}
+
 /*
  * The next data event of @s's loaded page into @rec, its time from the
  * page's and the deltas, time extends and time stamps before it; 0 at the
@@ -338,22 +349,15 @@ static int next_in_page(struct kmt_reader *r, struct tracedat *td, int cpu,
 	int ret;
 
 	while ((ret = kmt_rb_step(td->order, s->page, s->pos, s->page_end, &st)) > 0) {
+		if (st.type < KMT_RB_PADDING) {
+			take_data_event(s, &st, cpu, rec);
+			return 1;
+		}
 		s->pos = st.next;
-		if (st.type == KMT_RB_TIME_EXTEND) {
-			s->ts += st.delta;
-			continue;
-		}
-		if (st.type == KMT_RB_TIME_STAMP) {
+		if (st.type == KMT_RB_TIME_STAMP)
 			s->ts = st.delta | (s->ts & RB_TS_MSB);
-			continue;
-		}
-		s->ts += st.delta;
-		if (st.type == KMT_RB_PADDING)
-			continue;
-		*rec = (struct kmt_record){ .ts = s->ts, .data = s->page + st.data_at,
-					    .size = (int)st.data_len, .cpu = cpu,
-					    .kept = true };	/* mapped until closing */
-		return 1;
+		else
+			s->ts += st.delta;	/* a time extend, or padding's delta */
 	}
 	if (ret < 0)
 		kmt_error_set(err, r->path, s->file_offset + (s->page - s->data) + s->pos,
@@ -389,10 +393,7 @@ static int tracedat_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 	if (!s->page || kmt_rb_step(td->order, s->page, s->pos, s->page_end, &st) <= 0 ||
 	    st.type >= KMT_RB_PADDING)
 		return next_any_page(r, td, cpu, rec, err);
-	s->pos = st.next;	/* most records: a data event in the page at hand */
-	s->ts += st.delta;
-	*rec = (struct kmt_record){ .ts = s->ts, .data = s->page + st.data_at,
-				    .size = (int)st.data_len, .cpu = cpu, .kept = true };
+	take_data_event(s, &st, cpu, rec);	/* most records: one in the page at hand */
 	return 1;
 }
 
