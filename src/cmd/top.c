@@ -234,7 +234,7 @@ static void on_record(const void *data, int size, unsigned long long ts, int cpu
 	struct top *tp = ctx;
 	struct kmt_event ev;
 
-	if (kmt_decode(tp->dec, data, size, &ev) == KMT_EV_UNKNOWN || !kmt_event_possible(&ev))
+	if (kmt_decode(tp->dec, data, size, &ev) == KMT_EV_UNKNOWN || (ev.flags & KMT_EVF_IMPOSSIBLE))
 		return;
 	ev.ts = ts;
 	ev.cpu = cpu;

@@ -125,7 +125,7 @@ void kmt_watch_data(void *ctx, int cpu, const void *subbuf, size_t len)
 		if (st.type >= KMT_RB_PADDING)
 			continue;
 		if (kmt_decode(w->dec, page + st.data_at, st.data_len, &ev) == KMT_EV_UNKNOWN ||
-		    !kmt_event_possible(&ev))
+		    (ev.flags & KMT_EVF_IMPOSSIBLE))
 			continue;
 		ev.ts = ts;
 		ev.cpu = cpu;

@@ -322,7 +322,6 @@ static void clear_checked(struct kmt_event *ev, enum kmt_event_type type)
 		memset((char *)ev + possible_members[type].member[i], 0, 8);
 }
 
-
 /* Put the fields kmt_event_possible() reads of @loc's type first; count them. */
 static void checked_first(struct event_loc *loc, enum kmt_event_type type)
 {
@@ -492,8 +491,9 @@ static void clear_event(const struct kmt_decoder *dec, struct kmt_event *ev)
 }
 
 /* Integer field @fl of payload @p into its member of @ev. */
-static inline __attribute__((always_inline)) void fill_int(const struct kmt_decoder *dec, const struct field_loc *fl,
-		     const unsigned char *p, struct kmt_event *ev)
+static inline __attribute__((always_inline)) void
+fill_int(const struct kmt_decoder *dec, const struct field_loc *fl, const unsigned char *p,
+	 struct kmt_event *ev)
 {
 	unsigned long long v = read_uint(dec, p + fl->offset, fl->size);
 

@@ -148,7 +148,7 @@ void kmt_replay_take(struct kmt_session *s, const struct kmt_decoder *dec,
 		     struct kmt_event *ev)
 {
 	kmt_decode(dec, rec->data, rec->size, ev);
-	if (ev->type != KMT_EV_UNKNOWN && (ev->flags & KMT_EVF_IMPOSSIBLE)) {
+	if (ev->flags & KMT_EVF_IMPOSSIBLE) {	/* set on known types only */
 		ev->type = KMT_EV_UNKNOWN;
 		s->replay.impossible++;
 	}
