@@ -83,10 +83,15 @@ static int queue_room(struct pd_queue *q)
 	return kmt_grow(&q->s, &q->cap, q->n, sizeof(*q->s));
 }
 
-/* Whether @a goes out before @b: earlier time, then file order. */
+/* Whether (@ts, @seq) goes out before (@ts2, @seq2): earlier time, then file order. */
+static bool key_before(uint64_t ts, uint64_t seq, uint64_t ts2, uint64_t seq2)
+{
+	return ts < ts2 || (ts == ts2 && seq < seq2);
+}
+
 static bool sample_before(const struct pd_sample *a, const struct pd_sample *b)
 {
-	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
+	return key_before(a->ts, a->seq, b->ts, b->seq);
 }
 
 /*
@@ -98,7 +103,7 @@ static bool sample_before(const struct pd_sample *a, const struct pd_sample *b)
  */
 static bool ready_before(const struct pd_ready *a, const struct pd_ready *b)
 {
-	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
+	return key_before(a->ts, a->seq, b->ts, b->seq);
 }
 
 /* NAME(a, n, i): move a[i] down to its place in the min-heap a[0..n) of BEFORE. */
@@ -122,10 +127,10 @@ static void name(type *a, uint32_t n, uint32_t i)				\
 HEAP_SIFT_DOWN(ready_sift_down, struct pd_ready, ready_before)
 HEAP_SIFT_DOWN(late_sift_down, struct pd_sample, sample_before)
 
-/* @cpu's queue was empty and has sample @s now. */
-static void ready_push(struct pd_order *o, uint32_t cpu, const struct pd_sample *s)
+/* @s's CPU's queue was empty and has @s now. */
+static void ready_push(struct pd_order *o, const struct pd_sample *s)
 {
-	struct pd_ready r = { s->ts, s->seq, cpu };
+	struct pd_ready r = { s->ts, s->seq, s->cpu };
 	uint32_t i = o->nready++;
 
 	for (; i && ready_before(&r, &o->ready[(i - 1) / 2]); i = (i - 1) / 2)
@@ -148,10 +153,25 @@ static void late_pop(struct pd_order *o)
 	late_sift_down(o->late, o->nlate, 0);
 }
 
+/* Would a sample of time @ts come earlier than the last one queued in @q? */
+static bool late_for(const struct pd_queue *q, uint64_t ts)
+{
+	return q->head < q->n && q->s[q->n - 1].ts > ts;
+}
+
+/* The sample written at q->s[q->n] joins @q, and the ready heap if @q was empty. */
+static void queued(struct pd_order *o, struct pd_queue *q)
+{
+	const struct pd_sample *s = &q->s[q->n++];
+
+	if (q->n - q->head == 1)
+		ready_push(o, s);
+}
+
 /* Queue @s on its CPU, or with the late ones when it is earlier than the CPU's last. */
 static int queue_sample(struct pd_order *o, struct pd_queue *q, const struct pd_sample *s)
 {
-	if (q->head < q->n && q->s[q->n - 1].ts > s->ts) {
+	if (late_for(q, s->ts)) {
 		if (kmt_grow(&o->late, &o->late_cap, o->nlate, sizeof(*o->late)))
 			return -1;
 		late_push(o, s);
@@ -159,9 +179,8 @@ static int queue_sample(struct pd_order *o, struct pd_queue *q, const struct pd_
 	}
 	if (queue_room(q) || kmt_grow(&o->ready, &o->ready_cap, o->nready, sizeof(*o->ready)))
 		return -1;
-	q->s[q->n++] = *s;
-	if (q->n - q->head == 1)
-		ready_push(o, s->cpu, s);
+	q->s[q->n] = *s;
+	queued(o, q);
 	return 0;
 }
 
@@ -193,10 +212,9 @@ static bool add_in_place(struct pd_order *o, uint32_t cpu, uint32_t tid, uint64_
 	struct pd_queue *q = &o->cpus[cpu];
 	struct pd_sample *s;
 
-	if (q->n == q->cap || (q->head < q->n && q->s[q->n - 1].ts > ts) ||
-	    (q->head == q->n && o->nready == o->ready_cap))
+	if (q->n == q->cap || late_for(q, ts) || (q->head == q->n && o->nready == o->ready_cap))
 		return false;
-	s = &q->s[q->n++];
+	s = &q->s[q->n];
 	s->ts = ts;
 	s->seq = o->seq++;
 	s->data = data;
@@ -206,8 +224,7 @@ static bool add_in_place(struct pd_order *o, uint32_t cpu, uint32_t tid, uint64_
 	s->nchain = nchain;
 	s->cpu = cpu;
 	s->tid = tid;
-	if (q->n - q->head == 1)
-		ready_push(o, cpu, s);
+	queued(o, q);
 	return true;
 }
 
