@@ -211,7 +211,7 @@ static uint32_t proc_of(struct fault_state *st, int pid)
 {
 	uint64_t idx;
 
-	if (kmt_hashmap_get(&st->proc_index, pid, &idx))
+	if (kmt_hashmap_get_memo(&st->proc_index, &st->proc_memo, pid, &idx))
 		return idx;
 	if (kmt_grow(&st->procs, &st->procs_cap, st->nprocs, sizeof(*st->procs)) ||
 	    kmt_hashmap_put(&st->proc_index, pid, st->nprocs))
@@ -225,7 +225,7 @@ static uint32_t ip_of(struct fault_state *st, uint64_t ip)
 {
 	uint64_t idx;
 
-	if (kmt_hashmap_get(&st->ip_index, ip, &idx))
+	if (kmt_hashmap_get_memo(&st->ip_index, &st->ip_memo, ip, &idx))
 		return idx;
 	if (kmt_grow(&st->ips, &st->ips_cap, st->nips, sizeof(*st->ips)) ||
 	    kmt_hashmap_put(&st->ip_index, ip, st->nips))
@@ -329,7 +329,7 @@ static struct fault_pending *pending_find(struct fault_state *st, int tid)
 {
 	uint64_t idx;
 
-	return kmt_hashmap_get(&st->pending_index, tid, &idx) ? &st->pending[idx] : NULL;
+	return kmt_hashmap_get_memo(&st->pending_index, &st->pending_memo, tid, &idx) ? &st->pending[idx] : NULL;
 }
 
 /* The fault state of task @tid, made if needed; NULL when out of memory. */

@@ -133,12 +133,10 @@ static bool comm_matches(struct kmt_filter *f, const struct kmt_event *ev)
 	return match == 1;
 }
 
-bool kmt_filter_pass(struct kmt_filter *f, const struct kmt_event *ev)
+bool kmt_filter_pass_task(struct kmt_filter *f, const struct kmt_event *ev)
 {
 	int i;
 
-	if (ev->ts < f->start_ns)
-		return false;
 	if (f->npids) {
 		for (i = 0; i < f->npids && f->pids[i] != ev->pid; i++)
 			;

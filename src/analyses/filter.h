@@ -54,8 +54,20 @@ void kmt_filter_free(struct kmt_filter *f);
  */
 int kmt_filter_option(struct kmt_filter *f, int key, const char *arg, struct kmt_error *err);
 
-/* Does @ev pass the time start, pid and comm filters? (past END: see kmt_filter_done) */
-bool kmt_filter_pass(struct kmt_filter *f, const struct kmt_event *ev);
+/* kmt_filter_pass() for a filter with pids or a comm. */
+bool kmt_filter_pass_task(struct kmt_filter *f, const struct kmt_event *ev);
+
+/*
+ * Does @ev pass the time start, pid and comm filters? (past END: see
+ * kmt_filter_done) Inline: analyses ask it for most events, and most runs
+ * filter by time at most.
+ */
+static inline bool kmt_filter_pass(struct kmt_filter *f, const struct kmt_event *ev)
+{
+	if (ev->ts < f->start_ns)
+		return false;
+	return (!f->npids && !f->comm) || kmt_filter_pass_task(f, ev);
+}
 
 /* Is @ev after the window's END? Then it and all later events are ignored. */
 static inline bool kmt_filter_done(const struct kmt_filter *f, const struct kmt_event *ev)

@@ -134,7 +134,7 @@ static struct page_proc *proc_of(struct page_state *st, int pid)
 {
 	uint64_t idx;
 
-	if (kmt_hashmap_get(&st->proc_index, (uint32_t)pid, &idx))
+	if (kmt_hashmap_get_memo(&st->proc_index, &st->proc_memo, (uint32_t)pid, &idx))
 		return &st->procs[idx];
 	if (kmt_grow(&st->procs, &st->cap_procs, st->nprocs, sizeof(*st->procs)) ||
 	    kmt_hashmap_put(&st->proc_index, (uint32_t)pid, st->nprocs))
@@ -148,7 +148,7 @@ static struct page_count *gfp_of(struct page_state *st, uint64_t gfp)
 {
 	uint64_t idx;
 
-	if (kmt_hashmap_get(&st->gfp_index, gfp, &idx))
+	if (kmt_hashmap_get_memo(&st->gfp_index, &st->gfp_memo, gfp, &idx))
 		return &st->gfps[idx].c;
 	if (kmt_grow(&st->gfps, &st->cap_gfps, st->ngfps, sizeof(*st->gfps)) ||
 	    kmt_hashmap_put(&st->gfp_index, gfp, st->ngfps))
@@ -274,7 +274,7 @@ static uint64_t *recent_of(struct page_state *st, int pid)
 {
 	uint64_t idx;
 
-	if (kmt_hashmap_get(&st->recent_index, (uint32_t)pid, &idx))
+	if (kmt_hashmap_get_memo(&st->recent_index, &st->recent_memo, (uint32_t)pid, &idx))
 		return st->recent[idx];
 	if (kmt_grow(&st->recent, &st->cap_recent, st->nrecent, sizeof(*st->recent)) ||
 	    kmt_hashmap_put(&st->recent_index, (uint32_t)pid, st->nrecent))
@@ -308,7 +308,7 @@ static bool take_recent(struct page_state *st, int pid, uint64_t pfn)
 	uint64_t *ring, idx;
 	int i;
 
-	if (!kmt_hashmap_get(&st->recent_index, (uint32_t)pid, &idx))
+	if (!kmt_hashmap_get_memo(&st->recent_index, &st->recent_memo, (uint32_t)pid, &idx))
 		return false;
 	ring = st->recent[idx];
 	for (i = 0; i < PAGE_RECENT_FREES; i++) {

@@ -66,6 +66,30 @@ bool kmt_hashmap_next(const struct kmt_hashmap *m, size_t *pos, uint64_t *key, u
 uint32_t kmt_hashmap_row(struct kmt_hashmap *index, uint64_t key, void *rows, uint32_t *cap,
 			 uint32_t *n, size_t size, bool *made);
 
+/*
+ * The last key found in a map that only grows and never changes a value
+ * (an index of rows), and its value: runs of one key (a task's events)
+ * skip the hash. Zero it to start.
+ */
+struct kmt_hash_memo {
+	uint64_t key, val;
+	bool valid;
+};
+
+/* kmt_hashmap_get() through @memo; @m must only ever gain keys, values fixed. */
+static inline bool kmt_hashmap_get_memo(const struct kmt_hashmap *m, struct kmt_hash_memo *memo,
+					uint64_t key, uint64_t *val)
+{
+	if (memo->valid && memo->key == key) {
+		*val = memo->val;
+		return true;
+	}
+	if (!kmt_hashmap_get(m, key, val))
+		return false;
+	*memo = (struct kmt_hash_memo){ key, *val, true };
+	return true;
+}
+
 /* Number of keys in @m. */
 static inline size_t kmt_hashmap_count(const struct kmt_hashmap *m)
 {

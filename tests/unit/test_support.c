@@ -71,6 +71,30 @@ START_TEST(test_hashmap_against_array)
 }
 END_TEST
 
+/* Lookups through a memo of an index that only grows agree with plain ones, misses too. */
+START_TEST(test_hashmap_memo)
+{
+	struct kmt_hash_memo memo = { 0 };
+	struct kmt_hashmap m;
+	uint64_t v, w;
+	int i, k;
+
+	ck_assert_int_eq(kmt_hashmap_init(&m), 0);
+	srand(11);
+	for (i = 0; i < 20000; i++) {
+		k = rand() % 64;
+		if (rand() % 4 == 0 && !kmt_hashmap_get(&m, test_key(k), &v))
+			ck_assert_int_eq(kmt_hashmap_put(&m, test_key(k), i), 0);
+		k = rand() % 4 ? k : rand() % 64;	/* runs of one key, as a task's events */
+		v = w = UINT64_MAX - 1;
+		ck_assert_int_eq(kmt_hashmap_get_memo(&m, &memo, test_key(k), &v),
+				 kmt_hashmap_get(&m, test_key(k), &w));
+		ck_assert_uint_eq(v, w);
+	}
+	kmt_hashmap_free(&m);
+}
+END_TEST
+
 static const char kallsyms[] =
 	"0000000000000000 A fixed_percpu_data\n"
 	"ffffffff81000000 T _stext\n"
@@ -560,6 +584,7 @@ Suite *support_suite(void)
 	TCase *tc = tcase_create("support");
 
 	tcase_add_test(tc, test_hashmap_against_array);
+	tcase_add_test(tc, test_hashmap_memo);
 	tcase_add_test(tc, test_objmap_reuses_slots);
 	tcase_add_test(tc, test_radix_sort_stable);
 	tcase_add_test(tc, test_symbols);
