@@ -30,6 +30,7 @@ static int alloc_slots(struct kmt_hashmap *m, size_t nslots)
 	memset(m->slots, 0xff, nslots * sizeof(*m->slots));	/* every key KMT_HASH_FREE */
 	m->mask = nslots - 1;
 	m->count = m->has_free_key;
+	m->row_memo.valid = false;
 	return 0;
 }
 
@@ -46,6 +47,7 @@ void kmt_hashmap_free(struct kmt_hashmap *m)
 	m->mask = 0;
 	m->count = 0;
 	m->has_free_key = false;
+	m->row_memo.valid = false;
 }
 
 /* The slot holding @key (not KMT_HASH_FREE), or the free slot where it would go. */
@@ -106,6 +108,7 @@ uint64_t *kmt_hashmap_cell(struct kmt_hashmap *m, uint64_t key, bool *had)
 {
 	size_t i;
 
+	m->row_memo.valid = false;	/* the caller may change the value */
 	if (key == KMT_HASH_FREE) {
 		*had = m->has_free_key;
 		if (!m->has_free_key)
@@ -147,6 +150,7 @@ bool kmt_hashmap_del(struct kmt_hashmap *m, uint64_t key, uint64_t *val)
 {
 	size_t hole, i;
 
+	m->row_memo.valid = false;
 	if (key == KMT_HASH_FREE) {
 		if (!m->has_free_key)
 			return false;
@@ -197,7 +201,7 @@ uint32_t kmt_hashmap_row(struct kmt_hashmap *index, uint64_t key, void *rows, ui
 	uint64_t row;
 
 	*made = false;
-	if (kmt_hashmap_get(index, key, &row))
+	if (kmt_hashmap_get_memo(index, &index->row_memo, key, &row))
 		return (uint32_t)row;
 	if (*n == KMT_HASHMAP_NO_ROW || kmt_grow(rows, cap, *n, size) ||
 	    kmt_hashmap_put(index, key, *n))

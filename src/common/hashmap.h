@@ -19,12 +19,23 @@ struct kmt_hash_slot {
 /* The key that marks a free slot; a key of this value is kept outside the slots. */
 #define KMT_HASH_FREE	UINT64_MAX
 
+/*
+ * The last key found in a map that only grows and never changes a value
+ * (an index of rows), and its value: runs of one key (a task's events)
+ * skip the hash. Zero it to start.
+ */
+struct kmt_hash_memo {
+	uint64_t key, val;
+	bool valid;
+};
+
 struct kmt_hashmap {
 	struct kmt_hash_slot *slots;	/* key KMT_HASH_FREE: a free slot */
 	size_t mask;		/* capacity - 1; capacity is a power of two */
 	size_t count;		/* keys, KMT_HASH_FREE's too */
 	bool has_free_key;	/* the key KMT_HASH_FREE is in, with free_key_val */
 	uint64_t free_key_val;
+	struct kmt_hash_memo row_memo;	/* kmt_hashmap_row()'s last row; any change drops it */
 };
 
 /* Make an empty map. Returns 0, or -1 with errno on allocation failure. */
@@ -65,16 +76,6 @@ bool kmt_hashmap_next(const struct kmt_hashmap *m, size_t *pos, uint64_t *key, u
  */
 uint32_t kmt_hashmap_row(struct kmt_hashmap *index, uint64_t key, void *rows, uint32_t *cap,
 			 uint32_t *n, size_t size, bool *made);
-
-/*
- * The last key found in a map that only grows and never changes a value
- * (an index of rows), and its value: runs of one key (a task's events)
- * skip the hash. Zero it to start.
- */
-struct kmt_hash_memo {
-	uint64_t key, val;
-	bool valid;
-};
 
 /* kmt_hashmap_get() through @memo; @m must only ever gain keys, values fixed. */
 static inline bool kmt_hashmap_get_memo(const struct kmt_hashmap *m, struct kmt_hash_memo *memo,
