@@ -6,6 +6,7 @@
 #define KMTRACE_EVENT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct tep_handle;
@@ -325,6 +326,13 @@ enum kmt_event_type kmt_decode(const struct kmt_decoder *dec, const void *data,
  * sums of the analyses.
  */
 bool kmt_event_possible(const struct kmt_event *ev);
+
+/*
+ * Does kmt_event_possible() read the 8-byte member at offset @member of a
+ * @type event? The decoder fills those even of events it decodes for their
+ * type only.
+ */
+bool kmt_event_checks(enum kmt_event_type type, size_t member);
 
 /*
  * Did allocation @ev fail: a slab allocation with a NULL pointer, a page

@@ -303,10 +303,12 @@ static const struct {
 	[KMT_EV_U_RETURN] = { 1, { M(func) } },
 };
 
-static bool possible_reads(enum kmt_event_type type, size_t member)
+bool kmt_event_checks(enum kmt_event_type type, size_t member)
 {
 	int i;
 
+	if (type <= KMT_EV_UNKNOWN || type >= KMT_EV_NR)
+		return false;
 	for (i = 0; i < possible_members[type].n; i++)
 		if (possible_members[type].member[i] == member)
 			return true;
@@ -330,7 +332,7 @@ static void checked_first(struct event_loc *loc, enum kmt_event_type type)
 	for (i = 0; i < loc->nfields; i++) {
 		struct field_loc fl = loc->fields[i];
 
-		if (fl.kind != SLOT_INT || !possible_reads(type, fl.member))
+		if (fl.kind != SLOT_INT || !kmt_event_checks(type, fl.member))
 			continue;
 		loc->fields[i] = loc->fields[loc->nchecked];
 		loc->fields[loc->nchecked++] = fl;

@@ -247,6 +247,53 @@ START_TEST(test_compaction_end_and_status_names)
 }
 END_TEST
 
+/* Values no check lets through at one member or another. */
+static const uint64_t poisons[] = { ~0ull, 1ull << 63, 1ull << 62 };
+
+/* Is @ev refused with one of the poisons at @member? */
+static bool poison_refused(struct kmt_event ev, size_t member)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(poisons) / sizeof(poisons[0]); i++) {
+		memcpy((char *)&ev + member, &poisons[i], 8);
+		if (!kmt_event_possible(&ev))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * kmt_event_checks() names exactly the members kmt_event_possible() reads:
+ * each named one can make an event impossible, no other can, for every type.
+ */
+START_TEST(test_checked_members_match_the_check)
+{
+	size_t m, first = offsetof(struct kmt_event, flags) + sizeof(unsigned int);
+	int t, named = 0;
+
+	for (t = KMT_EV_UNKNOWN + 1; t < KMT_EV_NR; t++) {
+		struct kmt_event ev;
+
+		memset(&ev, 0, sizeof(ev));
+		ev.type = t;
+		for (m = (first + 7) & ~7ul; m + 8 <= sizeof(ev); m += 8)
+			if (kmt_event_checks(t, m))
+				memcpy((char *)&ev + m, &(uint64_t){ 1 }, 8);	/* 1 passes every check */
+		ck_assert_msg(kmt_event_possible(&ev), "%s: a plain event refused",
+			      kmt_event_type_name(t));
+		for (m = (first + 7) & ~7ul; m + 8 <= sizeof(ev); m += 8) {
+			ck_assert_msg(poison_refused(ev, m) == kmt_event_checks(t, m),
+				      "%s: member at %zu %s by the check but %s", kmt_event_type_name(t),
+				      m, poison_refused(ev, m) ? "read" : "not read",
+				      kmt_event_checks(t, m) ? "named" : "not named");
+			named += kmt_event_checks(t, m);
+		}
+	}
+	ck_assert_int_gt(named, 0);
+}
+END_TEST
+
 Suite *decode_suite(void)
 {
 	Suite *s = suite_create("decode");
@@ -256,6 +303,7 @@ Suite *decode_suite(void)
 	tcase_add_test(tc, test_short_payload_is_unknown);
 	tcase_add_test(tc, test_unknown_event_counted_not_fatal);
 	tcase_add_test(tc, test_type_only_keeps_the_checks);
+	tcase_add_test(tc, test_checked_members_match_the_check);
 	tcase_add_test(tc, test_cache_alloc_data_loc_name);
 	tcase_add_test(tc, test_page_alloc_pfn_and_page_fallback);
 	tcase_add_test(tc, test_event_names);
