@@ -85,6 +85,16 @@ test_diff_bad_input() {
 		"$WORK/db.err" || { echo "  unknown figure: rc $rc: $(cat "$WORK/db.err")"; return 1; }
 }
 
+# A report whose units are not strings (null): those columns are counts,
+# compared as such; no crash (kmtrace diff took NULL for a name before).
+test_diff_null_units() {
+	local rc j=$TOP/tests/fuzz/regressions/diff/null-unit.json
+	"$KMTRACE" diff --fail-on 'oom.kills>+0' "$j" "$j" >"$WORK/dn.out" 2>"$WORK/dn.err"; rc=$?
+	[ $rc = 0 ] && grep -Eq '^ +kills +count +1 +1 +0 ' "$WORK/dn.out" &&
+		grep -Eq '^ +1 +both +5 +5 +0 ' "$WORK/dn.out" ||
+		{ echo "  rc $rc: $(cat "$WORK/dn.err") $(cat "$WORK/dn.out")"; return 1; }
+}
+
 # Budgets on a known change (stacks.dat against itself at half): 1 when
 # broken with a line naming figure and values, 0 when they hold.
 test_diff_budgets() {
@@ -112,6 +122,7 @@ diff_parsing_tests() {
 	check "diff: bad JSON, not a report, bad budgets, unknown figures: one line, exit 2" \
 		test_diff_bad_input
 	check "diff --fail-on: broken budgets exit 1, a line each; held ones 0" test_diff_budgets
+	check "diff: units that are not strings count as counts, no crash" test_diff_null_units
 	check "kmtrace-diff(1) examples run" test_man_examples kmtrace-diff.1
 }
 

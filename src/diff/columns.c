@@ -9,7 +9,7 @@
 
 #include "columns.h"
 
-/* The kinds JSON's "units" names (model.c's kmt_kind_unit). */
+/* The kinds JSON's "units" names (model.c's kmt_kind_unit); a count for none (NULL). */
 enum kmt_kind kmt_diff_kind(const char *unit)
 {
 	static const struct { const char *unit; enum kmt_kind kind; } units[] = {
@@ -20,7 +20,7 @@ enum kmt_kind kmt_diff_kind(const char *unit)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+	for (i = 0; unit && i < sizeof(units) / sizeof(units[0]); i++)
 		if (!strcmp(unit, units[i].unit))
 			return units[i].kind;
 	return KMT_KIND_COUNT;

@@ -12,7 +12,7 @@ enum kmt_diff_role {
 	KMT_DIFF_FIGURE,	/* compared */
 };
 
-/* The kind of JSON unit name @unit ("bytes", "symbol", ...). */
+/* The kind of JSON unit name @unit ("bytes", "symbol", ...); NULL (not a string): a count. */
 enum kmt_kind kmt_diff_kind(const char *unit);
 
 /* Column @name of kind @kind of table @table (its "units" object @units). */
