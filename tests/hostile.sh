@@ -138,6 +138,16 @@ PY
 	[ $twos -ge 5 ]
 }
 
+# A trace.dat whose CPU count libtracecmd reads as negative (a fuzzer's
+# find): refused as corrupt in one line, not "out of memory".
+test_hostile_cpu_count() {
+	local rc f=$TOP/tests/fuzz/regressions/tracecmd/asan-negative-cpu-count
+	"$KMTRACE" report -i "$f" stat >"$WORK/cc.out" 2>"$WORK/cc.err"; rc=$?
+	[ $rc = 2 ] && [ ! -s "$WORK/cc.out" ] && [ "$(wc -l <"$WORK/cc.err")" = 1 ] &&
+		grep -q "^kmtrace: $f: corrupt: -[0-9]* CPUs$" "$WORK/cc.err" ||
+		{ echo "  rc $rc: $(cat "$WORK/cc.err")"; return 1; }
+}
+
 # A padding event whose length wraps the offset back onto itself (an endless
 # loop before): refused in one line naming the offset, in well under 10 s.
 test_hostile_padding_wrap() {
@@ -216,5 +226,6 @@ hostile_parsing_tests() {
 	check "hostile: trace-cmd v7 with one byte changed (200 ways): exit 0 or 2, one line" test_hostile_v7
 	check "hostile: -i - reads a v7 trace.dat from standard input" test_hostile_v7_stdin
 	check "hostile: a sub-buffer padding whose length wraps: exit 2, one line" test_hostile_padding_wrap
+	check "hostile: a negative CPU count: exit 2, one line saying so" test_hostile_cpu_count
 	check "hostile: fixtures and hostile inputs under ASan+UBSan: clean" test_hostile_sanitized
 }

@@ -424,7 +424,7 @@ static int take_sample(struct kmt_reader *r, struct perfdata *pd, const struct p
 		return 0;
 	if (p + 4 > end || (raw = u32_at(p)) > (uint64_t)(end - p - 4))
 		goto short_;
-	if (cpu >= 8192) {
+	if (cpu >= KMT_MAX_CPUS) {
 		kmt_error_set(err, pd->in.path, rec->offset, "corrupt: sample of CPU %u", cpu);
 		return -1;
 	}
@@ -455,7 +455,7 @@ static uint32_t lost_cpu(const struct perfdata *pd, const struct pd_record *rec)
 
 static int add_lost(struct kmt_reader *r, uint32_t cpu, uint64_t lost)
 {
-	if (cpu >= 8192 || cover_cpu(r, cpu))
+	if (cpu >= KMT_MAX_CPUS || cover_cpu(r, cpu))
 		return 0;	/* a damaged trailer: the count has no CPU to go to */
 	r->stats[cpu].have_stats = true;
 	kmt_cpu_stats_add(&r->stats[cpu], &r->stats[cpu].dropped, lost);

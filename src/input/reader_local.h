@@ -12,6 +12,9 @@
 struct kmt_symbols;
 struct kmt_reader_symbols;
 
+/* CPUs a recording may name: a file that counts more is corrupt. */
+#define KMT_MAX_CPUS	8192
+
 /* A backend gives per-CPU streams (next) or one stream in time order (next_any). */
 struct kmt_reader_ops {
 	int (*next)(struct kmt_reader *r, int cpu, struct kmt_record *rec,

@@ -42,7 +42,6 @@
 #define FAKE_SYM_BASE32	0x10000000ull
 #define FAKE_SYM_STRIDE32 (1ull << 16)
 #define FAKE_SYMS32	((0x3f000000ull - FAKE_SYM_BASE32) / FAKE_SYM_STRIDE32)
-#define MAX_TEXT_CPUS	8192
 #define KMT_UNAME_MAX	256	/* of a --formats directory's uname file */
 #define MAX_RECORD	65536	/* formats.c lets no field past it */
 #define MAX_SECONDS	18446744072ull	/* the most a u64 of nanoseconds holds, a second short */
@@ -1219,7 +1218,7 @@ static bool take_notice(struct kmt_reader *r, const char *line)
 	if (!strncmp(line, "cpus=", 5))
 		return true;	/* read with the head too */
 	if (sscanf(line, "CPU:%llu [LOST %llu EVENTS]", &cpu, &n) == 2) {
-		if (cpu < MAX_TEXT_CPUS && (cpu < (unsigned long long)r->ncpus ||
+		if (cpu < KMT_MAX_CPUS && (cpu < (unsigned long long)r->ncpus ||
 					    !kmt_reader_set_cpus(r, cpu + 1))) {
 			r->stats[cpu].have_stats = true;
 			kmt_cpu_stats_add(&r->stats[cpu], &r->stats[cpu].dropped, n);
@@ -1260,7 +1259,7 @@ static int make_record(struct kmt_reader *r, struct textlog *tl, char *line,
 		keep_bad(tl, l.event, "no format for this event");
 		return -1;
 	}
-	if (l.cpu < 0 || l.cpu >= MAX_TEXT_CPUS ||
+	if (l.cpu < 0 || l.cpu >= KMT_MAX_CPUS ||
 	    (l.cpu >= r->ncpus && kmt_reader_set_cpus(r, l.cpu + 1)) ||
 	    record_room(tl, te->size + strlen(l.fields) + 1))
 		return 0;
@@ -1447,7 +1446,7 @@ static void head_cpus(struct kmt_reader *r, const char *head, size_t len)
 			n = strtoull(hit + 3, NULL, 10);
 		p = nl + 1;
 	}
-	if (n > 1 && n <= MAX_TEXT_CPUS)
+	if (n > 1 && n <= KMT_MAX_CPUS)
 		kmt_reader_set_cpus(r, n);
 }
 

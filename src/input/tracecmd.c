@@ -271,6 +271,10 @@ static struct kmt_reader *tracecmd_reader_open(const struct kmt_input *in, struc
 	}
 	r->tep = tracecmd_get_tep(src->handle);
 	kmt_formats_guard_all(r->tep, &r->formats);
+	if (tep_get_cpus(r->tep) < 0 || tep_get_cpus(r->tep) > KMT_MAX_CPUS) {
+		kmt_error_set(err, path, -1, "corrupt: %d CPUs", tep_get_cpus(r->tep));
+		goto fail;
+	}
 	if (kmt_reader_set_cpus(r, tep_get_cpus(r->tep)) ||
 	    !(src->held = calloc(r->ncpus ? r->ncpus : 1, sizeof(*src->held)))) {
 		kmt_error_set(err, path, -1, "out of memory");

@@ -229,7 +229,7 @@ static bool parse_file(struct kmt_cursor *c, struct kmt_reader *r, struct traced
 	td->subbuf_size = tep_get_sub_buffer_size(r->tep);
 	td->order.big_endian = tep_is_file_bigendian(r->tep);
 	td->order.swap = td->order.big_endian != tep_is_local_bigendian(r->tep);
-	if (ncpus > 8192) {
+	if (ncpus > KMT_MAX_CPUS) {
 		kmt_error_set(c->err, c->path, c->pos - 4, "corrupt: %llu CPUs", ncpus);
 		return false;
 	}
