@@ -241,7 +241,8 @@ static int tick(struct umem_state *st, uint64_t ts)
 	return 0;
 }
 
-uint32_t kmt_umem_proc(struct umem_state *st, int tgid)
+/* The index of process @tgid's row, made when new; UINT32_MAX out of memory. */
+static uint32_t proc_row(struct umem_state *st, int tgid)
 {
 	return row_of(st, &st->proc_of, &st->proc_memo, (uint32_t)tgid, make_proc, tgid, 0);
 }
@@ -263,7 +264,7 @@ static int umem_event(void *priv, const struct kmt_event *ev)
 		return -1;
 	pi = st->threads[ti].proc;
 	if (pi == UINT32_MAX)	/* rows stay: the thread's is found once */
-		pi = st->threads[ti].proc = kmt_umem_proc(st, st->threads[ti].tgid);
+		pi = st->threads[ti].proc = proc_row(st, st->threads[ti].tgid);
 	if (pi == UINT32_MAX)
 		return -1;
 	if (ev->type == KMT_EV_U_CALL) {

@@ -55,7 +55,7 @@ struct umem_obj {
 /* Kernel memory (a slab object, a page block) and the process it was allocated in. */
 struct umem_kobj {
 	uint64_t bytes;
-	int tgid;
+	uint32_t proc;		/* procs[]: rows stay where they are made */
 };
 
 /* --timeline: a process's heap, RSS and kernel memory when an interval ended. */
@@ -103,9 +103,6 @@ KMT_OBJMAP_TYPED(umem_kobj, struct umem_kobj)
  */
 int kmt_umem_kernel_event(struct umem_state *st, struct umem_proc *p,
 			  const struct kmt_event *ev);
-
-/* The index of process @tgid's row, made when new; UINT32_MAX out of memory. */
-uint32_t kmt_umem_proc(struct umem_state *st, int tgid);
 
 /* The report of @st (umem_report.c). */
 int kmt_umem_report(struct umem_state *st, struct kmt_output *out);

@@ -12,24 +12,13 @@
 
 #define MM_ANONPAGES	1	/* rss_stat member */
 
-/* The live counter of @o's process that @map feeds (its row exists: it made @o). */
-static uint64_t *owner_live(struct umem_state *st, struct kmt_objmap *map,
-			    const struct umem_kobj *o)
-{
-	uint32_t i = kmt_umem_proc(st, o->tgid);
-
-	if (i == UINT32_MAX)
-		return NULL;
-	return map == &st->kslab ? &st->procs[i].kslab_live : &st->procs[i].kpages_live;
-}
-
-/* @o is freed: its owner's live counter goes down. */
+/* @o is freed: the live counter of its owner that @map feeds goes down. */
 static void owner_frees(struct umem_state *st, struct kmt_objmap *map, const struct umem_kobj *o)
 {
-	uint64_t *live = owner_live(st, map, o);
+	struct umem_proc *owner = &st->procs[o->proc];
+	uint64_t *live = map == &st->kslab ? &owner->kslab_live : &owner->kpages_live;
 
-	if (live)
-		*live -= o->bytes < *live ? o->bytes : *live;
+	*live -= o->bytes < *live ? o->bytes : *live;
 }
 
 static void kernel_free(struct umem_state *st, struct kmt_objmap *map, uint64_t key)
@@ -50,7 +39,7 @@ static int kernel_alloc(struct umem_state *st, struct kmt_objmap *map, uint64_t 
 		return -1;
 	if (was_live)
 		owner_frees(st, map, slot);	/* its free was not seen */
-	*slot = (struct umem_kobj){ bytes, p->tgid };
+	*slot = (struct umem_kobj){ bytes, (uint32_t)(p - st->procs) };
 	*live += bytes;
 	return 0;
 }
