@@ -88,10 +88,11 @@ struct kmt_analysis {
 	 */
 	bool reader_thread_ok;
 	/*
-	 * It reads of an event only its type, id, pid, cpu, time and
-	 * callchain: the fields of the events it takes need not be decoded.
+	 * KMT_EVMASK() of the events it reads only the type, id, pid, cpu,
+	 * time and callchain of (KMT_EVMASK_ALL: all it takes): their fields
+	 * need not be decoded for it.
 	 */
-	bool types_only;
+	kmt_evmask_t types_only;
 	const struct kmt_need *needs;	/* ended by { 0 }; NULL: none */
 	/* Allocate private state with default options; NULL with errno on failure. */
 	void *(*init)(void);

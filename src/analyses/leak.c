@@ -307,13 +307,17 @@ static const char *leak_remark(void *priv)
 	return st->remark;
 }
 
+#define LEAK_ALLOCS \
+	(KMT_EVMASK(KMT_EV_KMALLOC) | KMT_EVMASK(KMT_EV_KMALLOC_NODE) | \
+	 KMT_EVMASK(KMT_EV_CACHE_ALLOC) | KMT_EVMASK(KMT_EV_CACHE_ALLOC_NODE) | \
+	 KMT_EVMASK(KMT_EV_PAGE_ALLOC))
+#define LEAK_FREES \
+	(KMT_EVMASK(KMT_EV_KFREE) | KMT_EVMASK(KMT_EV_CACHE_FREE) | \
+	 KMT_EVMASK(KMT_EV_PAGE_FREE) | KMT_EVMASK(KMT_EV_PAGE_FREE_BATCHED))
+
 static const struct kmt_need leak_needs[] = {
-	{ KMT_EVMASK(KMT_EV_KMALLOC) | KMT_EVMASK(KMT_EV_KMALLOC_NODE) |
-	  KMT_EVMASK(KMT_EV_CACHE_ALLOC) | KMT_EVMASK(KMT_EV_CACHE_ALLOC_NODE) |
-	  KMT_EVMASK(KMT_EV_PAGE_ALLOC), "allocations" },
-	{ KMT_EVMASK(KMT_EV_KFREE) | KMT_EVMASK(KMT_EV_CACHE_FREE) |
-	  KMT_EVMASK(KMT_EV_PAGE_FREE) | KMT_EVMASK(KMT_EV_PAGE_FREE_BATCHED),
-	  "frees: every allocation would look outstanding" },
+	{ LEAK_ALLOCS, "allocations" },
+	{ LEAK_FREES, "frees: every allocation would look outstanding" },
 	{ 0 }
 };
 
@@ -331,7 +335,8 @@ const struct kmt_analysis kmt_analysis_leak = {
 	.shortopts = "l:",
 	.longopts = leak_longopts,
 	.needs = leak_needs,
-	.events = KMT_EVMASK_ALL,
+	.events = KMT_EVMASK_ALL,	/* the others for their time: the end, --interval */
+	.types_only = ~(LEAK_ALLOCS | LEAK_FREES),
 	.init = leak_init,
 	.filter = leak_filter,
 	.option = leak_option,

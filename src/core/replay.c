@@ -239,8 +239,7 @@ static void decode_only_taken(struct kmt_decoder *dec, const struct kmt_analysis
 	int i;
 
 	for (i = 0; i < n; i++)
-		if (!an[i]->types_only)
-			taken |= an[i]->events;
+		taken |= an[i]->events & ~an[i]->types_only;
 	for (i = 0; i < KMT_EV_NR; i++)
 		want[i] = taken & KMT_EVMASK(i);
 	kmt_decoder_only(dec, want);
