@@ -93,7 +93,7 @@ static void repoint(struct batch *b)
 		if (b->raw_at[i] == NOT_COPIED)
 			continue;
 		raw = b->bytes + b->raw_at[i];
-		if (ev->str)
+		if (ev->str && !(ev->flags & KMT_EVF_TYPE_ONLY))	/* else not its own */
 			ev->str = (const char *)raw + (ev->str - (const char *)ev->raw);
 		ev->raw = raw;
 		ev->callchain = ev->callchain_nr ?
