@@ -209,30 +209,24 @@ static int fault_start(void *priv, const struct kmt_session *s)
 
 static uint32_t proc_of(struct fault_state *st, int pid)
 {
-	uint64_t idx;
+	bool made;
+	uint32_t i = kmt_hashmap_row(&st->proc_index, pid, &st->procs, &st->procs_cap,
+				     &st->nprocs, sizeof(*st->procs), &made);
 
-	if (kmt_hashmap_get_memo(&st->proc_index, &st->proc_memo, pid, &idx))
-		return idx;
-	if (kmt_grow(&st->procs, &st->procs_cap, st->nprocs, sizeof(*st->procs)) ||
-	    kmt_hashmap_put(&st->proc_index, pid, st->nprocs))
-		return UINT32_MAX;
-	memset(&st->procs[st->nprocs], 0, sizeof(st->procs[0]));
-	st->procs[st->nprocs].pid = pid;	/* named at report time */
-	return st->nprocs++;
+	if (made)
+		st->procs[i].pid = pid;	/* named at report time */
+	return i;
 }
 
 static uint32_t ip_of(struct fault_state *st, uint64_t ip)
 {
-	uint64_t idx;
+	bool made;
+	uint32_t i = kmt_hashmap_row(&st->ip_index, ip, &st->ips, &st->ips_cap, &st->nips,
+				     sizeof(*st->ips), &made);
 
-	if (kmt_hashmap_get_memo(&st->ip_index, &st->ip_memo, ip, &idx))
-		return idx;
-	if (kmt_grow(&st->ips, &st->ips_cap, st->nips, sizeof(*st->ips)) ||
-	    kmt_hashmap_put(&st->ip_index, ip, st->nips))
-		return UINT32_MAX;
-	memset(&st->ips[st->nips], 0, sizeof(st->ips[0]));
-	st->ips[st->nips].ip = ip;
-	return st->nips++;
+	if (made)
+		st->ips[i].ip = ip;
+	return i;
 }
 
 static int32_t new_region(struct fault_state *st, const struct fault_region *r)
@@ -329,21 +323,17 @@ static struct fault_pending *pending_find(struct fault_state *st, int tid)
 {
 	uint64_t idx;
 
-	return kmt_hashmap_get_memo(&st->pending_index, &st->pending_memo, tid, &idx) ? &st->pending[idx] : NULL;
+	return kmt_hashmap_find(&st->pending_index, tid, &idx) ? &st->pending[idx] : NULL;
 }
 
 /* The fault state of task @tid, made if needed; NULL when out of memory. */
 static struct fault_pending *pending_of(struct fault_state *st, int tid)
 {
-	struct fault_pending *p = pending_find(st, tid);
+	bool made;
+	uint32_t i = kmt_hashmap_row(&st->pending_index, tid, &st->pending, &st->pending_cap,
+				     &st->npending, sizeof(*st->pending), &made);
 
-	if (p)
-		return p;
-	if (kmt_grow(&st->pending, &st->pending_cap, st->npending, sizeof(*st->pending)) ||
-	    kmt_hashmap_put(&st->pending_index, tid, st->npending))
-		return NULL;
-	memset(&st->pending[st->npending], 0, sizeof(st->pending[0]));
-	return &st->pending[st->npending++];
+	return i == KMT_HASHMAP_NO_ROW ? NULL : &st->pending[i];
 }
 
 static void add_outcome(struct fault_counts *c, enum fault_outcome o, bool retried,

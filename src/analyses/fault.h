@@ -102,7 +102,6 @@ struct fault_state {
 	uint64_t without_event[2];	/* accounted returns with no fault event: minor, major */
 
 	struct kmt_hashmap proc_index, ip_index, region_index, mapping_index, pending_index;
-	struct kmt_hash_memo proc_memo, ip_memo, pending_memo;
 	struct fault_proc *procs;
 	uint32_t nprocs, procs_cap;
 	struct fault_ip *ips;

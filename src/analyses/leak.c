@@ -160,7 +160,7 @@ static uint32_t cache_of(struct leak_state *st, const struct kmt_event *ev, int 
 	key = kind == LEAK_PAGES ? ev->order << 3 | SIZED_PAGES :
 	      kmt_event_is_kmalloc(ev) ? ev->bytes_alloc << 3 | kmt_kmalloc_kind(&st->namer, ev) :
 	      ev->bytes_alloc << 3 | SIZED_UNNAMED;
-	if (kmt_hashmap_get_memo(&st->sized_caches, &st->sized_memo, key, &idx))
+	if (kmt_hashmap_find(&st->sized_caches, key, &idx))
 		return idx;
 	len = kind == LEAK_PAGES ? snprintf(name, sizeof(name), "(pages, order %llu)", ev->order) :
 	      kmt_cache_name(&st->namer, ev, name, sizeof(name));

@@ -70,7 +70,6 @@ struct leak_state {
 	uint32_t ncaches, cap_caches;
 	struct kmt_hashmap cache_index;	/* hash of name -> caches[] */
 	struct kmt_hashmap sized_caches;	/* size or order and kind -> caches[] */
-	struct kmt_hash_memo sized_memo;
 
 	uint64_t failed_allocs[LEAK_KINDS];
 	uint64_t unseen_frees[LEAK_KINDS];

@@ -132,30 +132,28 @@ static int page_start(void *priv, const struct kmt_session *s)
 /* The row of @pid, made if new (named at report time). */
 static struct page_proc *proc_of(struct page_state *st, int pid)
 {
-	uint64_t idx;
+	bool made;
+	uint32_t i = kmt_hashmap_row(&st->proc_index, (uint32_t)pid, &st->procs, &st->cap_procs,
+				     &st->nprocs, sizeof(*st->procs), &made);
 
-	if (kmt_hashmap_get_memo(&st->proc_index, &st->proc_memo, (uint32_t)pid, &idx))
-		return &st->procs[idx];
-	if (kmt_grow(&st->procs, &st->cap_procs, st->nprocs, sizeof(*st->procs)) ||
-	    kmt_hashmap_put(&st->proc_index, (uint32_t)pid, st->nprocs))
+	if (i == KMT_HASHMAP_NO_ROW)
 		return NULL;
-	memset(&st->procs[st->nprocs], 0, sizeof(st->procs[0]));
-	st->procs[st->nprocs].pid = pid;
-	return &st->procs[st->nprocs++];
+	if (made)
+		st->procs[i].pid = pid;
+	return &st->procs[i];
 }
 
 static struct page_count *gfp_of(struct page_state *st, uint64_t gfp)
 {
-	uint64_t idx;
+	bool made;
+	uint32_t i = kmt_hashmap_row(&st->gfp_index, gfp, &st->gfps, &st->cap_gfps, &st->ngfps,
+				     sizeof(*st->gfps), &made);
 
-	if (kmt_hashmap_get_memo(&st->gfp_index, &st->gfp_memo, gfp, &idx))
-		return &st->gfps[idx].c;
-	if (kmt_grow(&st->gfps, &st->cap_gfps, st->ngfps, sizeof(*st->gfps)) ||
-	    kmt_hashmap_put(&st->gfp_index, gfp, st->ngfps))
+	if (i == KMT_HASHMAP_NO_ROW)
 		return NULL;
-	memset(&st->gfps[st->ngfps], 0, sizeof(st->gfps[0]));
-	st->gfps[st->ngfps].gfp = gfp;
-	return &st->gfps[st->ngfps++].c;
+	if (made)
+		st->gfps[i].gfp = gfp;
+	return &st->gfps[i].c;
 }
 
 static int order_slot(uint64_t order)
@@ -272,15 +270,11 @@ static int on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel)
 /* The ring of pfns @pid freed last; NULL when out of memory. */
 static uint64_t *recent_of(struct page_state *st, int pid)
 {
-	uint64_t idx;
+	bool made;
+	uint32_t i = kmt_hashmap_row(&st->recent_index, (uint32_t)pid, &st->recent,
+				     &st->cap_recent, &st->nrecent, sizeof(*st->recent), &made);
 
-	if (kmt_hashmap_get_memo(&st->recent_index, &st->recent_memo, (uint32_t)pid, &idx))
-		return st->recent[idx];
-	if (kmt_grow(&st->recent, &st->cap_recent, st->nrecent, sizeof(*st->recent)) ||
-	    kmt_hashmap_put(&st->recent_index, (uint32_t)pid, st->nrecent))
-		return NULL;
-	memset(st->recent[st->nrecent], 0, sizeof(st->recent[0]));
-	return st->recent[st->nrecent++];
+	return i == KMT_HASHMAP_NO_ROW ? NULL : st->recent[i];
 }
 
 /*
@@ -308,7 +302,7 @@ static bool take_recent(struct page_state *st, int pid, uint64_t pfn)
 	uint64_t *ring, idx;
 	int i;
 
-	if (!kmt_hashmap_get_memo(&st->recent_index, &st->recent_memo, (uint32_t)pid, &idx))
+	if (!kmt_hashmap_find(&st->recent_index, (uint32_t)pid, &idx))
 		return false;
 	ring = st->recent[idx];
 	for (i = 0; i < PAGE_RECENT_FREES; i++) {

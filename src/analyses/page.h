@@ -135,7 +135,6 @@ struct page_state {
 	uint32_t ngfps, cap_gfps;
 
 	struct kmt_hashmap proc_index;	/* pid -> procs[] */
-	struct kmt_hash_memo proc_memo, gfp_memo, recent_memo;
 	struct page_proc *procs;
 	uint32_t nprocs, cap_procs;
 

@@ -35,15 +35,14 @@ static uint64_t proc_key(int tgid, uint64_t v)
 }
 
 /* Index of the item @key in @map, made with @make(@st, @arg) when new; UINT32_MAX: no memory. */
-static uint32_t row_of(struct umem_state *st, struct kmt_hashmap *map,
-		       struct kmt_hash_memo *memo, uint64_t key,
+static uint32_t row_of(struct umem_state *st, struct kmt_hashmap *map, uint64_t key,
 		       uint32_t (*make)(struct umem_state *st, int tgid, uint64_t arg), int tgid,
 		       uint64_t arg)
 {
 	uint64_t idx;
 	uint32_t row;
 
-	if (kmt_hashmap_get_memo(map, memo, key, &idx))
+	if (kmt_hashmap_find(map, key, &idx))
 		return (uint32_t)idx;
 	row = make(st, tgid, arg);
 	return row == UINT32_MAX || kmt_hashmap_put(map, key, row) ? UINT32_MAX : row;
@@ -156,7 +155,7 @@ static int keep_object(struct umem_state *st, struct umem_proc *p, uint32_t call
 static int on_allocated(struct umem_state *st, struct umem_proc *p, const struct umem_frame *f,
 			uint64_t ret, uint64_t ts)
 {
-	uint32_t c = row_of(st, &st->caller_of, &st->caller_memo, proc_key(p->tgid, f->caller), make_caller,
+	uint32_t c = row_of(st, &st->caller_of, proc_key(p->tgid, f->caller), make_caller,
 			    p->tgid, f->caller);
 	uint64_t size = requested(f);
 
@@ -244,7 +243,7 @@ static int tick(struct umem_state *st, uint64_t ts)
 /* The index of process @tgid's row, made when new; UINT32_MAX out of memory. */
 static uint32_t proc_row(struct umem_state *st, int tgid)
 {
-	return row_of(st, &st->proc_of, &st->proc_memo, (uint32_t)tgid, make_proc, tgid, 0);
+	return row_of(st, &st->proc_of, (uint32_t)tgid, make_proc, tgid, 0);
 }
 
 static int umem_event(void *priv, const struct kmt_event *ev)
@@ -259,7 +258,7 @@ static int umem_event(void *priv, const struct kmt_event *ev)
 	st->last_ts = ev->ts;
 	if (tick(st, ev->ts))
 		return -1;
-	ti = row_of(st, &st->thread_of, &st->thread_memo, (uint32_t)ev->pid, make_thread, ev->pid, 0);
+	ti = row_of(st, &st->thread_of, (uint32_t)ev->pid, make_thread, ev->pid, 0);
 	if (ti == UINT32_MAX)
 		return -1;
 	pi = st->threads[ti].proc;

@@ -70,7 +70,6 @@ struct umem_state {
 	const struct kmt_session *session;	/* names of addresses */
 	struct tep_handle *tep;
 	struct kmt_hashmap thread_of, proc_of, caller_of;	/* -> index */
-	struct kmt_hash_memo thread_memo, proc_memo, caller_memo;
 	struct umem_thread *threads;
 	struct umem_proc *procs;
 	struct umem_caller *callers;

@@ -30,7 +30,7 @@ static int alloc_slots(struct kmt_hashmap *m, size_t nslots)
 	memset(m->slots, 0xff, nslots * sizeof(*m->slots));	/* every key KMT_HASH_FREE */
 	m->mask = nslots - 1;
 	m->count = m->has_free_key;
-	m->row_memo.valid = false;
+	m->memo.valid = false;
 	return 0;
 }
 
@@ -47,7 +47,7 @@ void kmt_hashmap_free(struct kmt_hashmap *m)
 	m->mask = 0;
 	m->count = 0;
 	m->has_free_key = false;
-	m->row_memo.valid = false;
+	m->memo.valid = false;
 }
 
 /* The slot holding @key (not KMT_HASH_FREE), or the free slot where it would go. */
@@ -108,7 +108,7 @@ uint64_t *kmt_hashmap_cell(struct kmt_hashmap *m, uint64_t key, bool *had)
 {
 	size_t i;
 
-	m->row_memo.valid = false;	/* the caller may change the value */
+	m->memo.valid = false;	/* the caller may change the value */
 	if (key == KMT_HASH_FREE) {
 		*had = m->has_free_key;
 		if (!m->has_free_key)
@@ -150,7 +150,7 @@ bool kmt_hashmap_del(struct kmt_hashmap *m, uint64_t key, uint64_t *val)
 {
 	size_t hole, i;
 
-	m->row_memo.valid = false;
+	m->memo.valid = false;
 	if (key == KMT_HASH_FREE) {
 		if (!m->has_free_key)
 			return false;
@@ -195,18 +195,12 @@ bool kmt_hashmap_next(const struct kmt_hashmap *m, size_t *pos, uint64_t *key, u
 	return false;
 }
 
-uint32_t kmt_hashmap_row(struct kmt_hashmap *index, uint64_t key, void *rows, uint32_t *cap,
-			 uint32_t *n, size_t size, bool *made)
+uint32_t kmt_hashmap_new_row(struct kmt_hashmap *index, uint64_t key, void *rows, uint32_t *cap,
+			     uint32_t *n, size_t size)
 {
-	uint64_t row;
-
-	*made = false;
-	if (kmt_hashmap_get_memo(index, &index->row_memo, key, &row))
-		return (uint32_t)row;
 	if (*n == KMT_HASHMAP_NO_ROW || kmt_grow(rows, cap, *n, size) ||
 	    kmt_hashmap_put(index, key, *n))
 		return KMT_HASHMAP_NO_ROW;
 	memset(*(char **)rows + (size_t)*n * size, 0, size);
-	*made = true;
 	return (*n)++;
 }

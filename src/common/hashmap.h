@@ -19,15 +19,6 @@ struct kmt_hash_slot {
 /* The key that marks a free slot; a key of this value is kept outside the slots. */
 #define KMT_HASH_FREE	UINT64_MAX
 
-/*
- * The last key found in a map that only grows and never changes a value
- * (an index of rows), and its value: runs of one key (a task's events)
- * skip the hash. Zero it to start.
- */
-struct kmt_hash_memo {
-	uint64_t key, val;
-	bool valid;
-};
 
 struct kmt_hashmap {
 	struct kmt_hash_slot *slots;	/* key KMT_HASH_FREE: a free slot */
@@ -35,7 +26,11 @@ struct kmt_hashmap {
 	size_t count;		/* keys, KMT_HASH_FREE's too */
 	bool has_free_key;	/* the key KMT_HASH_FREE is in, with free_key_val */
 	uint64_t free_key_val;
-	struct kmt_hash_memo row_memo;	/* kmt_hashmap_row()'s last row; any change drops it */
+	/* The key kmt_hashmap_find() found last, and its value; any change drops it. */
+	struct {
+		uint64_t key, val;
+		bool valid;
+	} memo;
 };
 
 /* Make an empty map. Returns 0, or -1 with errno on allocation failure. */
@@ -66,7 +61,30 @@ bool kmt_hashmap_del(struct kmt_hashmap *m, uint64_t key, uint64_t *val);
  */
 bool kmt_hashmap_next(const struct kmt_hashmap *m, size_t *pos, uint64_t *key, uint64_t *val);
 
+/*
+ * kmt_hashmap_get() that keeps the key it found and its value in @m: runs
+ * of one key (a task's events) skip the hash. It writes @m, so only one
+ * thread may use @m, as for any change.
+ */
+static inline bool kmt_hashmap_find(struct kmt_hashmap *m, uint64_t key, uint64_t *val)
+{
+	if (m->memo.valid && m->memo.key == key) {
+		*val = m->memo.val;
+		return true;
+	}
+	if (!kmt_hashmap_get(m, key, val))
+		return false;
+	m->memo.key = key;
+	m->memo.val = *val;
+	m->memo.valid = true;
+	return true;
+}
+
 #define KMT_HASHMAP_NO_ROW	UINT32_MAX
+
+/* kmt_hashmap_row() for a @key not in @index: its new row. */
+uint32_t kmt_hashmap_new_row(struct kmt_hashmap *index, uint64_t key, void *rows, uint32_t *cap,
+			     uint32_t *n, size_t size);
 
 /*
  * Rows of a table kept in an array, found by key through @index: the index
@@ -74,21 +92,17 @@ bool kmt_hashmap_next(const struct kmt_hashmap *m, size_t *pos, uint64_t *key, u
  * allocated), or a new row, zeroed and added at the end (then *@made is
  * true). KMT_HASHMAP_NO_ROW when out of memory.
  */
-uint32_t kmt_hashmap_row(struct kmt_hashmap *index, uint64_t key, void *rows, uint32_t *cap,
-			 uint32_t *n, size_t size, bool *made);
-
-/* kmt_hashmap_get() through @memo; @m must only ever gain keys, values fixed. */
-static inline bool kmt_hashmap_get_memo(const struct kmt_hashmap *m, struct kmt_hash_memo *memo,
-					uint64_t key, uint64_t *val)
+static inline uint32_t kmt_hashmap_row(struct kmt_hashmap *index, uint64_t key, void *rows,
+				       uint32_t *cap, uint32_t *n, size_t size, bool *made)
 {
-	if (memo->valid && memo->key == key) {
-		*val = memo->val;
-		return true;
-	}
-	if (!kmt_hashmap_get(m, key, val))
-		return false;
-	*memo = (struct kmt_hash_memo){ key, *val, true };
-	return true;
+	uint64_t row;
+
+	*made = !kmt_hashmap_find(index, key, &row);
+	if (!*made)
+		return (uint32_t)row;
+	row = kmt_hashmap_new_row(index, key, rows, cap, n, size);
+	*made = row != KMT_HASHMAP_NO_ROW;
+	return (uint32_t)row;
 }
 
 /* Number of keys in @m. */

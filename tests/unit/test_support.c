@@ -71,10 +71,9 @@ START_TEST(test_hashmap_against_array)
 }
 END_TEST
 
-/* Lookups through a memo of an index that only grows agree with plain ones, misses too. */
-START_TEST(test_hashmap_memo)
+/* kmt_hashmap_find() agrees with kmt_hashmap_get() through puts, changes and deletes. */
+START_TEST(test_hashmap_find)
 {
-	struct kmt_hash_memo memo = { 0 };
 	struct kmt_hashmap m;
 	uint64_t v, w;
 	int i, k;
@@ -83,11 +82,17 @@ START_TEST(test_hashmap_memo)
 	srand(11);
 	for (i = 0; i < 20000; i++) {
 		k = rand() % 64;
-		if (rand() % 4 == 0 && !kmt_hashmap_get(&m, test_key(k), &v))
-			ck_assert_int_eq(kmt_hashmap_put(&m, test_key(k), i), 0);
+		switch (rand() % 8) {
+		case 0:
+			ck_assert_int_eq(kmt_hashmap_put(&m, test_key(k), i), 0);	/* new or changed */
+			break;
+		case 1:
+			kmt_hashmap_del(&m, test_key(k), NULL);
+			break;
+		}
 		k = rand() % 4 ? k : rand() % 64;	/* runs of one key, as a task's events */
 		v = w = UINT64_MAX - 1;
-		ck_assert_int_eq(kmt_hashmap_get_memo(&m, &memo, test_key(k), &v),
+		ck_assert_int_eq(kmt_hashmap_find(&m, test_key(k), &v),
 				 kmt_hashmap_get(&m, test_key(k), &w));
 		ck_assert_uint_eq(v, w);
 	}
@@ -584,7 +589,7 @@ Suite *support_suite(void)
 	TCase *tc = tcase_create("support");
 
 	tcase_add_test(tc, test_hashmap_against_array);
-	tcase_add_test(tc, test_hashmap_memo);
+	tcase_add_test(tc, test_hashmap_find);
 	tcase_add_test(tc, test_objmap_reuses_slots);
 	tcase_add_test(tc, test_radix_sort_stable);
 	tcase_add_test(tc, test_symbols);
