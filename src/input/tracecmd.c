@@ -242,7 +242,7 @@ static bool tracecmd_reader_probe(const unsigned char *head, size_t len)
 static struct kmt_reader *tracecmd_reader_open(const struct kmt_input *in, struct kmt_error *err)
 {
 	const char *path = in->path;
-	int fd = in->fd;
+	int fd = in->fd, ncpus;
 	struct kmt_reader *r;
 	struct tracecmd_src *src;
 	char own[64];
@@ -271,11 +271,12 @@ static struct kmt_reader *tracecmd_reader_open(const struct kmt_input *in, struc
 	}
 	r->tep = tracecmd_get_tep(src->handle);
 	kmt_formats_guard_all(r->tep, &r->formats);
-	if (tep_get_cpus(r->tep) < 0 || tep_get_cpus(r->tep) > KMT_MAX_CPUS) {
-		kmt_error_set(err, path, -1, "corrupt: %d CPUs", tep_get_cpus(r->tep));
+	ncpus = tep_get_cpus(r->tep);
+	if (ncpus < 0 || ncpus > KMT_MAX_CPUS) {
+		kmt_error_set(err, path, -1, "corrupt: %d CPUs", ncpus);
 		goto fail;
 	}
-	if (kmt_reader_set_cpus(r, tep_get_cpus(r->tep)) ||
+	if (kmt_reader_set_cpus(r, ncpus) ||
 	    !(src->held = calloc(r->ncpus ? r->ncpus : 1, sizeof(*src->held)))) {
 		kmt_error_set(err, path, -1, "out of memory");
 		goto fail;
