@@ -91,6 +91,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 SAN_LIB_OBJ  := $(call objs,$(SAN_DIR),$(LIB_SRC)) $(SAN_DIR)/gen/formats.o
 SAN_TEST_OBJ := $(call objs,$(SAN_DIR),$(TEST_SRC))
 
+HEAP_LIB  := libkmtrace-heap.so
 PIC_DIR   := $(BUILD)/pic
 PLUGINS   := $(patsubst plugins/%.c,$(BUILD)/plugins/%.so,$(PLUGIN_SRC))
 # Plugins link against nothing: trace-cmd and perf provide libtraceevent.
@@ -99,9 +100,15 @@ PIC_FLAGS := -fPIC -fvisibility=hidden -DKMT_PLUGIN_SO
 .PHONY: all plugins deps check layout unit unit-san integration fuzz fuzz-check demo examples check-fresh bench screenshot static check-targets install \
 	install-user clean
 
-all: kmtrace plugins
+all: kmtrace plugins $(HEAP_LIB)
 
 plugins: $(PLUGINS)
+
+# record --user-sample's allocator hooks, preloaded into the command: with
+# frame pointers of its own (the fp walk starts in its hooks), no libkmtrace.
+$(HEAP_LIB): preload/kmtrace_heap.c src/common/heaprec.h include/kmtrace/event.h
+	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Isrc -fPIC \
+		-fvisibility=hidden -fno-omit-frame-pointer -shared -o $@ $< -lm -ldl
 
 $(BUILD)/plugins/%.so: $(PIC_DIR)/plugins/%.o $(call objs,$(PIC_DIR),$(PLUGIN_COMMON))
 	@mkdir -p $(dir $@)
@@ -257,7 +264,7 @@ screenshot: kmtrace
 	@d=$$(mktemp -d) && python3 tests/check_html.py ./kmtrace traces "$$d" docs/kmtrace-report.png; \
 	 rc=$$?; rm -rf "$$d"; exit $$rc
 
-install: kmtrace plugins
+install: kmtrace plugins $(HEAP_LIB)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(MAN7DIR) $(DESTDIR)$(PLUGIN_DIR)
 	install -m 0755 kmtrace $(DESTDIR)$(BINDIR)/kmtrace
 	install -m 0644 docs/*.1 $(DESTDIR)$(MANDIR)/
@@ -272,6 +279,6 @@ install-user: plugins
 	install -m 0644 $(PLUGINS) $(USER_PLUGIN_DIR)/
 
 clean:
-	rm -rf build build-* kmtrace kmtrace-record kmtrace-record-*
+	rm -rf build build-* kmtrace kmtrace-record kmtrace-record-* $(HEAP_LIB)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -35,6 +35,7 @@ ALLOWED = {
     'cmd': {'capture', 'container', 'input', 'core', 'output', 'analyses', 'diff', 'common',
             'plugins'},
     'plugins': {'common'},
+    'preload': {'common'},
 }
 # The folder that owns each public header in include/kmtrace: including one
 # is depending on its owner.
@@ -52,7 +53,8 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^">]+)[">]', re.M)
 
 
 def folder_dir(top, folder):
-    return os.path.join(top, folder if folder == 'plugins' else os.path.join('src', folder))
+    return os.path.join(top, folder if folder in ('plugins', 'preload') else
+                        os.path.join('src', folder))
 
 
 def sources(top):

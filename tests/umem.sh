@@ -112,6 +112,126 @@ test_umem_needs_scope() {
 		[ ! -e "$WORK/nouser.dat" ] && [ -z "$(user_probes_left)" ]
 }
 
+# --- record --user-sample (libkmtrace-heap.so) ---
+
+# Exactness: at --user-sample=1 the per-caller figures and live objects of
+# umalloc equal record --user's; its malloc records, recounted from the raw
+# bytes trace-cmd report prints, equal umem's malloc count.
+test_usample_exact() {
+	local s=$WORK/usample1.dat u=$WORK/uuser.dat
+	build_umalloc || return 1
+	"$KMTRACE" record --user-sample=1 -e kmem:kmalloc -o "$s" -- "$UMEM_PROG" 10000 1000 3000 300 \
+		>/dev/null 2>"$WORK/us1.err" || { cat "$WORK/us1.err"; return 1; }
+	"$KMTRACE" record --user -e kmem:kmalloc -o "$u" -- "$UMEM_PROG" 10000 1000 3000 300 \
+		>/dev/null 2>"$WORK/uu.err" || { cat "$WORK/uu.err"; return 1; }
+	[ -z "$(leftover_instances)" ] || { echo "  instance left: $(leftover_instances)"; return 1; }
+	"$KMTRACE" report -i "$s" umem --format json >"$WORK/us1.json" &&
+		"$KMTRACE" report -i "$u" umem --format json >"$WORK/uu.json" || return 1
+	trace-cmd report "$s" 2>/dev/null | grep ' raw_data: ' >"$WORK/us1.raw"
+	python3 - "$WORK/us1.json" "$WORK/uu.json" "$WORK/us1.raw" <<'PY'
+import json, re, struct, sys
+def umem(path):
+    t = json.load(open(path))['analyses']['umem']['tables']
+    p = [r for r in t['processes'] if r['comm'] == 'umalloc']
+    assert len(p) == 1, t['processes']
+    p = p[0]
+    callers = sorted((r['caller'], r['calls'], r['bytes'], r['live_bytes'], r['live_objects'],
+                      r['failed']) for r in t['callers'] if r['pid'] == p['pid'])
+    keys = ('malloc', 'calloc', 'realloc', 'free', 'requested', 'live_bytes', 'live_objects',
+            'peak_live_bytes', 'failed', 'untracked_frees')
+    return p['pid'], {k: p[k] for k in keys}, callers, t
+spid, sp, sc, st = umem(sys.argv[1])
+upid, up, uc, _ = umem(sys.argv[2])
+assert sp == up, (sp, up)
+assert sc == uc, (sc, uc)
+mk = [c for c in sc if c[0].startswith('make_objects+')]
+assert [c[1:5] for c in mk] == [(10000, 10_000_000, 7_000_000, 7000)], mk
+assert any(r['stack'][0] == mk[0][0] and r['stack'][1].startswith('main+')
+           for r in st['stacks']), st['stacks'][:3]
+# independent recount: the records as trace-cmd prints them (hex bytes after the id)
+mallocs = 0
+for line in open(sys.argv[3]):
+    m = re.search(r'-(\d+)\s+\[\d+\].* raw_data:\s+# 4b4d4850 ((?:[0-9a-f]{2} ?)+)', line)
+    if not m:
+        continue
+    b = bytes.fromhex(m.group(2).replace(' ', ''))
+    version, kind, func, nframes, tgid = struct.unpack_from('<BBBBI', b)
+    if tgid == spid and func == 1 and kind & 1:
+        mallocs += 1
+assert mallocs == sp['malloc'], (mallocs, sp['malloc'])
+print(f"  --user-sample=1 and --user: the same {len(sc)} callers and process figures "
+      f"({sp['malloc']} malloc, {sp['free']} free, {sp['live_objects']} live); "
+      f"trace-cmd report's raw_data: {mallocs} mallocs")
+PY
+}
+
+# Estimates at the default interval: a program asking for 2 GB in four
+# callers of different sizes. The total within 5% of what it asked for,
+# each caller within 5% or four standard errors of the estimator (the
+# program computes them), whichever is wider; the stacks end in main.
+test_usample_estimates() {
+	local f=$WORK/umix.dat
+	[ -x "$WORK/umix" ] || cc -O1 -g -o "$WORK/umix" "$TOP/tests/progs/umix.c" -lm || return 1
+	"$KMTRACE" record --user-sample -e kmem:kmalloc -o "$f" -- "$WORK/umix" 2048 524288 \
+		>"$WORK/umix.out" 2>"$WORK/umix.err" || { cat "$WORK/umix.err"; return 1; }
+	"$KMTRACE" report -i "$f" umem --format json >"$WORK/umix.json" &&
+		"$KMTRACE" report -i "$f" umem --format folded >"$WORK/umix.folded" || return 1
+	python3 - "$WORK/umix.json" "$WORK/umix.out" "$WORK/umix.folded" <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))['analyses']['umem']
+t = d['tables']
+assert d['summary']['sample_interval'] == 524288, d['summary']
+pid = [p['pid'] for p in t['processes'] if p['comm'] == 'umix'][0]
+exact = {}
+for line in open(sys.argv[2]):
+    name, calls, nbytes, live, var, live_var = line.split()
+    exact[name] = (int(nbytes), float(var), int(live), float(live_var))
+est = {}
+for r in t['callers']:
+    if r['pid'] == pid:
+        fn = r['caller'].split('+')[0]
+        b, l = est.get(fn, (0, 0))
+        est[fn] = (b + r['bytes'], l + r['live_bytes'])
+total = sum(e[0] for e in exact.values())
+total_est = sum(est.get(n, (0, 0))[0] for n in exact)
+err = (total_est - total) / total
+assert abs(err) <= 0.05, (total_est, total)
+out = [f"total {total_est / 2**20:.0f} MiB est. vs {total / 2**20:.0f} MiB ({err:+.1%})"]
+for name, (nbytes, var, live, live_var) in exact.items():
+    b, l = est.get(name, (0, 0))
+    sigma = math.sqrt(var)
+    assert abs(b - nbytes) <= max(0.05 * nbytes, 4 * sigma), (name, b, nbytes, sigma)
+    assert abs(l - live) <= max(0.05 * live, 4 * math.sqrt(live_var)), (name, l, live)
+    out.append(f"{name} {(b - nbytes) / nbytes:+.1%} (s.e. {sigma / nbytes:.1%})")
+stacks = [l for l in open(sys.argv[3]) if 'small_objects' in l]
+assert stacks and all(';main [umix];small_objects [umix] ' in l for l in stacks), stacks[:2]
+print('  ' + '; '.join(out))
+PY
+}
+
+# --user-sample needs a command, is not --user, and says when the command cannot load it.
+test_usample_refusals() {
+	local rc
+	"$KMTRACE" record --user-sample -d 0.2 -o "$WORK/us-none.dat" 2>"$WORK/us-none.err"
+	rc=$?
+	[ $rc = 2 ] && grep -q 'needs -- COMMAND' "$WORK/us-none.err" && [ ! -e "$WORK/us-none.dat" ] ||
+		{ echo "  without a command: exit $rc, $(cat "$WORK/us-none.err")"; return 1; }
+	"$KMTRACE" record --user --user-sample -o "$WORK/us-both.dat" -- true 2>"$WORK/us-both.err"
+	rc=$?
+	[ $rc = 2 ] && grep -q 'choose one' "$WORK/us-both.err" ||
+		{ echo "  with --user: exit $rc"; return 1; }
+	"$KMTRACE" record --user-sample=lots -o "$WORK/us-bad.dat" -- true 2>/dev/null
+	[ $? = 2 ] || { echo "  --user-sample=lots accepted"; return 1; }
+	printf 'int main(void) { return 0; }\n' >"$WORK/static.c"
+	if cc -static -o "$WORK/static" "$WORK/static.c" 2>/dev/null; then
+		"$KMTRACE" record --user-sample -o "$WORK/us-static.dat" -- "$WORK/static" \
+			>/dev/null 2>"$WORK/us-static.err" || { cat "$WORK/us-static.err"; return 1; }
+		grep -q 'is statically linked: it cannot load' "$WORK/us-static.err" ||
+			{ echo "  no notice for a static binary"; cat "$WORK/us-static.err"; return 1; }
+	fi
+	[ -z "$(leftover_instances)" ]
+}
+
 build_grow() {
 	[ -x "$WORK/grow" ] || cc -O1 -g -o "$WORK/grow" "$TOP/tests/progs/grow.c"
 }
@@ -181,6 +301,12 @@ umem_live_tests() {
 	live "record --user killed with SIGKILL: the next record removes its uprobes and instance" \
 		test_umem_killed_recorder
 	live "record --user without -p or COMMAND: refused, nothing made" test_umem_needs_scope
+	live "record --user-sample=1: the same callers, live objects and process figures as --user; mallocs recounted from trace-cmd report" \
+		test_usample_exact
+	live "record --user-sample (512 KiB): 2 GB in four callers, total within 5%, each caller within 5% or 4 standard errors" \
+		test_usample_estimates
+	live "record --user-sample: refused without COMMAND or with --user; a static binary is named" \
+		test_usample_refusals
 	live "watch --rss-limit 100M: a program growing 10 MB per 100 ms is signalled below 110 MB, the limit named, -o a recording" \
 		test_watch_rss_limit
 	live "watch within its limits: exit 0 and the peaks; no limit: exit 2" test_watch_within

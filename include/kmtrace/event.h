@@ -44,6 +44,7 @@ enum kmt_event_type {
 	KMT_EV_BRK_EXIT,
 	KMT_EV_U_CALL,		/* record --user: a C library allocator entered */
 	KMT_EV_U_RETURN,	/* ... and returned */
+	KMT_EV_U_SAMPLE,	/* record --user-sample: a sampled allocation or free */
 	/* recorded only when asked for (kmt_event_type_on_request()) from here on */
 	/* vmscan: reclaim */
 	KMT_EV_DIRECT_RECLAIM_BEGIN,
@@ -119,6 +120,7 @@ enum kmt_event_type {
 #define KMT_EVF_HAS_NODE	(1u << 1)	/* node is valid */
 #define KMT_EVF_TYPE_ONLY	(1u << 2)	/* type, id and pid only (kmt_decoder_only) */
 #define KMT_EVF_IMPOSSIBLE	(1u << 3)	/* kmt_event_possible() said no at decoding */
+#define KMT_EVF_SWAPPED		(1u << 4)	/* KMT_EV_U_SAMPLE frames: other byte order */
 
 /*
  * One decoded event. Integer members hold the raw field values (signed
@@ -342,6 +344,13 @@ bool kmt_event_alloc_failed(const struct kmt_event *ev);
 
 /* Does slab free @ev free nothing: kfree(NULL), kfree(ZERO_SIZE_PTR)? (both are traced) */
 bool kmt_event_frees_nothing(const struct kmt_event *ev);
+
+/*
+ * Return address @i (0: innermost, the allocator's caller) of a
+ * KMT_EV_U_SAMPLE event @ev, whose str holds str_len / 8 of them in the
+ * recording's byte order; 0 past the last.
+ */
+unsigned long long kmt_event_user_frame(const struct kmt_event *ev, int i);
 
 /* The tracefs event id of raw payload @data, or -1 if it is too short. */
 int kmt_decoder_event_id(const struct kmt_decoder *dec, const void *data, int size);

@@ -54,6 +54,15 @@ struct kmt_record_opts {
 	bool user;			/* --user: the C library's allocators too */
 	const char *user_lib;		/* --user-lib: the allocator library to probe */
 	unsigned long long user_min_size;	/* --user-min-size: smaller ones left out */
+	/*
+	 * --user-sample: the command's allocations sampled by
+	 * libkmtrace-heap.so (@heap_lib, preloaded), a record each into the
+	 * instance's trace_marker_raw; mean bytes between samples (1: every
+	 * call), 0: off. Needs @command.
+	 */
+	unsigned long long user_sample;
+	bool user_sample_fp;		/* frame pointers first, else the DWARF unwinder */
+	const char *heap_lib;		/* absolute path of libkmtrace-heap.so */
 	char *const *command;		/* argv of the command to trace, or NULL */
 	/*
 	 * The command's SIGPIPE as kmtrace's own was before it ignored it for

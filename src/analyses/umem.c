@@ -9,12 +9,14 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
 
 #include "umem.h"
+#include "common/heaprec.h"
 #include "common/util.h"
 
 enum { OPT_TIMELINE = 0x100 };
@@ -92,24 +94,28 @@ static uint64_t requested(const struct umem_frame *f)
 }
 
 /*
- * End the live object @ptr of @p; *@ended false when there is none.
- * 0, or -1 when out of memory.
+ * End the live object @ptr of @p; *@ended: the objects it stood for, 0
+ * when there is none. 0, or -1 when out of memory.
  */
-static int end_object(struct umem_state *st, struct umem_proc *p, uint64_t ptr, bool *ended)
+static int end_object(struct umem_state *st, struct umem_proc *p, uint64_t ptr, uint64_t *ended)
 {
 	uint64_t key = proc_key(p->tgid, ptr);
 	struct umem_obj o;
 
-	*ended = false;
+	*ended = 0;
 	if (!umem_obj_take(&st->objs, key, &o))
 		return 0;
 	if (o.ptr != ptr || o.tgid != p->tgid)	/* another's key: put it back */
 		return umem_obj_put(&st->objs, key, &o);
 	p->live_bytes -= o.size;
-	p->live_objs--;
+	p->live_objs -= o.n;
 	st->callers[o.caller].live_bytes -= o.size;
-	st->callers[o.caller].live_objs--;
-	*ended = true;
+	st->callers[o.caller].live_objs -= o.n;
+	if (o.stack != UINT32_MAX) {
+		st->stacks[o.stack].live_bytes -= o.size;
+		st->stacks[o.stack].live_objs -= o.n;
+	}
+	*ended = o.n;
 	return 0;
 }
 
@@ -117,7 +123,7 @@ static int end_object(struct umem_state *st, struct umem_proc *p, uint64_t ptr, 
 
 static int free_pointer(struct umem_state *st, struct umem_proc *p, uint64_t ptr)
 {
-	bool ended;
+	uint64_t ended;
 
 	if (!ptr)
 		return 0;
@@ -128,26 +134,37 @@ static int free_pointer(struct umem_state *st, struct umem_proc *p, uint64_t ptr
 	return 0;
 }
 
-static int keep_object(struct umem_state *st, struct umem_proc *p, uint32_t caller,
-		       uint64_t ptr, uint64_t size, uint64_t ts)
+/* What object @o (live or not) of @p adds to the bytes asked for. */
+static void count_bytes(struct umem_state *st, struct umem_proc *p, const struct umem_obj *o)
 {
-	struct umem_obj o = { ptr, size, ts, caller, p->tgid };
-	bool ended;
+	p->requested += o->size;
+	st->callers[o->caller].bytes += o->size;
+	if (o->stack != UINT32_MAX)
+		st->stacks[o->stack].bytes += o->size;
+}
+
+/* Object @o of @p is live from now on. 0, or -1 when out of memory. */
+static int keep_object(struct umem_state *st, struct umem_proc *p, const struct umem_obj *o)
+{
+	uint64_t ended;
 
 	/* still live: its free was not seen */
-	if (end_object(st, p, ptr, &ended) ||
-	    umem_obj_put(&st->objs, proc_key(p->tgid, ptr), &o))
+	if (end_object(st, p, o->ptr, &ended) ||
+	    umem_obj_put(&st->objs, proc_key(p->tgid, o->ptr), o))
 		return -1;
-	p->requested += size;
-	p->live_bytes += size;
-	p->live_objs++;
+	count_bytes(st, p, o);
+	p->live_bytes += o->size;
+	p->live_objs += o->n;
 	if (p->live_bytes > p->peak_bytes) {
 		p->peak_bytes = p->live_bytes;
-		p->peak_ts = ts;
+		p->peak_ts = o->ts;
 	}
-	st->callers[caller].bytes += size;
-	st->callers[caller].live_bytes += size;
-	st->callers[caller].live_objs++;
+	st->callers[o->caller].live_bytes += o->size;
+	st->callers[o->caller].live_objs += o->n;
+	if (o->stack != UINT32_MAX) {
+		st->stacks[o->stack].live_bytes += o->size;
+		st->stacks[o->stack].live_objs += o->n;
+	}
 	return 0;
 }
 
@@ -173,7 +190,80 @@ static int on_allocated(struct umem_state *st, struct umem_proc *p, const struct
 	}
 	if (f->func == KMT_UF_REALLOC && free_pointer(st, p, f->a[0]))
 		return -1;
-	return keep_object(st, p, c, ret, size, ts);
+	return keep_object(st, p, &(struct umem_obj){ ret, size, ts, 1, c, UINT32_MAX, p->tgid });
+}
+
+/*
+ * The objects and bytes a sample of @size bytes stands for, taken with
+ * mean @interval bytes between samples: it was taken with chance
+ * 1 - exp(-size / interval), so it counts as the inverse of that many
+ * (unbiased; exact, 1 and its size, at an interval of 1).
+ */
+static void sample_weight(uint64_t size, uint64_t interval, uint64_t *n, uint64_t *bytes)
+{
+	double chance = interval > 1 ? -expm1(-(double)size / (double)interval) : 1;
+
+	if (chance >= 1 - 1e-12 || chance <= 0) {	/* every call, large, or empty */
+		*n = 1;
+		*bytes = size;
+		return;
+	}
+	*n = llround(1 / chance);
+	*bytes = llround((double)size / chance);
+}
+
+/* The allocation half of sampled record @ev of process @p. 0, or -1 out of memory. */
+static int on_sample_alloc(struct umem_state *st, struct umem_proc *p, const struct kmt_event *ev)
+{
+	uint32_t c = row_of(st, &st->caller_of, proc_key(p->tgid, ev->call_site), make_caller,
+			    p->tgid, ev->call_site);
+	struct umem_obj o = { ev->ptr, 0, ev->ts, 0, c, UINT32_MAX, p->tgid };
+
+	if (c == UINT32_MAX ||
+	    (ev->str_len && (o.stack = kmt_umem_stack_row(st, p->tgid, ev)) == UINT32_MAX))
+		return -1;
+	sample_weight(ev->bytes_req, ev->arg[1], &o.n, &o.size);
+	p->calls[ev->func] += o.n;
+	st->callers[c].calls += o.n;
+	if (o.stack != UINT32_MAX)
+		st->stacks[o.stack].calls += o.n;
+	if (!ev->ptr) {
+		if (ev->bytes_req) {	/* realloc(p, 0) returning NULL freed p */
+			p->failed += o.n;
+			st->callers[c].failed += o.n;
+		}
+		return 0;
+	}
+	if (ev->arg[2] & KMT_HEAP_UNFOLLOWED) {	/* its free will not come: not kept live */
+		st->unfollowed++;
+		count_bytes(st, p, &o);
+		return 0;
+	}
+	return keep_object(st, p, &o);
+}
+
+/*
+ * A record of libkmtrace-heap.so (record --user-sample): what it freed,
+ * then what it allocated (a realloc may give the same pointer back).
+ */
+static int on_sample(struct umem_state *st, struct umem_proc *p, const struct kmt_event *ev)
+{
+	bool every = ev->arg[1] <= 1;
+	uint64_t ended;
+
+	p->user = true;
+	st->samples++;
+	if (ev->arg[1] > st->interval)
+		st->interval = ev->arg[1];
+	if (ev->arg[2] & KMT_HEAP_FREE) {
+		if (end_object(st, p, ev->arg[0], &ended))
+			return -1;
+		if (ev->func == KMT_UF_FREE)
+			p->calls[KMT_UF_FREE] += every ? 1 : ended;
+		if (ev->arg[0] && !ended)
+			p->untracked_frees++;	/* allocated before the recording */
+	}
+	return (ev->arg[2] & KMT_HEAP_ALLOC) ? on_sample_alloc(st, p, ev) : 0;
 }
 
 static int on_call(struct umem_state *st, struct umem_thread *t, struct umem_proc *p,
@@ -258,6 +348,10 @@ static int umem_event(void *priv, const struct kmt_event *ev)
 	st->last_ts = ev->ts;
 	if (tick(st, ev->ts))
 		return -1;
+	if (ev->type == KMT_EV_U_SAMPLE && ev->target_pid > 0) {	/* its own process */
+		pi = proc_row(st, (int)ev->target_pid);
+		return pi == UINT32_MAX ? -1 : on_sample(st, &st->procs[pi], ev);
+	}
 	ti = row_of(st, &st->thread_of, (uint32_t)ev->pid, make_thread, ev->pid, 0);
 	if (ti == UINT32_MAX)
 		return -1;
@@ -272,6 +366,8 @@ static int umem_event(void *priv, const struct kmt_event *ev)
 	}
 	if (ev->type == KMT_EV_U_RETURN)
 		return on_return(st, &st->threads[ti], &st->procs[pi], ev);
+	if (ev->type == KMT_EV_U_SAMPLE)	/* from another pid namespace: as record saw it */
+		return on_sample(st, &st->procs[pi], ev);
 	return kmt_umem_kernel_event(st, &st->procs[pi], ev);
 }
 
@@ -287,6 +383,7 @@ static void umem_free(void *priv)
 	kmt_objmap_free(&st->objs);
 	kmt_objmap_free(&st->kslab);
 	kmt_objmap_free(&st->kpages);
+	kmt_umem_stacks_free(st);
 	for (i = 0; i < st->nthreads; i++)
 		free(st->threads[i].f);
 	free(st->threads);
@@ -306,6 +403,7 @@ static void *umem_init(void)
 	st->page_size = 4096;
 	if (kmt_filter_init(&st->filter) || kmt_hashmap_init(&st->thread_of) ||
 	    kmt_hashmap_init(&st->proc_of) || kmt_hashmap_init(&st->caller_of) ||
+	    kmt_hashmap_init(&st->stack_of) ||
 	    kmt_objmap_init(&st->objs, sizeof(struct umem_obj)) ||
 	    kmt_objmap_init(&st->kslab, sizeof(struct umem_kobj)) ||
 	    kmt_objmap_init(&st->kpages, sizeof(struct umem_kobj))) {
@@ -359,7 +457,8 @@ static int umem_report(void *priv, const struct kmt_session *s, struct kmt_outpu
 }
 
 static const struct kmt_need umem_needs[] = {
-	{ KMT_EVMASK(KMT_EV_U_CALL), "user-space allocations (kmtrace record --user)" },
+	{ KMT_EVMASK(KMT_EV_U_CALL) | KMT_EVMASK(KMT_EV_U_SAMPLE),
+	  "user-space allocations (kmtrace record --user or --user-sample)" },
 	{ 0 }
 };
 
@@ -372,7 +471,8 @@ const struct kmt_analysis kmt_analysis_umem = {
 	.shortopts = "l:",
 	.longopts = umem_longopts,
 	.needs = umem_needs,
-	.events = KMT_EVMASK(KMT_EV_U_CALL) | KMT_EVMASK(KMT_EV_U_RETURN) | UMEM_KERNEL_EVENTS,
+	.events = KMT_EVMASK(KMT_EV_U_CALL) | KMT_EVMASK(KMT_EV_U_RETURN) |
+		  KMT_EVMASK(KMT_EV_U_SAMPLE) | UMEM_KERNEL_EVENTS,
 	.init = umem_init,
 	.filter = umem_filter,
 	.option = umem_option,

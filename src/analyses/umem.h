@@ -45,11 +45,24 @@ struct umem_caller {
 	uint64_t calls, bytes, failed, live_bytes, live_objs;
 };
 
-/* A live object: its process and pointer, what it asked for, who and when. */
+/*
+ * A live object: its process and pointer, what it asked for, who and when;
+ * a sample stands for @n objects of @size bytes in all (1 and its own size
+ * when every call is seen).
+ */
 struct umem_obj {
-	uint64_t ptr, size, ts;
+	uint64_t ptr, size, ts, n;
 	uint32_t caller;
+	uint32_t stack;		/* stacks[], or UINT32_MAX: none */
 	int tgid;
+};
+
+/* A user stack of sampled allocations (record --user-sample) and what it allocated. */
+struct umem_stack {
+	int tgid;
+	uint32_t nframes;
+	uint64_t *frames;	/* innermost first */
+	uint64_t calls, bytes, live_bytes, live_objs;
 };
 
 /* Kernel memory (a slab object, a page block) and the process it was allocated in. */
@@ -74,6 +87,11 @@ struct umem_state {
 	struct umem_proc *procs;
 	struct umem_caller *callers;
 	uint32_t nthreads, cap_threads, nprocs, cap_procs, ncallers, cap_callers;
+	struct kmt_hashmap stack_of;	/* hash of process and frames -> index */
+	struct umem_stack *stacks;
+	uint32_t nstacks, cap_stacks;
+	uint64_t samples, unfollowed;	/* --user-sample records; objects whose free is not seen */
+	uint64_t interval;		/* their mean bytes between samples (the largest seen) */
 	struct kmt_objmap objs;
 	struct kmt_objmap kslab, kpages;	/* by pointer, by pfn */
 	uint64_t page_size;
@@ -102,6 +120,18 @@ KMT_OBJMAP_TYPED(umem_kobj, struct umem_kobj)
  */
 int kmt_umem_kernel_event(struct umem_state *st, struct umem_proc *p,
 			  const struct kmt_event *ev);
+
+/*
+ * The row of the stack of sampled allocation @ev of process @tgid, made
+ * when new (umem_stacks.c); UINT32_MAX when out of memory.
+ */
+uint32_t kmt_umem_stack_row(struct umem_state *st, int tgid, const struct kmt_event *ev);
+
+/* The table of stacks, when there are any (umem_stacks.c). */
+int kmt_umem_stack_table(const struct umem_state *st, struct kmt_output *out);
+
+/* Free the stacks of @st. */
+void kmt_umem_stacks_free(struct umem_state *st);
 
 /* The report of @st (umem_report.c). */
 int kmt_umem_report(struct umem_state *st, struct kmt_output *out);

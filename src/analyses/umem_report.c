@@ -37,6 +37,20 @@ static void caller_name(const struct umem_state *st, const struct umem_caller *c
 		snprintf(sym, SYM_MAX, "0x%llx", (unsigned long long)c->addr);
 }
 
+/* record --user-sample: how the figures were sampled. */
+static int sampling(const struct umem_state *st, struct kmt_output *out)
+{
+	if (!st->samples)
+		return 0;
+	return kmt_output_count(out, "sample_records", "Records of the sampling library",
+				st->samples) ||
+	       kmt_output_value(out, "sample_interval", "Mean bytes between samples (above 1: "
+				"counts and bytes are estimates)", KMT_KIND_BYTES,
+				(union kmt_cell){ .u = st->interval }) ||
+	       kmt_output_count(out, "unfollowed", "Sampled objects not followed to their free "
+				"(the library's table was full)", st->unfollowed);
+}
+
 static int totals(const struct umem_state *st, struct kmt_output *out)
 {
 	uint64_t calls = 0, live = 0, objs = 0, failed = 0, untracked = 0, users = 0;
@@ -65,7 +79,8 @@ static int totals(const struct umem_state *st, struct kmt_output *out)
 	       kmt_output_count(out, "unmatched_returns", "Returns without their call",
 				st->unmatched_returns) ||
 	       kmt_output_count(out, "posix_memalign_untracked", "posix_memalign objects "
-				"(pointer not readable: not followed)", st->unknown_pointers);
+				"(pointer not readable: not followed)", st->unknown_pointers) ||
+	       sampling(st, out);
 }
 
 #define CALL_COLUMNS \
@@ -300,5 +315,6 @@ static int timeline_table(const struct umem_state *st, struct kmt_output *out)
 int kmt_umem_report(struct umem_state *st, struct kmt_output *out)
 {
 	return totals(st, out) || process_table(st, out) || memory_table(st, out) ||
-	       caller_table(st, out) || leak_table(st, out) || timeline_table(st, out) ? -1 : 0;
+	       caller_table(st, out) || kmt_umem_stack_table(st, out) || leak_table(st, out) ||
+	       timeline_table(st, out) ? -1 : 0;
 }

@@ -503,9 +503,10 @@ static void teardown(struct recorder *r)
 	}
 	if (r->child > 0)
 		kmt_command_end(r, COMMAND_GRACE_MS);
+	kmt_heap_close(r);
 	if (r->inst) {
-		if (r->own_instance)
-			tracefs_instance_destroy(r->inst);
+		if (r->own_instance && tracefs_instance_destroy(r->inst) && r->o->user_sample)
+			kmt_heap_instance_left(r);
 		tracefs_instance_free(r->inst);
 		r->inst = NULL;
 	}
@@ -619,11 +620,13 @@ static int make_instance(struct recorder *r)
 
 static int setup_and_run(struct recorder *r, const sigset_t *old)
 {
-	if (make_instance(r) || kmt_command_fork(r, old) || setup_fault_source(r))
+	if (make_instance(r) || kmt_heap_setup(r) || kmt_command_fork(r, old) ||
+	    setup_fault_source(r))
 		return -1;
 	r->trace_clock = tracefs_instance_file_read(r->inst, "trace_clock", NULL);
-	if (set_pid_filter(r) || kmt_members_setup(r) || kmt_uprobes_setup(r) || take_events(r, true) || apply_filters(r) ||
-	    kmt_record_stacks_setup(r) || open_cpus(r) || start_threads(r))
+	if (set_pid_filter(r) || kmt_members_setup(r) || kmt_uprobes_setup(r) ||
+	    take_events(r, true) || apply_filters(r) || kmt_record_stacks_setup(r) ||
+	    kmt_heap_add_format(r) || open_cpus(r) || start_threads(r))
 		return -1;
 	r->cpu_nodes = cpu_nodes_text(r->ncpus);
 	if (!(r->procs = kmt_proctable_new()) || !(r->files = kmt_filetable_new()))
@@ -635,7 +638,7 @@ static int setup_and_run(struct recorder *r, const sigset_t *old)
 		return kmt_record_fail(r, "cannot start the fault sampler");
 	if (!kmt_members_waiting(r) && tracefs_trace_on(r->inst))
 		return kmt_record_fail(r, "cannot turn tracing on");
-	if (r->o->user && !(r->umaps = kmt_umaps_start(r->inst)))
+	if ((r->o->user || r->o->user_sample) && !(r->umaps = kmt_umaps_start(r->inst)))
 		return kmt_record_fail(r, "--user: cannot start following the processes' maps");
 	if (r->o->watch_tick)
 		r->o->watch_tick(r->o->ctx, false);	/* a first look while every event exists */
@@ -772,6 +775,7 @@ static void free_recorder(struct recorder *r)
 	kmt_event_list_free(&r->events);
 	kmt_members_free(r);
 	kmt_command_free(r);
+	kmt_heap_free(r);
 	kmt_dest_close(&r->dest);
 }
 
@@ -851,7 +855,7 @@ static int prepare(struct recorder *r)
 int kmt_record(const struct kmt_record_opts *o, struct kmt_record_result *res,
 	       struct kmt_error *err)
 {
-	struct recorder r = { .o = o, .err = err, .go_fd = -1, .exec_fd = -1,
+	struct recorder r = { .o = o, .err = err, .go_fd = -1, .exec_fd = -1, .marker_fd = -1,
 			      .child_status = -1, .main_thread = pthread_self() };
 	struct kmt_record_progress done = { .phase = KMT_RECORD_DONE };
 	sigset_t old;

@@ -105,7 +105,13 @@ static void __attribute__((noreturn)) run_child(struct recorder *r, const sigset
 	signal(SIGPIPE, r->o->command_ignores_sigpipe ? SIG_IGN : SIG_DFL);
 	if (read(go, &c, 1) != 1)
 		_exit(127);
-	execvp(r->o->command[0], r->o->command);
+	if (r->command_env) {	/* --user-sample: the library preloaded, the marker inherited */
+		if (fcntl(r->marker_fd, F_SETFD, 0))
+			_exit(127);
+		execvpe(r->o->command[0], r->o->command, r->command_env);
+	} else {
+		execvp(r->o->command[0], r->o->command);
+	}
 	e = errno;
 	if (write(ex, &e, sizeof(e)) != sizeof(e))
 		_exit(127);

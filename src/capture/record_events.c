@@ -32,6 +32,25 @@ int kmt_event_list_add(struct kmt_event_list *l, const char *sys, const char *na
 	return 0;
 }
 
+int kmt_record_add_format(struct recorder *r, const char *sys, const char *name)
+{
+	struct kmt_event_ref *e;
+	int i;
+
+	if (kmt_event_list_add(&r->events, sys, name))
+		return kmt_record_fail(r, "out of memory");
+	for (i = 0; i < r->events.n; i++) {
+		e = &r->events.ev[i];
+		if (strcmp(e->system, sys) || strcmp(e->name, name) || e->format)
+			continue;
+		errno = 0;
+		e->format = tracefs_event_file_read(r->inst, sys, name, "format", NULL);
+		if (!e->format)
+			return kmt_record_fail(r, "cannot read the format of %s:%s", sys, name);
+	}
+	return 0;
+}
+
 static bool event_exists(const char *sys, const char *name)
 {
 	return tracefs_event_file_exists(NULL, sys, name, "format");
@@ -44,9 +63,12 @@ static int add_defaults(struct kmt_event_list *l)
 	for (t = KMT_EV_UNKNOWN + 1; t < KMT_EV_NR; t++) {
 		const char *sys = kmt_event_type_system(t), *name = kmt_event_type_event(t);
 
-		/* kmtrace's own probes are added by record when it made them. */
+		/*
+		 * kmtrace's own probes are added by record when it made them,
+		 * ftrace's records (never enabled) when it asks for them.
+		 */
 		if (!strncmp(sys, KMT_PROBE_SYSTEM, strlen(KMT_PROBE_SYSTEM)) ||
-		    kmt_event_type_on_request(t))
+		    !strcmp(sys, "ftrace") || kmt_event_type_on_request(t))
 			continue;
 		if (event_exists(sys, name) && kmt_event_list_add(l, sys, name))
 			return -1;

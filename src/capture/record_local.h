@@ -34,6 +34,14 @@ int kmt_event_list_resolve(struct kmt_event_list *l, const char *const *specs, i
 /* Add @sys:@name to @l unless it is there. 0, or -1 when out of memory. */
 int kmt_event_list_add(struct kmt_event_list *l, const char *sys, const char *name);
 
+/*
+ * Add @sys:@name, an event that is never enabled but whose records the
+ * buffers may hold (ftrace's kernel_stack, raw_data), to r->events with its
+ * format. 0, or -1 with r->err filled.
+ */
+struct recorder;
+int kmt_record_add_format(struct recorder *r, const char *sys, const char *name);
+
 /* Free what kmt_event_list_resolve() put in @l. */
 void kmt_event_list_free(struct kmt_event_list *l);
 
@@ -179,6 +187,8 @@ struct recorder {
 	char *processes;			/* ... their text form, at stop */
 	struct kmt_filetable *files;		/* the files they had mapped or open */
 	char *file_names;			/* ... their text form, at stop */
+	int marker_fd;				/* --user-sample: trace_marker_raw, or -1 */
+	char **command_env;			/* ... the command's environment */
 };
 
 /*
@@ -209,6 +219,25 @@ int kmt_record_stacks_setup(struct recorder *r);
  * filter. Before the events are enabled. 0, or -1 with r->err filled.
  */
 int kmt_uprobes_setup(struct recorder *r);
+
+/*
+ * --user-sample: open the instance's trace_marker_raw and make the
+ * command's environment (the library preloaded, the descriptor named).
+ * Before the command is forked. 0, or -1 with r->err filled.
+ */
+int kmt_heap_setup(struct recorder *r);
+
+/* --user-sample: ftrace:raw_data's format among r->events; after the events are taken. */
+int kmt_heap_add_format(struct recorder *r);
+
+/* Close the descriptor of trace_marker_raw (before the instance is removed). */
+void kmt_heap_close(struct recorder *r);
+
+/* Say that the instance stayed: a process of the command holds trace_marker_raw. */
+void kmt_heap_instance_left(struct recorder *r);
+
+/* Free what kmt_heap_setup() made. */
+void kmt_heap_free(struct recorder *r);
 
 /* Remove the uprobes; only after the instance is gone. */
 void kmt_uprobes_remove(struct recorder *r);

@@ -133,12 +133,5 @@ int kmt_record_stacks_setup(struct recorder *r)
 	}
 	r->stack_events[len - 1] = '\0';	/* the last space */
 	/* trace-cmd and kmtrace read the stacks with this format; it is never enabled. */
-	if (kmt_event_list_add(&r->events, "ftrace", "kernel_stack"))
-		return kmt_record_fail(r, "out of memory");
-	errno = 0;
-	r->events.ev[r->events.n - 1].format =
-		tracefs_event_file_read(r->inst, "ftrace", "kernel_stack", "format", NULL);
-	if (!r->events.ev[r->events.n - 1].format)
-		return kmt_record_fail(r, "cannot read the format of ftrace:kernel_stack");
-	return 0;
+	return kmt_record_add_format(r, "ftrace", "kernel_stack");
 }

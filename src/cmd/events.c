@@ -62,6 +62,7 @@ static void field_value(FILE *fp, struct tep_format_field *f, const unsigned cha
 			int size)
 {
 	int off = f->offset, len = f->size, i;
+	bool flexible = !len && (f->flags & TEP_FIELD_IS_ARRAY);	/* raw_data's buf */
 	unsigned long long v;
 	char text[4096];
 
@@ -72,13 +73,15 @@ static void field_value(FILE *fp, struct tep_format_field *f, const unsigned cha
 		off = (f->flags & TEP_FIELD_IS_RELATIVE ? f->offset + f->size : 0) + (loc & 0xffff);
 		len = loc >> 16;
 	}
+	if (flexible && off >= 0 && off < size)
+		len = size - off;	/* the rest of the record, as hex bytes */
 	if (off < 0 || len < 0 || off + len > size) {
 		fputs("null", fp);
-	} else if (f->flags & TEP_FIELD_IS_STRING) {
+	} else if ((f->flags & TEP_FIELD_IS_STRING) && !flexible) {
 		snprintf(text, sizeof(text), "%.*s", (int)strnlen((const char *)data + off, len),
 			 data + off);
 		kmt_output_json_string(fp, text);
-	} else if ((f->flags & TEP_FIELD_IS_ARRAY) || len > 8 || !len) {
+	} else if ((f->flags & TEP_FIELD_IS_ARRAY) || len > 8 || !len || flexible) {
 		fputc('"', fp);
 		for (i = 0; i < len && i < 1024; i++)
 			fprintf(fp, "%02x", data[off + i]);

@@ -2,6 +2,7 @@
 /* kmtrace record: option parsing, progress and notices, the per-CPU summary. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include <kmtrace/record.h>
 #include "cmd.h"
+#include "common/heaprec.h"
 
 #define MAX_ARGS	256
 #define EXIT_CANNOT_RUN	127	/* as a shell says a command could not be run */
@@ -23,6 +25,7 @@ static void usage(FILE *fp)
 		"                      [--filter 'GROUP:EVENT:EXPR']... [--no-kallsyms]\n"
 		"                      [--no-kprobes] [-g] [--stack-events EVENT,...]\n"
 		"                      [--user [--user-lib PATH] [--user-min-size SIZE]]\n"
+		"                      [--user-sample[=SIZE] [--user-unwind dwarf|fp]]\n"
 		"                      [--cgroup PATH] [--container ID] [--comm NAME] [--exe PATH]\n"
 		"                      [-- COMMAND [ARGS...]]\n"
 		"       kmtrace record --extract INSTANCE [-f] [-o FILE|-] [--no-kallsyms]\n\n"
@@ -51,6 +54,12 @@ static void usage(FILE *fp)
 		"      --user-lib  probe this allocator library instead (jemalloc, tcmalloc)\n"
 		"      --user-min-size  leave out allocations asking for fewer bytes (a\n"
 		"                  kernel filter; frees and callocs stay)\n"
+		"      --user-sample  the command's allocations sampled in the process\n"
+		"                  (libkmtrace-heap.so preloaded): one every SIZE bytes on\n"
+		"                  average (default 512K; 1: every call), with user stacks\n"
+		"      --user-unwind  how sampled stacks are walked: dwarf (default: call\n"
+		"                  frame information) or fp (frame pointers, faster; DWARF\n"
+		"                  where the chain ends early)\n"
 		"      --cgroup    record the processes of this cgroup (v1 or v2; a path, or\n"
 		"                  one under /sys/fs/cgroup), those that join later and all\n"
 		"                  their children; tracing starts with the first of them\n"
@@ -177,6 +186,8 @@ static const struct option longopts[] = {
 	{ "user", no_argument, NULL, 'U' },
 	{ "user-lib", required_argument, NULL, 'L' },
 	{ "user-min-size", required_argument, NULL, 'M' },
+	{ "user-sample", optional_argument, NULL, 'u' },
+	{ "user-unwind", required_argument, NULL, 'W' },
 	{ "extract", required_argument, NULL, 'X' },
 	{ "cgroup", required_argument, NULL, 'c' },
 	{ "container", required_argument, NULL, 'C' },
@@ -192,7 +203,42 @@ struct record_args {
 	const char *events[MAX_ARGS], *filters[MAX_ARGS], *stack_events[MAX_ARGS];
 	char *stack_list;		/* --stack-events, cut at its commas */
 	int pids[MAX_ARGS];
+	char heap_lib[PATH_MAX];	/* --user-sample: the library found */
 };
+
+/*
+ * --user-sample's library: $KMTRACE_HEAP_LIB, else beside the kmtrace
+ * binary (the build tree, also for build/kmtrace-san) or where make install
+ * puts it. 0, or -1 after saying where it looked.
+ */
+static int find_heap_lib(char *path, size_t len)
+{
+	static const char *const places[] = { "%s/" KMT_HEAP_LIB, "%s/../" KMT_HEAP_LIB,
+					      "%s/../lib/kmtrace/" KMT_HEAP_LIB };
+	const char *env = getenv("KMTRACE_HEAP_LIB");
+	char exe[PATH_MAX], *slash, tried[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t i;
+
+	if (env && *env) {
+		if (realpath(env, path) && !access(path, R_OK))
+			return 0;
+		fprintf(stderr, "kmtrace record: KMTRACE_HEAP_LIB=%s: %s\n", env, strerror(errno));
+		return -1;
+	}
+	exe[n > 0 ? n : 0] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	for (i = 0; slash && i < sizeof(places) / sizeof(*places); i++) {
+		snprintf(tried, sizeof(tried), places[i], exe);
+		if (realpath(tried, path) && !access(path, R_OK) && strlen(path) < len)
+			return 0;
+	}
+	fprintf(stderr, "kmtrace record: --user-sample: no %s beside %s or in %s/../lib/kmtrace "
+		"(make builds it; or set KMTRACE_HEAP_LIB)\n", KMT_HEAP_LIB, exe, exe);
+	return -1;
+}
 
 /* --stack-events A,B,...: the names, -g implied. 0, or -1. */
 static int take_stack_events(struct record_args *a, const char *arg)
@@ -276,6 +322,18 @@ static int take_option(struct record_args *a, int c)
 		o->user = true;
 		return kmt_cmd_parse_size("record", "--user-min-size", optarg,
 					  &o->user_min_size);
+	case 'u':
+		o->user_sample = KMT_HEAP_DEFAULT_INTERVAL;
+		return optarg ? kmt_cmd_parse_size("record", "--user-sample", optarg,
+						   &o->user_sample) : 0;
+	case 'W':
+		if (strcmp(optarg, "dwarf") && strcmp(optarg, "fp")) {
+			fprintf(stderr, "kmtrace record: --user-unwind takes dwarf or fp, not '%s'\n",
+				optarg);
+			return -1;
+		}
+		o->user_sample_fp = !strcmp(optarg, "fp");
+		return 0;
 	case 'X':
 		o->extract = optarg;
 		return 0;
@@ -333,6 +391,15 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 			"the processes: not with -p, --extract or a COMMAND\n");
 		return -1;
 	}
+	if (a->o.user_sample && (!a->o.command || a->o.user)) {
+		fprintf(stderr, "kmtrace record: --user-sample %s\n", a->o.user ?
+			"and --user count the same calls: choose one" :
+			"needs -- COMMAND (a running process cannot load the library)");
+		return -1;
+	}
+	if (a->o.user_sample && find_heap_lib(a->heap_lib, sizeof(a->heap_lib)))
+		return -1;
+	a->o.heap_lib = a->heap_lib;
 	if (a->o.user && !a->o.command && !a->o.npids) {
 		fprintf(stderr, "kmtrace record: --user needs -p PID or -- COMMAND (uprobes on "
 			"every process would slow the whole system)\n");

@@ -40,6 +40,7 @@ static const char *const names[KMT_EV_NR][2] = {
 	[KMT_EV_BRK_EXIT] = { "syscalls", "sys_exit_brk" },
 	[KMT_EV_U_CALL] = { "kmtrace_user", "call" },
 	[KMT_EV_U_RETURN] = { "kmtrace_user", "return" },
+	[KMT_EV_U_SAMPLE] = { "ftrace", "raw_data" },
 	[KMT_EV_DIRECT_RECLAIM_BEGIN] = { "vmscan", "mm_vmscan_direct_reclaim_begin" },
 	[KMT_EV_DIRECT_RECLAIM_END] = { "vmscan", "mm_vmscan_direct_reclaim_end" },
 	[KMT_EV_MEMCG_RECLAIM_BEGIN] = { "vmscan", "mm_vmscan_memcg_reclaim_begin" },

@@ -13,6 +13,8 @@
 
 #include <kmtrace/event.h>
 
+#include "common/heaprec.h"
+
 #define MAX_EVENT_ID	65536	/* common_type is a u16 */
 #define MAX_RECORD	65536	/* no field of a sane format lies past it */
 #define MAX_FIELDS	8
@@ -85,6 +87,7 @@ static const struct event_spec specs[KMT_EV_NR] = {
 	[KMT_EV_U_CALL] = { { INT("a0", arg[0]), INT("a1", arg[1]), INT("a2", arg[2]),
 			      INT("caller", call_site), INT("fn", func) } },
 	[KMT_EV_U_RETURN] = { { INT("ret", ret), INT("fn", func) } },
+	[KMT_EV_U_SAMPLE] = { { INT("id", arg[5]) } },	/* buf: decode_heap_record() */
 
 #define RECLAIM_BEGIN	{ INT("order", order), INT("gfp_flags", gfp_flags) }
 #define RECLAIM_END	{ INT("nr_reclaimed", reclaim.nr_reclaimed) }
@@ -220,6 +223,7 @@ struct kmt_decoder {
 	int type_offset;
 	int type_size;
 	int pid_offset;
+	int heap_buf;				/* ftrace:raw_data's buf, or 0 */
 	size_t event_size;			/* sizeof(struct kmt_event), see clear_event() */
 	unsigned char type_of_id[MAX_EVENT_ID];	/* enum kmt_event_type */
 	bool type_only[KMT_EV_NR];		/* no field wanted (kmt_decoder_only) */
@@ -370,6 +374,18 @@ static void resolve_event(struct kmt_decoder *dec, enum kmt_event_type type,
 		dec->type_of_id[event->id] = type;
 }
 
+/* Where ftrace:raw_data's buf starts, when its id is the 4 bytes before it. */
+static void find_heap_buf(struct kmt_decoder *dec, struct tep_handle *tep)
+{
+	struct tep_event *event = tep_find_event_by_name(tep, "ftrace", "raw_data");
+	struct tep_format_field *buf = event ? tep_find_field(event, "buf") : NULL;
+	const struct event_loc *loc = &dec->loc[KMT_EV_U_SAMPLE];
+
+	if (buf && field_sane(buf) && loc->nfields == 1 && loc->fields[0].size == 4 &&
+	    loc->fields[0].offset + 4 == buf->offset)
+		dec->heap_buf = buf->offset;
+}
+
 struct kmt_decoder *kmt_decoder_new(struct tep_handle *tep)
 {
 	struct kmt_decoder *dec;
@@ -404,6 +420,7 @@ struct kmt_decoder *kmt_decoder_new(struct tep_handle *tep)
 	}
 	if (any && (f = tep_find_common_field(any, "common_pid")) && common_sane(f, 4))
 		dec->pid_offset = f->offset;
+	find_heap_buf(dec, tep);
 	return dec;
 }
 
@@ -508,6 +525,78 @@ fill_int(const struct kmt_decoder *dec, const struct field_loc *fl, const unsign
 }
 
 /*
+ * The header of a record of libkmtrace-heap.so in ftrace:raw_data payload
+ * @p of @size bytes, into @h (may be NULL): false when the raw_data is not
+ * one (another writer's id, another version, too short, a call it does not
+ * make).
+ */
+static bool heap_header(const struct kmt_decoder *dec, const unsigned char *p, int size,
+			struct kmt_heap_rec *h)
+{
+	const unsigned char *b = p + dec->heap_buf;
+	struct kmt_heap_rec r;
+
+	if (!dec->heap_buf || size < dec->heap_buf + KMT_HEAP_HEADER_SIZE ||
+	    read_uint(dec, b - 4, 4) != KMT_HEAP_MARKER_ID || b[0] != KMT_HEAP_VERSION ||
+	    !b[2] || b[2] >= KMT_UF_NR || !(b[1] & (KMT_HEAP_ALLOC | KMT_HEAP_FREE)))
+		return false;
+	if (!h)
+		return true;
+	memcpy(&r, b, 4);
+	r.tgid = read_uint(dec, b + offsetof(struct kmt_heap_rec, tgid), 4);
+	r.tid = read_uint(dec, b + offsetof(struct kmt_heap_rec, tid), 4);
+	r.ptr = read_uint(dec, b + offsetof(struct kmt_heap_rec, ptr), 8);
+	r.old = read_uint(dec, b + offsetof(struct kmt_heap_rec, old), 8);
+	r.size = read_uint(dec, b + offsetof(struct kmt_heap_rec, size), 8);
+	r.interval = read_uint(dec, b + offsetof(struct kmt_heap_rec, interval), 8);
+	if ((size - dec->heap_buf - KMT_HEAP_HEADER_SIZE) / 8 < r.nframes)
+		r.nframes = (size - dec->heap_buf - KMT_HEAP_HEADER_SIZE) / 8;	/* cut short */
+	*h = r;
+	return true;
+}
+
+/*
+ * KMT_EV_U_SAMPLE: the call (func), what it allocated (ptr, bytes_req,
+ * interval in arg[1]) and freed (arg[0]), the record's KMT_HEAP_* in arg[2],
+ * the process in target_pid (-1 when the writer's pid namespace is not the
+ * kernel's: its getpid() names another process); the frames stay in the
+ * payload (str).
+ */
+static enum kmt_event_type decode_heap_record(const struct kmt_decoder *dec,
+					      const unsigned char *p, int size,
+					      struct kmt_event *ev)
+{
+	struct kmt_heap_rec h;
+
+	if (!heap_header(dec, p, size, &h))
+		return ev->type = KMT_EV_UNKNOWN;
+	ev->func = h.func;
+	ev->ptr = h.ptr;
+	ev->arg[0] = h.old;
+	ev->arg[1] = h.interval ? h.interval : 1;
+	ev->arg[2] = h.kind;
+	ev->bytes_req = h.size;
+	ev->target_pid = h.tid == (uint32_t)ev->pid ? (long long)h.tgid : -1;	/* -1: namespaced */
+	ev->str = (const char *)p + dec->heap_buf + KMT_HEAP_HEADER_SIZE;
+	ev->str_len = h.nframes * 8;
+	if (dec->swap)
+		ev->flags |= KMT_EVF_SWAPPED;
+	if (h.nframes)
+		ev->call_site = kmt_event_user_frame(ev, 0);
+	return ev->type;
+}
+
+unsigned long long kmt_event_user_frame(const struct kmt_event *ev, int i)
+{
+	uint64_t v;
+
+	if (i < 0 || i >= ev->str_len / 8)
+		return 0;
+	memcpy(&v, ev->str + (size_t)i * 8, 8);
+	return (ev->flags & KMT_EVF_SWAPPED) ? __builtin_bswap64(v) : v;
+}
+
+/*
  * An event whose fields nobody wants: its type, id and pid, and the fields
  * kmt_event_possible() checks (the others are left as they were), so that
  * it is known or unknown exactly as when fully decoded.
@@ -524,6 +613,8 @@ static enum kmt_event_type decode_type_only(const struct kmt_decoder *dec,
 	ev->pid = (int)read_uint(dec, p + dec->pid_offset, 4);
 	ev->flags = KMT_EVF_TYPE_ONLY | loc->flags;
 	ev->type = size < loc->min_size ? KMT_EV_UNKNOWN : type;
+	if (type == KMT_EV_U_SAMPLE && !heap_header(dec, p, size, NULL))
+		ev->type = KMT_EV_UNKNOWN;
 	if (ev->type == KMT_EV_UNKNOWN)
 		return ev->type;
 	if (!possible_members[type].n)
@@ -568,6 +659,8 @@ enum kmt_event_type kmt_decode(const struct kmt_decoder *dec, const void *data, 
 	}
 	ev->flags = loc->flags;
 	ev->type = dec->type_of_id[id];
+	if (ev->type == KMT_EV_U_SAMPLE)
+		return decode_heap_record(dec, p, size, ev);
 	if (possible_members[ev->type].n && !kmt_event_possible(ev))
 		ev->flags |= KMT_EVF_IMPOSSIBLE;
 	return ev->type;

@@ -2,8 +2,10 @@
 /*
  * record --user and umem: the uprobe lines per architecture, the format
  * they make decoded, ELF symbols of this very binary, and the call/return
- * pairing of umem on hand-made events.
+ * pairing of umem on hand-made events; record --user-sample's records
+ * decoded (both byte orders, foreign ones refused) and weighted.
  */
+#include <math.h>
 #include <string.h>
 #include <check.h>
 #include <traceevent/event-parse.h>
@@ -13,6 +15,7 @@
 #include "capture/uprobes.h"
 #include "container/elfsyms.h"
 #include "analyses/umem.h"
+#include "common/heaprec.h"
 #include "suites.h"
 
 extern const struct kmt_analysis kmt_analysis_umem;
@@ -176,6 +179,171 @@ START_TEST(test_umem_pairs_calls_and_returns)
 }
 END_TEST
 
+/* ftrace:raw_data as the kernel gives it (trace_marker_raw's records). */
+static const char raw_data_format[] =
+	"name: raw_data\nID: 19\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:unsigned int id;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:char buf[];\toffset:12;\tsize:0;\tsigned:0;\n\n"
+	"print fmt: \"id:%04x %08x\", REC->id, (int)REC->buf[0]\n";
+
+static uint32_t swap32(uint32_t v, bool swap)
+{
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t swap64(uint64_t v, bool swap)
+{
+	return swap ? __builtin_bswap64(v) : v;
+}
+
+/* A record of libkmtrace-heap.so into @rec (in the other byte order when @swap); its size. */
+static int heap_record(unsigned char *rec, bool swap, uint32_t id, int nframes)
+{
+	struct kmt_heap_rec h = { KMT_HEAP_VERSION, KMT_HEAP_ALLOC | KMT_HEAP_FREE, KMT_UF_REALLOC,
+				  (uint8_t)nframes, swap32(300, swap), swap32(301, swap), 0,
+				  swap64(0x5000, swap), swap64(0x4000, swap), swap64(96, swap),
+				  swap64(4096, swap) };
+	uint16_t type = swap ? __builtin_bswap16(19) : 19;
+	uint32_t pid = swap32(301, swap), mid = swap32(id, swap);
+	int i;
+
+	memset(rec, 0, 12 + KMT_HEAP_HEADER_SIZE + nframes * 8);
+	memcpy(rec, &type, 2);
+	memcpy(rec + 4, &pid, 4);
+	memcpy(rec + 8, &mid, 4);
+	memcpy(rec + 12, &h, KMT_HEAP_HEADER_SIZE);
+	for (i = 0; i < nframes; i++) {
+		uint64_t ip = swap64(0x401000 + i, swap);
+
+		memcpy(rec + 12 + KMT_HEAP_HEADER_SIZE + i * 8, &ip, 8);
+	}
+	return 12 + KMT_HEAP_HEADER_SIZE + nframes * 8;
+}
+
+static struct kmt_decoder *raw_data_decoder(struct tep_handle *tep, bool big_endian)
+{
+	tep_set_long_size(tep, 8);
+	tep_set_file_bigendian(tep, big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	ck_assert_int_eq(tep_parse_event(tep, raw_data_format, strlen(raw_data_format), "ftrace"),
+			 0);
+	return kmt_decoder_new(tep);
+}
+
+/* Fields, frames in either byte order, and raw_data that is not the library's. */
+START_TEST(test_heap_record_decodes)
+{
+	bool swap = _i == 1;
+	struct tep_handle *tep = tep_alloc();
+	struct kmt_decoder *dec = raw_data_decoder(tep, swap != (__BYTE_ORDER__ ==
+							       __ORDER_BIG_ENDIAN__));
+	unsigned char rec[12 + KMT_HEAP_HEADER_SIZE + 4 * 8];
+	bool want[KMT_EV_NR] = { false };
+	struct kmt_event ev;
+	int size = heap_record(rec, swap, KMT_HEAP_MARKER_ID, 3);
+
+	ck_assert_int_eq(kmt_decode(dec, rec, size, &ev), KMT_EV_U_SAMPLE);
+	ck_assert_uint_eq(ev.func, KMT_UF_REALLOC);
+	ck_assert_uint_eq(ev.ptr, 0x5000);
+	ck_assert_uint_eq(ev.arg[0], 0x4000);
+	ck_assert_uint_eq(ev.bytes_req, 96);
+	ck_assert_uint_eq(ev.arg[1], 4096);
+	ck_assert_uint_eq(ev.arg[2], KMT_HEAP_ALLOC | KMT_HEAP_FREE);
+	ck_assert_int_eq(ev.target_pid, 300);	/* its tid is the event's: same namespace */
+	ck_assert_int_eq(ev.str_len, 24);
+	ck_assert_uint_eq(kmt_event_user_frame(&ev, 0), 0x401000);
+	ck_assert_uint_eq(kmt_event_user_frame(&ev, 2), 0x401002);
+	ck_assert_uint_eq(kmt_event_user_frame(&ev, 3), 0);
+	ck_assert_uint_eq(ev.call_site, 0x401000);
+	/* a record cut short keeps the frames it holds */
+	ck_assert_int_eq(kmt_decode(dec, rec, size - 12, &ev), KMT_EV_U_SAMPLE);
+	ck_assert_int_eq(ev.str_len, 8);
+	/* another writer's id, another version, a header cut short: not the library's */
+	heap_record(rec, swap, 0x1234, 3);
+	ck_assert_int_eq(kmt_decode(dec, rec, size, &ev), KMT_EV_UNKNOWN);
+	heap_record(rec, swap, KMT_HEAP_MARKER_ID, 3);
+	ck_assert_int_eq(kmt_decode(dec, rec, 12 + KMT_HEAP_HEADER_SIZE - 1, &ev), KMT_EV_UNKNOWN);
+	rec[12] = KMT_HEAP_VERSION + 1;
+	ck_assert_int_eq(kmt_decode(dec, rec, size, &ev), KMT_EV_UNKNOWN);
+	/* decoded for its type only, the same verdicts */
+	kmt_decoder_only(dec, want);
+	ck_assert_int_eq(kmt_decode(dec, rec, size, &ev), KMT_EV_UNKNOWN);
+	heap_record(rec, swap, KMT_HEAP_MARKER_ID, 3);
+	ck_assert_int_eq(kmt_decode(dec, rec, size, &ev), KMT_EV_U_SAMPLE);
+	kmt_decoder_free(dec);
+	tep_free(tep);
+}
+END_TEST
+
+static void sample(struct umem_state *st, uint8_t kind, enum kmt_user_func f, uint64_t ptr,
+		   uint64_t old, uint64_t size, uint64_t interval)
+{
+	static uint64_t ts = 5000;
+	uint64_t frames[2] = { 0x401000, 0x402000 };
+	struct kmt_event ev = { .type = KMT_EV_U_SAMPLE, .pid = 40, .ts = ts++, .func = f,
+				.ptr = ptr, .bytes_req = size, .arg = { old, interval, kind },
+				.target_pid = 40, .call_site = 0x401000,
+				.str = (const char *)frames, .str_len = sizeof(frames) };
+
+	ck_assert_int_eq(kmt_analysis_umem.event(st, &ev), 0);
+}
+
+/* Weights: 1 at interval 1; 1 / (1 - exp(-size / interval)) of objects and bytes above. */
+START_TEST(test_umem_sample_weights)
+{
+	struct umem_state *st = kmt_analysis_umem.init();
+	const struct umem_proc *p;
+	double chance = -expm1(-64.0 / 4096);
+
+	ck_assert_int_eq(kmt_analysis_umem.start(st, NULL), 0);
+	sample(st, KMT_HEAP_ALLOC, KMT_UF_MALLOC, 0x1000, 0, 100, 1);
+	sample(st, KMT_HEAP_FREE, KMT_UF_FREE, 0, 0, 0, 1);		/* free(NULL), counted */
+	sample(st, KMT_HEAP_ALLOC | KMT_HEAP_FREE, KMT_UF_REALLOC, 0x1000, 0x1000, 200, 1);
+	p = &st->procs[0];
+	ck_assert_uint_eq(p->calls[KMT_UF_MALLOC], 1);
+	ck_assert_uint_eq(p->calls[KMT_UF_FREE], 1);
+	ck_assert_uint_eq(p->live_bytes, 200);		/* realloc in place: freed, then kept */
+	ck_assert_uint_eq(p->live_objs, 1);
+	ck_assert_uint_eq(p->requested, 300);
+	sample(st, KMT_HEAP_ALLOC, KMT_UF_MALLOC, 0x2000, 0, 64, 4096);
+	ck_assert_uint_eq(p->live_objs, 1 + llround(1 / chance));
+	ck_assert_uint_eq(p->live_bytes, 200 + llround(64 / chance));
+	sample(st, KMT_HEAP_ALLOC, KMT_UF_MALLOC, 0x3000, 0, 1 << 20, 4096);	/* large: itself */
+	ck_assert_uint_eq(p->live_bytes, 200 + llround(64 / chance) + (1 << 20));
+	sample(st, KMT_HEAP_FREE, KMT_UF_FREE, 0, 0x2000, 0, 4096);
+	ck_assert_uint_eq(p->calls[KMT_UF_FREE], 1 + llround(1 / chance));
+	ck_assert_uint_eq(p->live_bytes, 200 + (1 << 20));
+	sample(st, KMT_HEAP_ALLOC | KMT_HEAP_UNFOLLOWED, KMT_UF_MALLOC, 0x4000, 0, 1 << 20, 4096);
+	ck_assert_uint_eq(p->live_bytes, 200 + (1 << 20));	/* its free will not come */
+	ck_assert_uint_eq(st->unfollowed, 1);
+	ck_assert_uint_eq(st->interval, 4096);
+	ck_assert_uint_eq(st->nstacks, 1);
+	ck_assert_uint_eq(st->stacks[0].live_bytes, p->live_bytes);
+	kmt_analysis_umem.free(st);
+}
+END_TEST
+
+/* The recorder's environment text and the library's parse of it. */
+START_TEST(test_heap_env_round_trip)
+{
+	struct kmt_heap_env e = { 7, 23, 123456, 524288, true }, back;
+	char text[128];
+
+	kmt_heap_env_format(&e, text, sizeof(text));
+	ck_assert_str_eq(text, "7:23:123456:524288:fp");
+	ck_assert_int_eq(kmt_heap_env_parse(text, &back), 0);
+	ck_assert(back.fd == 7 && back.dev == 23 && back.ino == 123456 && back.interval == 524288 &&
+		  back.fp);
+	ck_assert_int_eq(kmt_heap_env_parse("7:23:123456:524288:lbr", &back), -1);
+	ck_assert_int_eq(kmt_heap_env_parse("7:23:123456:0:dwarf", &back), -1);
+	ck_assert_int_eq(kmt_heap_env_parse("-7:23:1:1:dwarf", &back), -1);
+	ck_assert_int_eq(kmt_heap_env_parse("7:23:1", &back), -1);
+}
+END_TEST
+
 Suite *user_suite(void)
 {
 	Suite *s = suite_create("user");
@@ -185,6 +353,9 @@ Suite *user_suite(void)
 	tcase_add_test(tc, test_call_format_decodes);
 	tcase_add_test(tc, test_elf_symbols_of_self);
 	tcase_add_test(tc, test_umem_pairs_calls_and_returns);
+	tcase_add_loop_test(tc, test_heap_record_decodes, 0, 2);
+	tcase_add_test(tc, test_umem_sample_weights);
+	tcase_add_test(tc, test_heap_env_round_trip);
 	suite_add_tcase(s, tc);
 	return s;
 }

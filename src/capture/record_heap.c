@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * record --user-sample: the command runs with libkmtrace-heap.so preloaded,
+ * which writes sampled allocations into the instance's trace_marker_raw
+ * through a descriptor opened here and handed down (inherited across
+ * fork and exec, told by device and inode in KMTRACE_HEAP). Its records
+ * are ftrace:raw_data events of the same per-CPU buffers, on the same
+ * clock as the kernel's.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <tracefs/tracefs.h>
+
+#include "record_local.h"
+#include "common/heaprec.h"
+#include "common/util.h"
+
+extern char **environ;
+
+/* "NAME=VALUE" in a new string, or NULL. */
+static char *env_entry(const char *name, const char *value, const char *tail)
+{
+	char *s;
+
+	if (asprintf(&s, "%s=%s%s%s", name, value, tail ? ":" : "", tail ? tail : "") < 0)
+		return NULL;
+	return s;
+}
+
+/*
+ * The command's environment: ours, with KMTRACE_HEAP set and the library
+ * first in LD_PRELOAD (what was there stays after it).
+ */
+static int make_env(struct recorder *r, const char *spec)
+{
+	size_t n = 0, k = 0, i;
+	const char *preload = getenv("LD_PRELOAD");
+
+	while (environ[n])
+		n++;
+	r->command_env = calloc(n + 3, sizeof(*r->command_env));
+	if (!r->command_env)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!strncmp(environ[i], "LD_PRELOAD=", 11) ||
+		    !strncmp(environ[i], KMT_HEAP_ENV "=", strlen(KMT_HEAP_ENV) + 1))
+			continue;
+		if (!(r->command_env[k++] = strdup(environ[i])))
+			return -1;
+	}
+	if (!(r->command_env[k++] = env_entry(KMT_HEAP_ENV, spec, NULL)) ||
+	    !(r->command_env[k++] = env_entry("LD_PRELOAD", r->o->heap_lib,
+					       preload && *preload ? preload : NULL)))
+		return -1;
+	return 0;
+}
+
+/* Where execvp would find @cmd, into @path; false when nowhere. */
+static bool command_path(const char *cmd, char *path, size_t len)
+{
+	const char *dirs = getenv("PATH"), *p;
+
+	if (strchr(cmd, '/')) {
+		snprintf(path, len, "%s", cmd);
+		return true;
+	}
+	for (p = dirs ? dirs : "/usr/bin:/bin"; *p; p += *p == ':') {
+		size_t dlen = strcspn(p, ":");
+
+		snprintf(path, len, "%.*s/%s", (int)dlen, dlen ? p : ".", cmd);
+		if (!access(path, X_OK))
+			return true;
+		p += dlen;
+	}
+	return false;
+}
+
+/* Is @path an ELF executable without a program interpreter (so no LD_PRELOAD)? */
+static bool statically_linked(const char *path)
+{
+	unsigned char id[EI_NIDENT];
+	bool is64, interp = false;
+	uint64_t phoff;
+	unsigned int phnum, phentsize, i;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf64_Ehdr h64;
+	Elf32_Ehdr h32;
+
+	if (fd < 0 || pread(fd, id, sizeof(id), 0) != sizeof(id) || memcmp(id, ELFMAG, SELFMAG)) {
+		if (fd >= 0)
+			close(fd);
+		return false;	/* a script: its interpreter loads the library */
+	}
+	is64 = id[EI_CLASS] == ELFCLASS64;
+	if (is64 ? pread(fd, &h64, sizeof(h64), 0) != sizeof(h64) :
+		   pread(fd, &h32, sizeof(h32), 0) != sizeof(h32)) {
+		close(fd);
+		return false;
+	}
+	phoff = is64 ? h64.e_phoff : h32.e_phoff;
+	phnum = is64 ? h64.e_phnum : h32.e_phnum;
+	phentsize = is64 ? h64.e_phentsize : h32.e_phentsize;
+	for (i = 0; i < phnum && i < 256 && !interp; i++) {
+		uint32_t type;
+
+		if (pread(fd, &type, 4, phoff + (uint64_t)i * phentsize) != 4)
+			break;
+		interp = type == PT_INTERP;
+	}
+	close(fd);
+	return !interp;
+}
+
+static void notice(struct recorder *r, const char *line)
+{
+	if (r->o->notice)
+		r->o->notice(r->o->ctx, line);
+}
+
+int kmt_heap_setup(struct recorder *r)
+{
+	struct kmt_heap_env env = { .interval = r->o->user_sample, .fp = r->o->user_sample_fp };
+	char *file, spec[128], path[4096], line[4200];
+	struct stat st;
+
+	if (!r->o->user_sample)
+		return 0;
+	if (access(r->o->heap_lib, R_OK))
+		return kmt_record_fail(r, "--user-sample: cannot read %s", r->o->heap_lib);
+	file = tracefs_instance_get_file(r->inst, "trace_marker_raw");
+	errno = 0;
+	r->marker_fd = file ? open(file, O_WRONLY | O_CLOEXEC) : -1;
+	tracefs_put_tracing_file(file);
+	if (r->marker_fd < 0 || fstat(r->marker_fd, &st))
+		return kmt_record_fail(r, "--user-sample: cannot open trace_marker_raw of the "
+				       "instance");
+	env.fd = r->marker_fd;
+	env.dev = st.st_dev;
+	env.ino = st.st_ino;
+	kmt_heap_env_format(&env, spec, sizeof(spec));
+	if (make_env(r, spec))
+		return kmt_record_fail(r, "out of memory");
+	if (command_path(r->o->command[0], path, sizeof(path)) && statically_linked(path)) {
+		snprintf(line, sizeof(line), "--user-sample: %s is statically linked: it cannot "
+			 "load %s, so its allocations are not sampled", path, r->o->heap_lib);
+		notice(r, line);
+	}
+	return 0;
+}
+
+int kmt_heap_add_format(struct recorder *r)
+{
+	if (!r->o->user_sample)
+		return 0;
+	return kmt_record_add_format(r, "ftrace", "raw_data");
+}
+
+void kmt_heap_instance_left(struct recorder *r)
+{
+	char line[256];
+
+	snprintf(line, sizeof(line), "--user-sample: tracing instance %s could not be removed: "
+		 "a process the command left running still holds its trace_marker_raw; the "
+		 "next kmtrace record removes it once that process is gone",
+		 tracefs_instance_get_name(r->inst));
+	notice(r, line);
+}
+
+void kmt_heap_close(struct recorder *r)
+{
+	if (r->marker_fd >= 0)
+		close(r->marker_fd);
+	r->marker_fd = -1;
+}
+
+void kmt_heap_free(struct recorder *r)
+{
+	size_t i;
+
+	kmt_heap_close(r);
+	for (i = 0; r->command_env && r->command_env[i]; i++)
+		free(r->command_env[i]);
+	free(r->command_env);
+	r->command_env = NULL;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * The records libkmtrace-heap.so (record --user-sample) writes into the
+ * recording instance's trace_marker_raw, one write each. The kernel keeps
+ * the first four bytes as the event's "id" (ftrace:raw_data) and the rest
+ * as its "buf"; buf is laid out as below, every member in the traced
+ * machine's byte order (that of the ring buffer), pointers widened to 64
+ * bits. Shared by the library (writer) and decode (reader).
+ */
+#ifndef KMT_HEAPREC_H
+#define KMT_HEAPREC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KMT_HEAP_MARKER_ID	0x4b4d4850u	/* "KMHP" */
+#define KMT_HEAP_VERSION	1
+#define KMT_HEAP_MAX_FRAMES	64
+#define KMT_HEAP_LIB		"libkmtrace-heap.so"
+#define KMT_HEAP_DEFAULT_INTERVAL (512u << 10)	/* bytes, as tcmalloc and heapprofd */
+
+/* What a record says (kind, bits). */
+#define KMT_HEAP_ALLOC		0x01	/* ptr was allocated and sampled */
+#define KMT_HEAP_FREE		0x02	/* old, a sampled object (or any, at interval 1), ended */
+#define KMT_HEAP_UNFOLLOWED	0x04	/* ptr's free will not be reported (table full) */
+
+/* buf of a record: the header, then nframes u64 return addresses, innermost first. */
+struct kmt_heap_rec {
+	uint8_t version;	/* KMT_HEAP_VERSION */
+	uint8_t kind;		/* KMT_HEAP_* */
+	uint8_t func;		/* enum kmt_user_func: the call */
+	uint8_t nframes;
+	uint32_t tgid;		/* getpid() and gettid() of the caller: in its pid namespace */
+	uint32_t tid;
+	uint32_t reserved;
+	uint64_t ptr;		/* the object allocated (ALLOC), or 0: failed */
+	uint64_t old;		/* the object freed (FREE): free's or realloc's argument */
+	uint64_t size;		/* bytes asked for */
+	uint64_t interval;	/* mean bytes between samples; 1: every call is reported */
+};
+
+#define KMT_HEAP_HEADER_SIZE	48	/* sizeof(struct kmt_heap_rec), as written */
+
+_Static_assert(sizeof(struct kmt_heap_rec) == KMT_HEAP_HEADER_SIZE, "no padding in the record");
+
+/*
+ * What the recorder tells the library, in the environment variable
+ * KMT_HEAP_ENV: "FD:DEV:INO:INTERVAL:UNWIND", the descriptor of
+ * trace_marker_raw with its device and inode, the mean bytes between
+ * samples, and "fp" or "dwarf".
+ */
+#define KMT_HEAP_ENV		"KMTRACE_HEAP"
+
+struct kmt_heap_env {
+	int fd;
+	uint64_t dev, ino, interval;
+	bool fp;		/* frame pointers first (else the DWARF unwinder only) */
+};
+
+/* Parse @s into @e (no allocation: the library parses it inside malloc). 0, or -1. */
+static inline int kmt_heap_env_parse(const char *s, struct kmt_heap_env *e)
+{
+	uint64_t v[4];
+	char *end;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v[i] = strtoull(s, &end, 10);
+		if (*end != ':')
+			return -1;
+		s = end + 1;
+	}
+	if (v[0] > 1u << 30 || !v[3] || (strcmp(s, "fp") && strcmp(s, "dwarf")))
+		return -1;
+	*e = (struct kmt_heap_env){ (int)v[0], v[1], v[2], v[3], !strcmp(s, "fp") };
+	return 0;
+}
+
+/* @e as kmt_heap_env_parse() reads it, into @buf of @len bytes; snprintf's return. */
+static inline int kmt_heap_env_format(const struct kmt_heap_env *e, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%d:%llu:%llu:%llu:%s", e->fd, (unsigned long long)e->dev,
+			(unsigned long long)e->ino, (unsigned long long)e->interval,
+			e->fp ? "fp" : "dwarf");
+}
+
+#endif /* KMT_HEAPREC_H */
