@@ -197,18 +197,25 @@ static int on_allocated(struct umem_state *st, struct umem_proc *p, const struct
  * The objects and bytes a sample of @size bytes stands for, taken with
  * mean @interval bytes between samples: it was taken with chance
  * 1 - exp(-size / interval), so it counts as the inverse of that many
- * (unbiased; exact, 1 and its size, at an interval of 1).
+ * (unbiased; exact, 1 and its size, at an interval of 1). Objects come in
+ * whole numbers: what rounding leaves is carried in @c to its next sample,
+ * so that its sums stay within one of the weights' (rounding each alone
+ * would count a sample of 4.5 as 5, every time).
  */
-static void sample_weight(uint64_t size, uint64_t interval, uint64_t *n, uint64_t *bytes)
+static void sample_weight(struct umem_caller *c, uint64_t size, uint64_t interval, uint64_t *n,
+			  uint64_t *bytes)
 {
 	double chance = interval > 1 ? -expm1(-(double)size / (double)interval) : 1;
+	double objects;
 
 	if (chance >= 1 - 1e-12 || chance <= 0) {	/* every call, large, or empty */
 		*n = 1;
 		*bytes = size;
 		return;
 	}
-	*n = llround(1 / chance);
+	objects = 1 / chance + c->carry;
+	*n = (uint64_t)floor(objects + 0.5);
+	c->carry = objects - (double)*n;
 	*bytes = llround((double)size / chance);
 }
 
@@ -222,7 +229,7 @@ static int on_sample_alloc(struct umem_state *st, struct umem_proc *p, const str
 	if (c == UINT32_MAX ||
 	    (ev->str_len && (o.stack = kmt_umem_stack_row(st, p->tgid, ev)) == UINT32_MAX))
 		return -1;
-	sample_weight(ev->bytes_req, ev->arg[1], &o.n, &o.size);
+	sample_weight(&st->callers[c], ev->bytes_req, ev->arg[1], &o.n, &o.size);
 	p->calls[ev->func] += o.n;
 	st->callers[c].calls += o.n;
 	if (o.stack != UINT32_MAX)

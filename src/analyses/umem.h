@@ -43,6 +43,7 @@ struct umem_caller {
 	int tgid;
 	uint64_t addr;
 	uint64_t calls, bytes, failed, live_bytes, live_objs;
+	double carry;		/* sampled objects: what rounding their counts left over */
 };
 
 /*

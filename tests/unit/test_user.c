@@ -297,6 +297,7 @@ START_TEST(test_umem_sample_weights)
 	struct umem_state *st = kmt_analysis_umem.init();
 	const struct umem_proc *p;
 	double chance = -expm1(-64.0 / 4096);
+	int i;
 
 	ck_assert_int_eq(kmt_analysis_umem.start(st, NULL), 0);
 	sample(st, KMT_HEAP_ALLOC, KMT_UF_MALLOC, 0x1000, 0, 100, 1);
@@ -322,6 +323,11 @@ START_TEST(test_umem_sample_weights)
 	ck_assert_uint_eq(st->interval, 4096);
 	ck_assert_uint_eq(st->nstacks, 1);
 	ck_assert_uint_eq(st->stacks[0].live_bytes, p->live_bytes);
+	/* 1000 samples of 4.52 objects each: 4520 in all, not 5000 of rounded fives */
+	for (i = 0; i < 1000; i++)
+		sample(st, KMT_HEAP_ALLOC, KMT_UF_CALLOC, 0x10000 + 0x1000 * i, 0, 1024, 4096);
+	ck_assert_uint_le(llabs((long long)p->calls[KMT_UF_CALLOC] -
+				llround(1000 / -expm1(-1024.0 / 4096))), 1);
 	kmt_analysis_umem.free(st);
 }
 END_TEST
