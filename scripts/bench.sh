@@ -8,7 +8,10 @@
 #     and callgrind's instructions per event of stat, slab and all (one
 #     thread, the smallest file: figures that do not move with the load);
 #  3. a perf.data of >= 2M events: slab, page and all against perf kmem;
-#  4. the slowdown of a workload under record -g and under perf record -g.
+#  4. the slowdown of a workload under record -g and under perf record -g;
+#  5. the recorders' own CPU and memory; 6. and 7. user-space allocation
+#     profiling (record --user, --user-sample, heaptrack) on a malloc-heavy
+#     program and on Python building a dict.
 # Times are the best of 3 runs (trace-cmd report: of 1), peak RSS of that run.
 set -u
 KMTRACE=$(realpath "${1:-./kmtrace}")
@@ -203,25 +206,65 @@ print(f"kmtrace record: {(ku + ks) / max(pu + ps, 0.01):.2f} of perf record's CP
       f"{km / pm:.2f} of its peak RSS")
 PY
 
-# 6. record --user overhead: a malloc-heavy program (200,000 mallocs of 64
-# bytes, 100,000 frees) alone and under record --user, with and without
-# --user-min-size; it times itself like the workload above.
+# 6. user-space allocations: a malloc-heavy program (200,000 mallocs of 64
+# bytes, 100,000 frees) alone, under record --user (uprobes, every call;
+# with and without --user-min-size), under record --user-sample (the
+# preloaded library, default interval) and under heaptrack; it times itself
+# like the workload above (heaptrack: the whole heaptrack run, which does not
+# follow a shell's children).
 cc -O1 -o "$out/umalloc" "$dir/../tests/progs/umalloc.c"
 cat >"$out/utimed.sh" <<EOT
 s=\$(date +%s.%N); '$out/umalloc' 200000 64 100000 0 >/dev/null; e=\$(date +%s.%N)
 echo "\$s \$e" | awk '{ print \$2 - \$1 }' >'$timed'
 EOT
+cat >"$out/htimed.sh" <<EOT
+s=\$(date +%s.%N); heaptrack -o '$out/heaptrack.out' '$out/umalloc' 200000 64 100000 0 >/dev/null
+e=\$(date +%s.%N); echo "\$s \$e" | awk '{ print \$2 - \$1 }' >'$timed'
+EOT
 uplain=$(best_of3 sh "$out/utimed.sh")
 uuser=$(best_of3 "$KMTRACE" record --user -e kmem:kmalloc -f -o "$out/u.dat" -- sh "$out/utimed.sh")
 umin=$(best_of3 "$KMTRACE" record --user-min-size 4K -e kmem:kmalloc -f -o "$out/u.dat" \
 	-- sh "$out/utimed.sh")
-python3 - $uplain $uuser $umin <<'PY'
+usample=$(best_of3 "$KMTRACE" record --user-sample -e kmem:kmalloc -f -o "$out/us.dat" \
+	-- sh "$out/utimed.sh")
+uheap=0
+command -v heaptrack >/dev/null && uheap=$(best_of3 sh "$out/htimed.sh")
+python3 - $uplain $uuser $umin $usample $uheap <<'PY'
 import sys
-plain, user, umin = (max(float(v), 0.0001) for v in sys.argv[1:4])
+plain, user, umin, usample, uheap = (max(float(v), 0.0001) for v in sys.argv[1:6])
 calls = 300003
-print(f"\nrecord --user overhead: 200,000 mallocs of 64 bytes and 100,000 frees ({calls} allocator calls)")
-print(f"{'run':<40}{'seconds':>9}{'slowdown':>10}{'us/call':>9}")
-for name, sec in (("program alone", plain), ("under kmtrace record --user", user),
-                  ("under record --user-min-size 4K", umin)):
-    print(f"{name:<40}{sec:>9.3f}{sec/plain:>9.1f}x{(sec - plain) * 1e6 / calls:>9.2f}")
+print(f"\nuser-space allocations: 200,000 mallocs of 64 bytes and 100,000 frees ({calls} allocator calls)")
+print(f"{'run':<44}{'seconds':>9}{'slowdown':>10}{'us/call':>9}")
+rows = [("program alone", plain), ("under kmtrace record --user", user),
+        ("under record --user-min-size 4K", umin), ("under record --user-sample (512K)", usample)]
+if uheap > 0.0001:
+    rows.append(("under heaptrack (its whole run)", uheap))
+for name, sec in rows:
+    print(f"{name:<44}{sec:>9.3f}{sec/plain:>9.2f}x{(sec - plain) * 1e6 / calls:>9.2f}")
+PY
+
+# 7. a real program: Python building a dict of a million entries, timed by
+# itself around the loop, alone, under record --user-sample and heaptrack.
+cat >"$out/pydict.py" <<EOT
+import time
+s = time.perf_counter()
+d = {i: str(i) for i in range(1000000)}
+open('$timed', 'w').write(f"{time.perf_counter() - s}\\n")
+EOT
+pplain=$(best_of3 python3 "$out/pydict.py")
+psample=$(best_of3 "$KMTRACE" record --user-sample -e kmem:kmalloc -f -o "$out/us.dat" \
+	-- python3 "$out/pydict.py")
+pheap=0
+command -v heaptrack >/dev/null &&
+	pheap=$(best_of3 heaptrack -o "$out/heaptrack.out" python3 "$out/pydict.py")
+python3 - $pplain $psample $pheap <<'PY'
+import sys
+plain, sample, heap = (max(float(v), 0.0001) for v in sys.argv[1:4])
+print(f"\nPython building a dict of 1,000,000 entries (the loop's own time)")
+print(f"{'run':<44}{'seconds':>9}{'slowdown':>10}")
+rows = [("alone", plain), ("under record --user-sample (512K)", sample)]
+if heap > 0.0001:
+    rows.append(("under heaptrack", heap))
+for name, sec in rows:
+    print(f"{name:<44}{sec:>9.3f}{sec/plain:>9.2f}x")
 PY
