@@ -21,7 +21,9 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <errno.h>
+#include <malloc.h>
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -61,12 +63,22 @@ static struct {
 	struct kmt_heap_env env;
 	uint64_t *table;		/* TABLE_SLOTS pointers, 0 empty, TOMBSTONE freed */
 	uint8_t filter[1u << FILTER_BITS];	/* followed pointers per hash (255: stuck) */
+	bool limited;			/* a limit is set: every call is counted */
 } heap;
+
+/* The counts limits are held against (kmtrace watch), of every call the hooks see. */
+static struct {
+	int64_t live;			/* usable bytes of live blocks */
+	uint64_t asked;			/* bytes asked for since the start */
+	unsigned int acted;		/* bit per enum kmt_heap_limit: recorded and acted on */
+} use;
 
 static TLS int64_t tl_until;		/* bytes until this thread's next sample */
 static TLS uint64_t tl_rng;
 static TLS bool tl_busy;		/* inside a hook: calls go straight through */
 static TLS uintptr_t tl_stack_lo, tl_stack_hi;	/* this thread's stack, once asked */
+static TLS uint64_t tl_asked;		/* bytes this thread asked for (limits) */
+static TLS bool tl_acted;		/* its thread limit was recorded and acted on */
 
 /* Without glibc's __libc_* (another C library): the next definitions, found once. */
 static struct {
@@ -184,6 +196,7 @@ static void start(void)
 	spec = getenv(KMT_HEAP_ENV);
 	if (spec && !kmt_heap_env_parse(spec, &heap.env)) {
 		state = ON;
+		heap.limited = heap.env.heap_limit || heap.env.alloc_limit || heap.env.thread_limit;
 		if (heap.env.interval > 1) {
 			void *t = mmap(NULL, TABLE_SLOTS * sizeof(uint64_t), PROT_READ | PROT_WRITE,
 				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -411,7 +424,7 @@ static void emit(uint8_t kind, uint8_t func, uint64_t ptr, uint64_t old, uint64_
 	struct stat st;
 	int nframes = 0;
 
-	if (kind & KMT_HEAP_ALLOC)
+	if (kind & (KMT_HEAP_ALLOC | KMT_HEAP_LIMIT))
 		nframes = heap.env.fp ? walk_fp(frames, fp, ret) : walk_dwarf(frames, ret);
 	r.nframes = (uint8_t)nframes;
 	memcpy(buf, &id, 4);
@@ -475,6 +488,107 @@ static __attribute__((noinline)) void *sampled_call(uint8_t func, size_t a, size
 	return p;
 }
 
+/* Block @p (live or given back) in the counts: its usable bytes, @sign 1 or -1. */
+static void count_block(void *p, int sign)
+{
+	if (p)
+		__atomic_add_fetch(&use.live, sign * (int64_t)malloc_usable_size(p),
+				   __ATOMIC_RELAXED);
+}
+
+/* @n bytes asked for, by the process and this thread. */
+static void count_asked(size_t n)
+{
+	__atomic_add_fetch(&use.asked, n, __ATOMIC_RELAXED);
+	tl_asked += n;
+}
+
+/*
+ * Would @n more bytes, @given usable bytes back, pass a limit? Which (enum
+ * kmt_heap_limit), or 0; the count it would pass in *@count.
+ */
+static int crossing(size_t n, size_t given, uint64_t *count)
+{
+	int64_t live = __atomic_load_n(&use.live, __ATOMIC_RELAXED);
+	uint64_t asked = __atomic_load_n(&use.asked, __ATOMIC_RELAXED);
+	int64_t more = (int64_t)(n < INT64_MAX / 2 ? n : INT64_MAX / 2) - (int64_t)given;
+
+	if (heap.env.heap_limit && live + more > (int64_t)heap.env.heap_limit) {
+		*count = live > 0 ? (uint64_t)live : 0;
+		return KMT_HEAP_LIMIT_HEAP;
+	}
+	if (heap.env.alloc_limit && asked + n > heap.env.alloc_limit) {
+		*count = asked;
+		return KMT_HEAP_LIMIT_ALLOC;
+	}
+	if (heap.env.thread_limit && tl_asked + n > heap.env.thread_limit) {
+		*count = tl_asked;
+		return KMT_HEAP_LIMIT_THREAD;
+	}
+	return 0;
+}
+
+/*
+ * Limit @which was crossed by a call @func of @n bytes: the first time
+ * (per process, per thread for its own limit) it is recorded with the
+ * call's stack and the signal sent or the process stopped; with the fail
+ * action every crossing call fails. Whether the call goes on.
+ */
+static bool act(int which, uint8_t func, size_t n, uint64_t count, const void *fp, uint64_t ret)
+{
+	bool first;
+
+	if (which == KMT_HEAP_LIMIT_THREAD) {
+		first = !tl_acted;
+		tl_acted = true;
+	} else {
+		first = !(__atomic_fetch_or(&use.acted, 1u << which, __ATOMIC_ACQ_REL) & 1u << which);
+	}
+	if (first)
+		emit(KMT_HEAP_LIMIT, func, count, (uint64_t)which | (uint64_t)heap.env.action << 8, n,
+		     fp, ret);
+	if (heap.env.action == KMT_HEAP_FAIL)
+		return false;
+	if (first && heap.env.action == KMT_HEAP_STOP)
+		kill(getpid(), SIGSTOP);
+	else if (first && which == KMT_HEAP_LIMIT_THREAD)
+		tgkill(getpid(), gettid(), heap.env.signal);
+	else if (first)
+		kill(getpid(), heap.env.signal);
+	return true;
+}
+
+/*
+ * A call under limits: held against them first (failed with ENOMEM when
+ * the action says so), counted once made, recorded if on a sample point.
+ */
+static __attribute__((noinline)) void *limited_call(uint8_t func, size_t a, size_t b, size_t n,
+						    uint64_t ret)
+{
+	uint64_t count;
+	bool go = true;
+	int which;
+	void *p;
+
+	tl_busy = true;
+	which = crossing(n, 0, &count);
+	if (which)
+		go = act(which, func, n, count, __builtin_frame_address(0), ret);
+	tl_busy = false;
+	if (!go) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	p = call(func, a, b);
+	if (p) {
+		count_block(p, 1);
+		count_asked(n);
+	}
+	if (sample_due(n))
+		allocated(func, p, n, __builtin_frame_address(0), ret);
+	return p;
+}
+
 /*
  * The hooks: whether a call falls on a sample point is known from its
  * size, so most go straight on to the C library; HOOKED(func, a, b, n) is
@@ -483,7 +597,12 @@ static __attribute__((noinline)) void *sampled_call(uint8_t func, size_t a, size
  */
 #define HOOK		EXPORT __attribute__((optimize("omit-frame-pointer")))
 #define HOOKED(func, a, b, n)							\
-	if (!watching() || !sample_due(n))					\
+	if (!watching())							\
+		return call(func, a, b);					\
+	if (heap.limited)							\
+		return limited_call(func, a, b, n,				\
+				    (uintptr_t)__builtin_return_address(0));	\
+	if (!sample_due(n))							\
 		return call(func, a, b);					\
 	return sampled_call(func, a, b, n, (uintptr_t)__builtin_return_address(0))
 
@@ -508,8 +627,14 @@ static __attribute__((noinline)) void freed(void *p)
 
 HOOK void free(void *p)
 {
+	if (!watching()) {
+		real_free(p);
+		return;
+	}
+	if (heap.limited)
+		count_block(p, -1);
 	/* most pointers have no counter: nothing to look up */
-	if (watching() && (heap.env.interval <= 1 || (p && *filter_of((uintptr_t)p))))
+	if (heap.env.interval <= 1 || (p && *filter_of((uintptr_t)p)))
 		freed(p);
 	real_free(p);
 }
@@ -536,16 +661,46 @@ static __attribute__((noinline)) void reallocated(void *old, bool was, void *p, 
 	tl_busy = false;
 }
 
+/* realloc under limits: held against them as @n bytes for @given; false: fail it. */
+static __attribute__((noinline)) bool realloc_allowed(size_t n, size_t given, const void *fp,
+						      uint64_t ret)
+{
+	uint64_t count;
+	bool go = true;
+	int which;
+
+	tl_busy = true;
+	which = crossing(n, given, &count);
+	if (which)
+		go = act(which, KMT_UF_REALLOC, n, count, fp, ret);
+	tl_busy = false;
+	return go;
+}
+
 EXPORT void *realloc(void *old, size_t n)
 {
+	size_t given = 0;
 	bool was;
 	void *p;
 
 	if (!watching())
 		return real_realloc(old, n);
+	if (heap.limited) {
+		given = old ? malloc_usable_size(old) : 0;
+		if (!realloc_allowed(n, given, __builtin_frame_address(0),
+				     (uintptr_t)__builtin_return_address(0))) {
+			errno = ENOMEM;
+			return NULL;	/* @old stays as it was */
+		}
+	}
 	/* taken out before the call: once it returns, another thread may get it */
 	was = heap.env.interval <= 1 ? old != NULL : table_take((uintptr_t)old);
 	p = real_realloc(old, n);
+	if (heap.limited && (p || !n)) {
+		__atomic_add_fetch(&use.live, (p ? (int64_t)malloc_usable_size(p) : 0) -
+			       (int64_t)given, __ATOMIC_RELAXED);
+		count_asked(n);
+	}
 	reallocated(old, was, p, n, __builtin_frame_address(0),
 		    (uintptr_t)__builtin_return_address(0));
 	return p;
@@ -567,7 +722,12 @@ HOOK int posix_memalign(void **out, size_t align, size_t n)
 
 	if (!align || align % sizeof(void *) || (align & (align - 1)))
 		return EINVAL;
-	if (!watching() || !sample_due(n))
+	if (!watching())
+		p = real_memalign(align, n);
+	else if (heap.limited)
+		p = limited_call(KMT_UF_POSIX_MEMALIGN, align, n, n,
+				 (uintptr_t)__builtin_return_address(0));
+	else if (!sample_due(n))
 		p = real_memalign(align, n);
 	else
 		p = sampled_call(KMT_UF_POSIX_MEMALIGN, align, n, n,

@@ -320,6 +320,85 @@ test_watch_keep() {
 	done
 }
 
+build_ulimit() {
+	[ -x "$WORK/ulimit" ] || cc -O1 -g -pthread -o "$WORK/ulimit" "$TOP/tests/progs/ulimit.c"
+}
+
+# --heap-limit 100M --on-limit fail: malloc returns NULL at exactly the call
+# that would take the program's live heap past 100 MiB (its own count of
+# usable bytes says which), watch says so with the call's stack, exit 3.
+test_watch_heap_fail() {
+	local rc
+	build_ulimit || return 1
+	"$KMTRACE" watch --heap-limit 100M --on-limit fail -- "$WORK/ulimit" heap 1024 \
+		>"$WORK/hf.out" 2>"$WORK/hf.err"
+	rc=$?
+	[ $rc = 3 ] && grep -q -- '--heap-limit 100.0 MiB crossed after .* it failed with ENOMEM' \
+		"$WORK/hf.err" && grep -q '^    main+0x[0-9a-f]* \[ulimit\]' "$WORK/hf.err" ||
+		{ echo "  exit $rc"; cat "$WORK/hf.out" "$WORK/hf.err"; return 1; }
+	python3 - "$WORK/hf.out" <<'PY'
+import sys
+w = open(sys.argv[1]).read().split()
+assert w[:2] == ['null', 'at'] and w[4:6] == ['errno', '12'], w
+block, live, asked = int(w[3]), int(w[7]), int(w[9])
+limit, usable = 100 << 20, live // block
+assert live + asked > limit >= live - usable + asked, (block, live, asked)
+print(f"  NULL (ENOMEM) at block {block}: {live} usable bytes live + {asked} asked > {limit}, "
+      f"the block before fitted")
+PY
+}
+
+# --thread-alloc-limit 64M --on-limit fail: one thread stops at its limit,
+# the other completes its work.
+test_watch_thread_limit() {
+	local rc
+	build_ulimit || return 1
+	"$KMTRACE" watch --thread-alloc-limit 64M --on-limit fail -- "$WORK/ulimit" threads 64 200 32 \
+		>"$WORK/tl.out" 2>"$WORK/tl.err"
+	rc=$?
+	[ $rc = 3 ] && grep -qx 'A stopped (NULL) after 67108864 bytes' "$WORK/tl.out" &&
+		grep -qx 'B done after 33554432 bytes' "$WORK/tl.out" &&
+		grep -q -- '--thread-alloc-limit 64.0 MiB crossed .*(allocated by the thread then 64.0 MiB)' \
+			"$WORK/tl.err" ||
+		{ echo "  exit $rc"; cat "$WORK/tl.out" "$WORK/tl.err"; return 1; }
+	echo "  $(tr '\n' ';' <"$WORK/tl.out")"
+}
+
+# --on-limit signal:USR1 ends the program at the crossing call: exit 3 says so;
+# --on-limit stop leaves it stopped until killed.
+test_watch_signal_and_stop() {
+	local rc pid i c
+	build_ulimit || return 1
+	"$KMTRACE" watch --heap-limit 100M --on-limit signal:USR1 -- "$WORK/ulimit" heap 1024 \
+		>"$WORK/sig.out" 2>"$WORK/sig.err"
+	rc=$?
+	[ $rc = 3 ] && [ ! -s "$WORK/sig.out" ] && grep -q 'SIGUSR1 sent to the process' "$WORK/sig.err" ||
+		{ echo "  signal: exit $rc"; cat "$WORK/sig.out" "$WORK/sig.err"; return 1; }
+	"$KMTRACE" watch --heap-limit 100M --on-limit stop -- "$WORK/ulimit" heap 1024 \
+		>"$WORK/stop.out" 2>"$WORK/stop.err" &
+	pid=$!
+	for i in $(seq 100); do grep -q 'process is stopped' "$WORK/stop.err" && break; sleep 0.05; done
+	for c in $(pgrep -P "$pid"); do	# the command of the watch this test started
+		[ "$(awk '/^State:/ { print $2 }' /proc/"$c"/status 2>/dev/null)" = T ] && kill -9 "$c"
+	done
+	wait "$pid"
+	rc=$?
+	[ $rc = 3 ] && grep -q 'the process is stopped (SIGSTOP)' "$WORK/stop.err" &&
+		[ -z "$(leftover_instances)" ] ||
+		{ echo "  stop: exit $rc"; cat "$WORK/stop.err"; return 1; }
+	echo "  signal:USR1 and stop both exit 3; the stopped one was killed by the test"
+}
+
+# --on-limit needs a command; a wrong action is refused.
+test_watch_on_limit_refusals() {
+	"$KMTRACE" watch --heap-limit 1M --on-limit fail -p 1 2>"$WORK/olr.err"
+	[ $? = 2 ] && grep -q 'need -- COMMAND' "$WORK/olr.err" || return 1
+	"$KMTRACE" watch --heap-limit 1M --on-limit explode -- true 2>"$WORK/olr.err"
+	[ $? = 2 ] && grep -q 'takes signal' "$WORK/olr.err" || return 1
+	"$KMTRACE" watch --heap-limit 1M --on-limit signal:NOPE -- true 2>/dev/null
+	[ $? = 2 ]
+}
+
 umem_live_tests() {
 	if [ ! -e /sys/kernel/tracing/uprobe_events ]; then
 		skip "record --user: the kernel has no uprobe events"
@@ -344,4 +423,11 @@ umem_live_tests() {
 		test_watch_rss_limit
 	live "watch within its limits: exit 0 and the peaks; no limit: exit 2" test_watch_within
 	live "watch -o --keep 0.3: only the last 0.3 s written; --keep 0: all of it" test_watch_keep
+	live "watch --heap-limit 100M --on-limit fail: NULL at exactly the crossing malloc, its stack said, exit 3" \
+		test_watch_heap_fail
+	live "watch --thread-alloc-limit 64M --on-limit fail: one thread stops at 64 MiB, the other completes" \
+		test_watch_thread_limit
+	live "watch --on-limit signal:USR1 and stop: the program signalled or stopped at the crossing, exit 3" \
+		test_watch_signal_and_stop
+	live "watch --on-limit: refused with -p or a wrong action" test_watch_on_limit_refusals
 }

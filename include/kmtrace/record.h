@@ -63,6 +63,15 @@ struct kmt_record_opts {
 	unsigned long long user_sample;
 	bool user_sample_fp;		/* frame pointers first, else the DWARF unwinder */
 	const char *heap_lib;		/* absolute path of libkmtrace-heap.so */
+	/*
+	 * With @user_sample, limits the library holds every call against
+	 * (0: none): usable bytes of live blocks, bytes asked for by the
+	 * process, by one thread; the first crossing is recorded and acted
+	 * on as @limit_action says (enum kmt_heap_action in common/heaprec.h:
+	 * @limit_signal sent, the call failed with ENOMEM, or SIGSTOP).
+	 */
+	unsigned long long heap_limit, alloc_limit, thread_alloc_limit;
+	int limit_action;
 	char *const *command;		/* argv of the command to trace, or NULL */
 	/*
 	 * The command's SIGPIPE as kmtrace's own was before it ignored it for

@@ -10,6 +10,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,7 +126,11 @@ static void notice(struct recorder *r, const char *line)
 
 int kmt_heap_setup(struct recorder *r)
 {
-	struct kmt_heap_env env = { .interval = r->o->user_sample, .fp = r->o->user_sample_fp };
+	struct kmt_heap_env env = { .interval = r->o->user_sample, .fp = r->o->user_sample_fp,
+				    .heap_limit = r->o->heap_limit, .alloc_limit = r->o->alloc_limit,
+				    .thread_limit = r->o->thread_alloc_limit,
+				    .action = r->o->limit_action,
+				    .signal = r->o->limit_signal ? r->o->limit_signal : SIGTERM };
 	char *file, spec[128], path[4096], line[4200];
 	struct stat st;
 

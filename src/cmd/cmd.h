@@ -24,6 +24,14 @@ int kmt_cmd_report(int argc, char **argv);
  */
 int kmt_cmd_parse_size(const char *cmd, const char *opt, const char *s, unsigned long long *v);
 
+/*
+ * Where libkmtrace-heap.so is, into @path of @len bytes: $KMTRACE_HEAP_LIB,
+ * else beside the kmtrace binary (the build tree, also for
+ * build/kmtrace-san) or where make install puts it. 0, or -1 after saying
+ * on stderr, as kmtrace @cmd, where it looked.
+ */
+int kmt_cmd_heap_lib(const char *cmd, char *path, size_t len);
+
 /* @n bytes as "1.5 MiB" in @buf. */
 const char *kmt_cmd_human(unsigned long long n, char *buf, size_t len);
 

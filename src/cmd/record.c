@@ -206,39 +206,6 @@ struct record_args {
 	char heap_lib[PATH_MAX];	/* --user-sample: the library found */
 };
 
-/*
- * --user-sample's library: $KMTRACE_HEAP_LIB, else beside the kmtrace
- * binary (the build tree, also for build/kmtrace-san) or where make install
- * puts it. 0, or -1 after saying where it looked.
- */
-static int find_heap_lib(char *path, size_t len)
-{
-	static const char *const places[] = { "%s/" KMT_HEAP_LIB, "%s/../" KMT_HEAP_LIB,
-					      "%s/../lib/kmtrace/" KMT_HEAP_LIB };
-	const char *env = getenv("KMTRACE_HEAP_LIB");
-	char exe[PATH_MAX], *slash, tried[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	size_t i;
-
-	if (env && *env) {
-		if (realpath(env, path) && !access(path, R_OK))
-			return 0;
-		fprintf(stderr, "kmtrace record: KMTRACE_HEAP_LIB=%s: %s\n", env, strerror(errno));
-		return -1;
-	}
-	exe[n > 0 ? n : 0] = '\0';
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	for (i = 0; slash && i < sizeof(places) / sizeof(*places); i++) {
-		snprintf(tried, sizeof(tried), places[i], exe);
-		if (realpath(tried, path) && !access(path, R_OK) && strlen(path) < len)
-			return 0;
-	}
-	fprintf(stderr, "kmtrace record: --user-sample: no %s beside %s or in %s/../lib/kmtrace "
-		"(make builds it; or set KMTRACE_HEAP_LIB)\n", KMT_HEAP_LIB, exe, exe);
-	return -1;
-}
 
 /* --stack-events A,B,...: the names, -g implied. 0, or -1. */
 static int take_stack_events(struct record_args *a, const char *arg)
@@ -397,7 +364,7 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 			"needs -- COMMAND (a running process cannot load the library)");
 		return -1;
 	}
-	if (a->o.user_sample && find_heap_lib(a->heap_lib, sizeof(a->heap_lib)))
+	if (a->o.user_sample && kmt_cmd_heap_lib("record", a->heap_lib, sizeof(a->heap_lib)))
 		return -1;
 	a->o.heap_lib = a->heap_lib;
 	if (a->o.user && !a->o.command && !a->o.npids) {

@@ -5,7 +5,9 @@
  * over each spooled sub-buffer), and when the traced processes together
  * pass a limit -- live malloc heap, RSS, or bytes allocated since the
  * start -- signal them, say which limit and by how much, and show the top
- * callers then. With -o the recording is kept, else nothing is written.
+ * callers then. With --on-limit the heap and allocation limits are held in
+ * the command itself by libkmtrace-heap.so, at the crossing call. With -o
+ * the recording is kept, else nothing is written.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,15 +19,19 @@
 #include <kmtrace/record.h>
 #include "cmd.h"
 #include "watch_local.h"
+#include "common/heaprec.h"
 
 #define EXIT_LIMIT	3	/* a limit fired */
 
-enum { OPT_HEAP = 0x100, OPT_RSS, OPT_ALLOC, OPT_SIGNAL, OPT_TOP, OPT_KEEP };
+enum { OPT_HEAP = 0x100, OPT_RSS, OPT_ALLOC, OPT_SIGNAL, OPT_TOP, OPT_KEEP, OPT_THREAD,
+       OPT_ON_LIMIT };
 
 static const struct option longopts[] = {
 	{ "heap-limit", required_argument, NULL, OPT_HEAP },
 	{ "rss-limit", required_argument, NULL, OPT_RSS },
 	{ "alloc-limit", required_argument, NULL, OPT_ALLOC },
+	{ "thread-alloc-limit", required_argument, NULL, OPT_THREAD },
+	{ "on-limit", required_argument, NULL, OPT_ON_LIMIT },
 	{ "signal", required_argument, NULL, OPT_SIGNAL },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "output", required_argument, NULL, 'o' },
@@ -41,12 +47,19 @@ static void usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: kmtrace watch [--heap-limit SIZE] [--rss-limit SIZE] [--alloc-limit SIZE]\n"
+		"                     [--thread-alloc-limit SIZE] [--on-limit signal[:SIG]|fail|stop]\n"
 		"                     [--signal SIG] [-o FILE [-f] [--keep SECONDS]] [-b KB]\n"
 		"                     [--top N]\n"
 		"                     (-p PID... | -- COMMAND [ARGS...])\n\n"
 		"  --heap-limit   live malloc heap of the traced processes together\n"
 		"  --rss-limit    their resident memory together (rss_stat: file, anon, shmem)\n"
 		"  --alloc-limit  bytes malloc'ed since the start, freed or not\n"
+		"  --thread-alloc-limit  bytes malloc'ed by any one thread (needs --on-limit)\n"
+		"  --on-limit     hold the heap and allocation limits in the command itself, at\n"
+		"                 each call (libkmtrace-heap.so preloaded; a COMMAND only):\n"
+		"                 signal[:SIG] sends SIG (default --signal's) at the crossing\n"
+		"                 call, fail makes the crossing calls return NULL (ENOMEM),\n"
+		"                 stop stops the process (SIGSTOP) for a debugger\n"
 		"  --signal       what they get when a limit is passed (default TERM)\n"
 		"  -p, --pid      watch this process and its children (repeatable)\n"
 		"  -o, --output   keep the recording (trace.dat) up to the limit\n"
@@ -80,6 +93,23 @@ static int parse_signal(const char *s, int *sig)
 	return 0;
 }
 
+/* --on-limit signal[:SIG]|fail|stop. 0, or -1 after saying why. */
+static int parse_action(const char *s, struct watch *w)
+{
+	if (!strcmp(s, "fail") || !strcmp(s, "stop")) {
+		w->o.limit_action = !strcmp(s, "fail") ? KMT_HEAP_FAIL : KMT_HEAP_STOP;
+		return 0;
+	}
+	w->o.limit_action = KMT_HEAP_SIGNAL;
+	if (!strcmp(s, "signal"))
+		return 0;
+	if (!strncmp(s, "signal:", 7))
+		return parse_signal(s + 7, &w->o.limit_signal);
+	fprintf(stderr, "kmtrace watch: --on-limit takes signal[:SIG], fail or stop, not '%s'\n",
+		s);
+	return -1;
+}
+
 static int take_option(struct watch *w, int c)
 {
 	unsigned long long v;
@@ -92,6 +122,13 @@ static int take_option(struct watch *w, int c)
 		return kmt_cmd_parse_size("watch", "--rss-limit", optarg, &w->limit[LIMIT_RSS]);
 	case OPT_ALLOC:
 		return kmt_cmd_parse_size("watch", "--alloc-limit", optarg, &w->limit[LIMIT_ALLOC]);
+	case OPT_THREAD:
+		w->in_process = true;
+		return kmt_cmd_parse_size("watch", "--thread-alloc-limit", optarg,
+					  &w->limit[LIMIT_THREAD]);
+	case OPT_ON_LIMIT:
+		w->in_process = true;
+		return parse_action(optarg, w);
 	case OPT_SIGNAL:
 		return parse_signal(optarg, &w->o.limit_signal);
 	case 'p':
@@ -131,6 +168,29 @@ static int take_option(struct watch *w, int c)
 	}
 }
 
+/*
+ * --on-limit: the command gets the library, which holds the heap and
+ * allocation limits at each call (and samples, for the callers); rss_stat
+ * stays followed here. 0, or -1 after saying why.
+ */
+static int in_process(struct watch *w)
+{
+	if (!w->o.command) {
+		fprintf(stderr, "kmtrace watch: --on-limit and --thread-alloc-limit need -- COMMAND "
+			"(a running process cannot load the library)\n");
+		return -1;
+	}
+	if (kmt_cmd_heap_lib("watch", w->heap_lib, sizeof(w->heap_lib)))
+		return -1;
+	w->o.user = false;
+	w->o.user_sample = KMT_HEAP_DEFAULT_INTERVAL;
+	w->o.heap_lib = w->heap_lib;
+	w->o.heap_limit = w->limit[LIMIT_HEAP];
+	w->o.alloc_limit = w->limit[LIMIT_ALLOC];
+	w->o.thread_alloc_limit = w->limit[LIMIT_THREAD];
+	return 0;
+}
+
 static int parse_args(struct watch *w, int argc, char **argv)
 {
 	int c, ret, i;
@@ -147,11 +207,11 @@ static int parse_args(struct watch *w, int argc, char **argv)
 	for (i = 0; i < LIMIT_NR && !w->limit[i]; i++)
 		;
 	if (i == LIMIT_NR) {
-		fprintf(stderr, "kmtrace watch: no limit (--heap-limit, --rss-limit or "
-			"--alloc-limit)\n");
+		fprintf(stderr, "kmtrace watch: no limit (--heap-limit, --rss-limit, --alloc-limit "
+			"or --thread-alloc-limit)\n");
 		return -1;
 	}
-	return 0;
+	return w->in_process ? in_process(w) : 0;
 }
 
 static void show_notice(void *ctx, const char *line)
@@ -192,7 +252,7 @@ int kmt_cmd_watch(int argc, char **argv)
 	}
 	kmt_watch_say(&w, &res, stderr);
 	free(res.cpus);
-	ret = res.stopped_by == KMT_STOP_LIMIT ? EXIT_LIMIT : 0;
+	ret = res.stopped_by == KMT_STOP_LIMIT || w.fired >= 0 ? EXIT_LIMIT : 0;
 	kmt_watch_free(&w);
 	return ret;
 }

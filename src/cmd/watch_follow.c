@@ -22,6 +22,7 @@
 #include "analyses/umem.h"
 #include "container/elfsyms.h"
 #include "container/subbuf.h"
+#include "common/heaprec.h"
 #include "common/procmaps.h"
 #include "common/util.h"
 
@@ -33,8 +34,9 @@
 extern const struct kmt_analysis kmt_analysis_umem;
 
 static const char *const limit_names[LIMIT_NR] = { "--heap-limit", "--rss-limit",
-						   "--alloc-limit" };
-static const char *const limit_what[LIMIT_NR] = { "live heap", "RSS", "allocated" };
+						   "--alloc-limit", "--thread-alloc-limit" };
+static const char *const limit_what[LIMIT_NR] = { "live heap", "RSS", "allocated",
+						  "allocated by the thread" };
 
 int kmt_watch_init(struct watch *w)
 {
@@ -55,6 +57,7 @@ void kmt_watch_free(struct watch *w)
 	free(w->mms);
 	free(w->pending);
 	free(w->callers);
+	free(w->stack);
 }
 
 /*
@@ -66,6 +69,7 @@ static bool have_decoder(struct watch *w)
 {
 	static const char *const events[][2] = {
 		{ "kmem", "rss_stat" }, { "kmtrace_user", "call" }, { "kmtrace_user", "return" },
+		{ "ftrace", "raw_data" },
 	};
 	size_t i;
 
@@ -86,6 +90,25 @@ static bool have_decoder(struct watch *w)
 	}
 	w->dec = kmt_decoder_new(w->tep);
 	return w->dec;
+}
+
+/*
+ * A record of the library: its frames are in the sub-buffer, which does not
+ * stay. Those of the first limit record are copied; the others go (the
+ * callers the watch shows need only the first frame, call_site).
+ */
+static void take_frames(struct watch *w, struct kmt_event *ev)
+{
+	int i;
+
+	if ((ev->arg[2] & KMT_HEAP_LIMIT) && !w->limit_nframes) {
+		for (i = 0; i < ev->str_len / 8 && i < 16; i++)
+			w->limit_frames[i] = kmt_event_user_frame(ev, i);
+		w->limit_nframes = i;
+		w->limit_tgid = ev->target_pid > 0 ? (int)ev->target_pid : ev->pid;
+	}
+	ev->str = NULL;
+	ev->str_len = 0;
 }
 
 static void keep_event(struct watch *w, const struct kmt_event *ev)
@@ -129,6 +152,8 @@ void kmt_watch_data(void *ctx, int cpu, const void *subbuf, size_t len)
 			continue;
 		ev.ts = ts;
 		ev.cpu = cpu;
+		if (ev.type == KMT_EV_U_SAMPLE)
+			take_frames(w, &ev);
 		keep_event(w, &ev);
 	}
 }
@@ -259,6 +284,76 @@ static void take_callers(struct watch *w)
 	w->callers = text;
 }
 
+/* The frames of the crossing call, named now, as lines for kmt_watch_say(). */
+static void take_stack(struct watch *w)
+{
+	char *text = NULL, sym[512];
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	int i;
+
+	if (!fp)
+		return;
+	for (i = 0; i < w->limit_nframes; i++) {
+		name_address(w->limit_tgid, w->limit_frames[i], sym, sizeof(sym));
+		fprintf(fp, "    %s\n", sym);
+	}
+	fclose(fp);
+	w->stack = text;
+}
+
+/* What the library did at the crossing call (--on-limit). */
+static void say_in_process(const struct watch *w, FILE *fp)
+{
+	static const char *const done[] = { [KMT_HEAP_SIGNAL] = "SIG%s sent to the process",
+					    [KMT_HEAP_FAIL] = "it failed with ENOMEM (and so does "
+							      "each call past the limit)",
+					    [KMT_HEAP_STOP] = "the process is stopped (SIGSTOP): "
+							      "attach a debugger, or kill it" };
+	const char *sig = sigabbrev_np(w->o.limit_signal ? w->o.limit_signal : SIGTERM);
+	char a[32], b[32], c[32], what[160];
+	int l = w->fired;
+
+	snprintf(what, sizeof(what), done[w->o.limit_action], sig ? sig : "?");
+	fprintf(fp, "kmtrace watch: %s %s crossed after %.3f s by a call asking %s in thread %d "
+		"(%s then %s): %s\n", limit_names[l], kmt_cmd_human(w->limit[l], a, sizeof(a)),
+		(w->fired_at - w->first_ts) / 1e9, kmt_cmd_human(w->asked, b, sizeof(b)),
+		w->fired_tid, limit_what[l], kmt_cmd_human(w->at_fire[l], c, sizeof(c)), what);
+	fprintf(fp, "kmtrace watch: the call's stack:\n%s", w->stack ? w->stack : "    (none)\n");
+	fprintf(fp, "kmtrace watch: top callers by live heap then (sampled estimates):\n%s",
+		w->callers ? w->callers : "  (none known)\n");
+}
+
+/*
+ * The library's record that a limit was crossed (--on-limit): the first one
+ * counts, and is said at once (a stopped process waits for the user).
+ */
+static void take_limit_record(struct watch *w, const struct kmt_event *ev)
+{
+	static const int which[] = { [KMT_HEAP_LIMIT_HEAP] = LIMIT_HEAP,
+				     [KMT_HEAP_LIMIT_ALLOC] = LIMIT_ALLOC,
+				     [KMT_HEAP_LIMIT_THREAD] = LIMIT_THREAD };
+	unsigned int kind = ev->arg[0] & 0xff;
+
+	if (w->fired >= 0 || !kind || kind > KMT_HEAP_LIMIT_THREAD)
+		return;
+	w->fired = which[kind];
+	w->fired_at = ev->ts;
+	memcpy(w->at_fire, w->now, sizeof(w->at_fire));
+	w->at_fire[w->fired] = ev->ptr;
+	w->asked = ev->bytes_req;
+	w->fired_tid = ev->pid;
+	take_callers(w);
+	take_stack(w);
+	say_in_process(w, stderr);
+}
+
+/* Is limit @l one this watch holds against the events (not the library's)? */
+static bool followed_here(const struct watch *w, int l)
+{
+	return !w->in_process || l == LIMIT_RSS;
+}
+
 bool kmt_watch_tick(void *ctx, bool final)
 {
 	struct watch *w = ctx;
@@ -275,6 +370,8 @@ bool kmt_watch_tick(void *ctx, bool final)
 		w->last_ts = ev->ts;
 		if (ev->type == KMT_EV_RSS_STAT)
 			take_rss(w, ev);
+		if (ev->type == KMT_EV_U_SAMPLE && (ev->arg[2] & KMT_HEAP_LIMIT))
+			take_limit_record(w, ev);
 		/* live, it goes on and says its figures are short */
 		if ((kmt_analysis_umem.events & KMT_EVMASK(ev->type)) &&
 		    kmt_analysis_umem.event(w->umem, ev))
@@ -283,14 +380,15 @@ bool kmt_watch_tick(void *ctx, bool final)
 	w->npending = 0;
 	totals(w);
 	for (l = 0; l < LIMIT_NR && w->fired < 0 && !final; l++) {
-		if (w->limit[l] && w->now[l] > w->limit[l]) {
+		if (w->limit[l] && followed_here(w, l) && w->now[l] > w->limit[l]) {
 			w->fired = l;
 			w->fired_at = w->last_ts;
 			memcpy(w->at_fire, w->now, sizeof(w->at_fire));
 			take_callers(w);
 		}
 	}
-	return w->fired >= 0;
+	/* the library acted itself: the command runs on (or stopped) as it chose */
+	return w->fired >= 0 && followed_here(w, w->fired);
 }
 
 void kmt_watch_say(const struct watch *w, const struct kmt_record_result *res, FILE *fp)
@@ -300,10 +398,11 @@ void kmt_watch_say(const struct watch *w, const struct kmt_record_result *res, F
 
 	if (l < 0) {
 		fprintf(fp, "kmtrace watch: within the limits; peaks: live heap %s, RSS %s, "
-			"allocated %s\n", kmt_cmd_human(w->peak[LIMIT_HEAP], a, sizeof(a)),
+			"allocated %s%s\n", kmt_cmd_human(w->peak[LIMIT_HEAP], a, sizeof(a)),
 			kmt_cmd_human(w->peak[LIMIT_RSS], b, sizeof(b)),
-			kmt_cmd_human(w->peak[LIMIT_ALLOC], c, sizeof(c)));
-	} else {
+			kmt_cmd_human(w->peak[LIMIT_ALLOC], c, sizeof(c)),
+			w->in_process ? " (heap and allocated: sampled estimates)" : "");
+	} else if (followed_here(w, l)) {	/* the library's limits: said as they came */
 		fprintf(fp, "kmtrace watch: %s %s passed after %.3f s: %s %s, %s over; "
 			"SIG%s sent to the traced processes\n", limit_names[l],
 			kmt_cmd_human(w->limit[l], a, sizeof(a)),

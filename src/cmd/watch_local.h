@@ -3,6 +3,7 @@
 #ifndef KMT_WATCH_LOCAL_H
 #define KMT_WATCH_LOCAL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,7 +16,7 @@
 #define WATCH_BUFFER_KB	1024	/* small: each CPU's pages reach the spool soon */
 #define WATCH_KEEP_SECONDS	10	/* -o: the last seconds before the limit */
 
-enum watch_limit { LIMIT_HEAP, LIMIT_RSS, LIMIT_ALLOC, LIMIT_NR };
+enum watch_limit { LIMIT_HEAP, LIMIT_RSS, LIMIT_ALLOC, LIMIT_THREAD, LIMIT_NR };
 
 /* An mm's resident pages by rss_stat member, in bytes. */
 struct watch_mm {
@@ -26,6 +27,13 @@ struct watch {
 	struct kmt_record_opts o;
 	int pids[WATCH_MAX_PIDS];
 	unsigned long long limit[LIMIT_NR];	/* 0: none */
+	/*
+	 * --on-limit (or --thread-alloc-limit): the heap and allocation limits
+	 * are held in the process by libkmtrace-heap.so at each call, which
+	 * acts (enum kmt_heap_action) and writes a record the watch follows.
+	 */
+	bool in_process;
+	char heap_lib[PATH_MAX];
 	int top;
 	struct tep_handle *tep;		/* the recorded events' formats, read at the first data */
 	struct kmt_decoder *dec;
@@ -43,6 +51,11 @@ struct watch {
 	unsigned long long fired_at;
 	unsigned long long at_fire[LIMIT_NR];	/* now[] when it fired */
 	char *callers;			/* the top callers when it fired, lines */
+	char *stack;			/* in process: the crossing call's stack, lines */
+	uint64_t limit_frames[16];	/* ... its frames, copied as its record came */
+	int limit_nframes, limit_tgid;
+	unsigned long long asked;	/* ... the bytes it asked for */
+	int fired_tid;			/* ... its thread */
 	bool nomem;
 };
 

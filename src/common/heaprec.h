@@ -26,6 +26,16 @@
 #define KMT_HEAP_ALLOC		0x01	/* ptr was allocated and sampled */
 #define KMT_HEAP_FREE		0x02	/* old, a sampled object (or any, at interval 1), ended */
 #define KMT_HEAP_UNFOLLOWED	0x04	/* ptr's free will not be reported (table full) */
+#define KMT_HEAP_LIMIT		0x08	/* a limit crossed (below); the call's stack */
+
+/*
+ * A KMT_HEAP_LIMIT record: func and size are the call that crossed, ptr
+ * the count it would have passed (live heap, bytes asked by the process or
+ * by the thread), old the limit (enum kmt_heap_limit) and the action
+ * taken (enum kmt_heap_action) << 8.
+ */
+enum kmt_heap_limit { KMT_HEAP_LIMIT_HEAP = 1, KMT_HEAP_LIMIT_ALLOC, KMT_HEAP_LIMIT_THREAD };
+enum kmt_heap_action { KMT_HEAP_SIGNAL, KMT_HEAP_FAIL, KMT_HEAP_STOP };
 
 /* buf of a record: the header, then nframes u64 return addresses, innermost first. */
 struct kmt_heap_rec {
@@ -50,7 +60,9 @@ _Static_assert(sizeof(struct kmt_heap_rec) == KMT_HEAP_HEADER_SIZE, "no padding 
  * What the recorder tells the library, in the environment variable
  * KMT_HEAP_ENV: "FD:DEV:INO:INTERVAL:UNWIND", the descriptor of
  * trace_marker_raw with its device and inode, the mean bytes between
- * samples, and "fp" or "dwarf".
+ * samples, and "fp" or "dwarf"; then, for limits (kmtrace watch),
+ * ":HEAP:ALLOC:THREAD:ACTION:SIGNAL", the bytes of each limit (0: none),
+ * the enum kmt_heap_action and the signal's number.
  */
 #define KMT_HEAP_ENV		"KMTRACE_HEAP"
 
@@ -58,35 +70,59 @@ struct kmt_heap_env {
 	int fd;
 	uint64_t dev, ino, interval;
 	bool fp;		/* frame pointers first (else the DWARF unwinder only) */
+	uint64_t heap_limit;	/* usable bytes of live blocks */
+	uint64_t alloc_limit;	/* bytes asked for since the start, by the process */
+	uint64_t thread_limit;	/* ... by one thread */
+	int action;		/* enum kmt_heap_action */
+	int signal;
 };
+
+/* @n numbers separated by ':' from @s into @v; the rest in *@end. 0, or -1. */
+static inline int kmt_heap_env_numbers(const char *s, uint64_t *v, int n, const char **end)
+{
+	char *e;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v[i] = strtoull(s, &e, 10);
+		if (i < n - 1 && *e != ':')
+			return -1;
+		s = e + (i < n - 1);
+	}
+	*end = s;
+	return 0;
+}
 
 /* Parse @s into @e (no allocation: the library parses it inside malloc). 0, or -1. */
 static inline int kmt_heap_env_parse(const char *s, struct kmt_heap_env *e)
 {
-	uint64_t v[4];
-	char *end;
-	int i;
+	uint64_t v[4], lim[5] = { 0, 0, 0, KMT_HEAP_SIGNAL, 15 };
+	size_t word;
 
-	for (i = 0; i < 4; i++) {
-		if (*s < '0' || *s > '9')
-			return -1;
-		v[i] = strtoull(s, &end, 10);
-		if (*end != ':')
-			return -1;
-		s = end + 1;
-	}
-	if (v[0] > 1u << 30 || !v[3] || (strcmp(s, "fp") && strcmp(s, "dwarf")))
+	if (kmt_heap_env_numbers(s, v, 4, &s) || *s++ != ':')
 		return -1;
-	*e = (struct kmt_heap_env){ (int)v[0], v[1], v[2], v[3], !strcmp(s, "fp") };
+	word = strcspn(s, ":");
+	if ((word != 2 || strncmp(s, "fp", 2)) && (word != 5 || strncmp(s, "dwarf", 5)))
+		return -1;
+	if (s[word] && (s[word] != ':' || kmt_heap_env_numbers(s + word + 1, lim, 5, &s) || *s))
+		return -1;
+	if (v[0] > 1u << 30 || !v[3] || lim[3] > KMT_HEAP_STOP || !lim[4] || lim[4] > 64)
+		return -1;
+	*e = (struct kmt_heap_env){ (int)v[0], v[1], v[2], v[3], word == 2, lim[0], lim[1],
+				    lim[2], (int)lim[3], (int)lim[4] };
 	return 0;
 }
 
 /* @e as kmt_heap_env_parse() reads it, into @buf of @len bytes; snprintf's return. */
 static inline int kmt_heap_env_format(const struct kmt_heap_env *e, char *buf, size_t len)
 {
-	return snprintf(buf, len, "%d:%llu:%llu:%llu:%s", e->fd, (unsigned long long)e->dev,
-			(unsigned long long)e->ino, (unsigned long long)e->interval,
-			e->fp ? "fp" : "dwarf");
+	return snprintf(buf, len, "%d:%llu:%llu:%llu:%s:%llu:%llu:%llu:%d:%d", e->fd,
+			(unsigned long long)e->dev, (unsigned long long)e->ino,
+			(unsigned long long)e->interval, e->fp ? "fp" : "dwarf",
+			(unsigned long long)e->heap_limit, (unsigned long long)e->alloc_limit,
+			(unsigned long long)e->thread_limit, e->action, e->signal);
 }
 
 #endif /* KMT_HEAPREC_H */

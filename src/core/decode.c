@@ -538,7 +538,7 @@ static bool heap_header(const struct kmt_decoder *dec, const unsigned char *p, i
 
 	if (!dec->heap_buf || size < dec->heap_buf + KMT_HEAP_HEADER_SIZE ||
 	    read_uint(dec, b - 4, 4) != KMT_HEAP_MARKER_ID || b[0] != KMT_HEAP_VERSION ||
-	    !b[2] || b[2] >= KMT_UF_NR || !(b[1] & (KMT_HEAP_ALLOC | KMT_HEAP_FREE)))
+	    !b[2] || b[2] >= KMT_UF_NR || !(b[1] & (KMT_HEAP_ALLOC | KMT_HEAP_FREE | KMT_HEAP_LIMIT)))
 		return false;
 	if (!h)
 		return true;

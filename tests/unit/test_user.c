@@ -335,18 +335,26 @@ END_TEST
 /* The recorder's environment text and the library's parse of it. */
 START_TEST(test_heap_env_round_trip)
 {
-	struct kmt_heap_env e = { 7, 23, 123456, 524288, true }, back;
+	struct kmt_heap_env e = { 7, 23, 123456, 524288, true, 100 << 20, 0, 1 << 20,
+				  KMT_HEAP_FAIL, 10 }, back;
 	char text[128];
 
 	kmt_heap_env_format(&e, text, sizeof(text));
-	ck_assert_str_eq(text, "7:23:123456:524288:fp");
+	ck_assert_str_eq(text, "7:23:123456:524288:fp:104857600:0:1048576:1:10");
 	ck_assert_int_eq(kmt_heap_env_parse(text, &back), 0);
 	ck_assert(back.fd == 7 && back.dev == 23 && back.ino == 123456 && back.interval == 524288 &&
-		  back.fp);
+		  back.fp && back.heap_limit == 100 << 20 && !back.alloc_limit &&
+		  back.thread_limit == 1 << 20 && back.action == KMT_HEAP_FAIL && back.signal == 10);
+	ck_assert_int_eq(kmt_heap_env_parse("7:23:123456:524288:dwarf", &back), 0);
+	ck_assert(!back.fp && !back.heap_limit && back.action == KMT_HEAP_SIGNAL);
 	ck_assert_int_eq(kmt_heap_env_parse("7:23:123456:524288:lbr", &back), -1);
+	ck_assert_int_eq(kmt_heap_env_parse("7:23:123456:524288:dwarfs", &back), -1);
 	ck_assert_int_eq(kmt_heap_env_parse("7:23:123456:0:dwarf", &back), -1);
 	ck_assert_int_eq(kmt_heap_env_parse("-7:23:1:1:dwarf", &back), -1);
 	ck_assert_int_eq(kmt_heap_env_parse("7:23:1", &back), -1);
+	ck_assert_int_eq(kmt_heap_env_parse("7:23:1:1:fp:1:2:3:4:15", &back), -1);	/* action */
+	ck_assert_int_eq(kmt_heap_env_parse("7:23:1:1:fp:1:2:3:0:15:9", &back), -1);
+	ck_assert_int_eq(kmt_heap_env_parse("7:23:1:1:fp:1:2", &back), -1);
 }
 END_TEST
 
