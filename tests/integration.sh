@@ -245,6 +245,7 @@ parsing_tests() {
 	hostile_parsing_tests
 	symbols_parsing_tests
 	stacks_parsing_tests
+	umem_parsing_tests
 	crossarch_parsing_tests
 	mm_parsing_tests
 	diff_parsing_tests

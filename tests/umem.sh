@@ -263,6 +263,49 @@ test_usample_refusals() {
 	[ -z "$(leftover_instances)" ]
 }
 
+# An LTTng session (its own session daemon, unless root's is running already)
+# traces umalloc through liblttng-ust-libc-wrapper; umem on the CTF trace
+# gives the program's known counts, and babeltrace's text recounts its mallocs.
+test_umem_lttng() {
+	local d=$WORK/lttng own= name=kmtrace-umem-$$ i rc=0 pid
+	build_umalloc || return 1
+	command -v lttng-sessiond >/dev/null && command -v babeltrace >/dev/null ||
+		{ echo "  lttng-tools or babeltrace missing (make deps installs them)"; return 1; }
+	mkdir -p "$d/home"
+	export LTTNG_HOME=$d/home
+	if ! lttng --no-sessiond list >/dev/null 2>&1; then
+		lttng-sessiond --no-kernel >"$d/sessiond.log" 2>&1 &
+		own=$!
+		for i in $(seq 100); do lttng --no-sessiond list >/dev/null 2>&1 && break; sleep 0.05; done
+	fi
+	lttng --no-sessiond create "$name" --output="$d/ctf" >/dev/null &&
+	lttng --no-sessiond enable-event -s "$name" -u 'lttng_ust_libc:*' >/dev/null &&
+	lttng --no-sessiond add-context -s "$name" -u -t vpid -t vtid -t procname -t ip >/dev/null &&
+	lttng --no-sessiond start "$name" >/dev/null &&
+	LD_PRELOAD=liblttng-ust-libc-wrapper.so.1 "$UMEM_PROG" 10000 1000 3000 300 >"$d/out" || rc=1
+	lttng --no-sessiond stop "$name" >/dev/null 2>&1
+	lttng --no-sessiond destroy "$name" >/dev/null 2>&1
+	if [ -n "$own" ]; then kill "$own"; wait "$own"; fi
+	unset LTTNG_HOME
+	[ $rc = 0 ] || { echo "  the LTTng session failed"; cat "$d/sessiond.log" 2>/dev/null; return 1; }
+	"$KMTRACE" report -i "$d/ctf" umem --format json >"$d/umem.json" || return 1
+	pid=$(json_get "$d/umem.json" "[p['pid'] for p in d['analyses']['umem']['tables']['processes'] if p['comm'] == 'umalloc'][0]")
+	babeltrace "$d/ctf" 2>/dev/null | grep -c "lttng_ust_libc:malloc: .*vpid = $pid," >"$d/recount"
+	python3 - "$d/umem.json" "$pid" "$(cat "$d/recount")" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))['analyses']['umem']['tables']
+pid, recount = int(sys.argv[2]), int(sys.argv[3])
+p = [r for r in t['processes'] if r['pid'] == pid][0]
+top = max((c for c in t['callers'] if c['pid'] == pid), key=lambda c: c['bytes'])
+assert (top['calls'], top['bytes'], top['live_bytes'], top['live_objects']) == \
+    (10000, 10_000_000, 7_000_000, 7000), top
+assert p['malloc'] == recount >= 10000 and p['free'] >= 3000 and p['realloc'] == 1, (p, recount)
+assert p['calloc'] >= 2 and p['live_objects'] >= 7002 and p['untracked_frees'] == 0, p
+print(f"  pid {pid}: {p['malloc']} malloc (babeltrace: {recount}), {p['free']} free, "
+      f"{p['calloc']} calloc, 1 realloc; top caller 10000 x 1000 B, 7000 live")
+PY
+}
+
 build_grow() {
 	[ -x "$WORK/grow" ] || cc -O1 -g -o "$WORK/grow" "$TOP/tests/progs/grow.c"
 }
@@ -399,6 +442,71 @@ test_watch_on_limit_refusals() {
 	[ $? = 2 ]
 }
 
+# traces/lttng-libc, an LTTng CTF trace with events the tracer discarded:
+# umem's mallocs of the process and the lost events equal babeltrace's.
+test_ctf_fixture() {
+	local f=$TRACES/lttng-libc
+	"$KMTRACE" report -i "$f" --format json stat umem >"$WORK/ctf.json" || return 1
+	babeltrace "$f" >"$WORK/ctf.txt" 2>"$WORK/ctf.warn" || return 1
+	python3 - "$WORK/ctf.json" "$WORK/ctf.txt" "$WORK/ctf.warn" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))['analyses']
+s, t = d['stat']['summary'], d['umem']['tables']
+text = open(sys.argv[2]).read()
+lost = sum(int(n) for n in re.findall(r'discarded (\d+) events', open(sys.argv[3]).read()))
+events = len(re.findall(r'lttng_ust_libc:', text))
+p = [r for r in t['processes'] if r['comm'] == 'umalloc']
+assert len(p) == 1, t['processes']
+p = p[0]
+mallocs = len(re.findall(r'lttng_ust_libc:malloc: .*vpid = %d,' % p['pid'], text))
+frees = len(re.findall(r'lttng_ust_libc:free: .*vpid = %d,' % p['pid'], text))
+assert s['format'].startswith('CTF') and s['total_events'] == events, (s['format'], events)
+assert s['lost_events'] == lost > 0, (s['lost_events'], lost)
+assert p['malloc'] == mallocs and p['free'] == frees, (p, mallocs, frees)
+print(f"  {events} events, {lost} lost (babeltrace: the same); pid {p['pid']}: {mallocs} malloc, "
+      f"{frees} free, as babeltrace prints them")
+PY
+}
+
+# Damaged CTF traces: one line and exit 2 (libbabeltrace2 aborts on some: it
+# reads them in a child first), never a crash or a hang.
+test_ctf_hostile() {
+	local d=$WORK/ctfbad m rc
+	m=ust/uid/0/64-bit
+	for how in meta-cut meta-garbage stream-garbage empty; do
+		rm -rf "$d" && cp -r "$TRACES/lttng-libc" "$d" || return 1
+		case $how in
+		meta-cut) truncate -s 3000 "$d/$m/metadata" ;;
+		meta-garbage) echo garbage >"$d/$m/metadata" ;;
+		stream-garbage) head -c 20000 /dev/urandom >"$d/$m/ch_1" ;;
+		empty) rm -rf "${d:?}/ust" ;;
+		esac
+		timeout 60 "$KMTRACE" report -i "$d" umem >/dev/null 2>"$WORK/ctfbad.err"
+		rc=$?
+		[ $rc = 2 ] && [ "$(wc -l <"$WORK/ctfbad.err")" = 1 ] ||
+			{ echo "  $how: exit $rc"; cat "$WORK/ctfbad.err"; return 1; }
+	done
+	# the stream whose packet sizes made libbabeltrace2 2.0 assert
+	rm -rf "$d" && cp -r "$TRACES/lttng-libc" "$d" &&
+	python3 - "$d/$m/ch_1" <<'PY' || return 1
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, 'rb').read())
+for i in range(40, 72):	# the first packet's context: sizes and timestamps
+    b[i] ^= 0xa5
+open(p, 'wb').write(b)
+PY
+	timeout 60 "$KMTRACE" report -i "$d" umem >/dev/null 2>"$WORK/ctfbad.err"
+	rc=$?
+	[ $rc = 0 ] || [ $rc = 2 ] || { echo "  packet sizes: exit $rc"; return 1; }
+}
+
+umem_parsing_tests() {
+	check "traces/lttng-libc (CTF): events, lost events and a process's malloc and free counts equal babeltrace's" \
+		test_ctf_fixture
+	check "damaged CTF traces: exit 2 and one line, never a crash or a hang" test_ctf_hostile
+}
+
 umem_live_tests() {
 	if [ ! -e /sys/kernel/tracing/uprobe_events ]; then
 		skip "record --user: the kernel has no uprobe events"
@@ -417,6 +525,8 @@ umem_live_tests() {
 		test_usample_estimates
 	live "record --user-sample under threads, an allocating signal handler, fork and exec: both processes counted, stacks through the handler" \
 		test_usample_threads
+	live "umem on an LTTng trace of liblttng-ust-libc-wrapper (own session daemon): the program's counts, recounted by babeltrace" \
+		test_umem_lttng
 	live "record --user-sample: refused without COMMAND or with --user; a static binary is named" \
 		test_usample_refusals
 	live "watch --rss-limit 100M: a program growing 10 MB per 100 ms is signalled below 110 MB, the limit named, -o a recording" \

@@ -37,13 +37,13 @@ static void caller_name(const struct umem_state *st, const struct umem_caller *c
 		snprintf(sym, SYM_MAX, "0x%llx", (unsigned long long)c->addr);
 }
 
-/* record --user-sample: how the figures were sampled. */
+/* record --user-sample (or an LTTng trace, every call): how the figures were sampled. */
 static int sampling(const struct umem_state *st, struct kmt_output *out)
 {
 	if (!st->samples)
 		return 0;
-	return kmt_output_count(out, "sample_records", "Records of the sampling library",
-				st->samples) ||
+	return kmt_output_count(out, "sample_records", "Records of the sampling library (or of "
+				"LTTng's libc wrapper)", st->samples) ||
 	       kmt_output_value(out, "sample_interval", "Mean bytes between samples (above 1: "
 				"counts and bytes are estimates)", KMT_KIND_BYTES,
 				(union kmt_cell){ .u = st->interval }) ||

@@ -118,6 +118,17 @@ static const struct kmt_column stack_cols[] = {
 	{ "live_bytes", "LIVE", KMT_KIND_BYTES }, { "live_objects", "LIVE_OBJS", KMT_KIND_COUNT },
 };
 
+/* Does any stack say more than its caller (a frame beyond the first)? */
+static bool deeper_than_callers(const struct umem_state *st)
+{
+	uint32_t i;
+
+	for (i = 0; i < st->nstacks; i++)
+		if (st->stacks[i].nframes > 1)
+			return true;
+	return false;
+}
+
 int kmt_umem_stack_table(const struct umem_state *st, struct kmt_output *out)
 {
 	struct kmt_table *t;
@@ -125,7 +136,7 @@ int kmt_umem_stack_table(const struct umem_state *st, struct kmt_output *out)
 	char *text;
 	int ret;
 
-	if (!st->nstacks)
+	if (!deeper_than_callers(st))	/* none, or LTTng's ip only: the callers table */
 		return 0;
 	t = kmt_output_table(out, "stacks", "Per user stack (sampled allocations; bytes allocated "
 			     "in folded stacks)", 6, stack_cols);

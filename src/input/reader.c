@@ -132,6 +132,13 @@ static ssize_t read_head(int fd, unsigned char *head, size_t len)
 	return have;
 }
 
+static bool is_directory(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && S_ISDIR(st.st_mode);
+}
+
 /* Open @path read-only; "-" is standard input. */
 static int open_input(const char *path, struct kmt_error *err)
 {
@@ -170,6 +177,10 @@ struct kmt_reader *kmt_reader_open_formats(const char *path, const char *formats
 	fd = open_input(path, err);
 	if (fd < 0)
 		return NULL;
+	if (is_directory(fd)) {		/* a CTF trace (LTTng) */
+		close(fd);
+		return kmt_ctf_open(path, err);
+	}
 	n = read_head(fd, head, sizeof(head));
 	if (n < 0) {
 		kmt_error_set(err, path, 0, "cannot read: %s", strerror(errno));
@@ -190,7 +201,8 @@ struct kmt_reader *kmt_reader_open_formats(const char *path, const char *formats
 		}
 		return r;
 	}
-	kmt_error_set(err, path, 0, "not a trace.dat, perf.data or ftrace text file");
+	kmt_error_set(err, path, 0, "not a trace.dat, perf.data, ftrace text file or CTF "
+		      "trace directory");
 	close(fd);
 	return NULL;
 }

@@ -188,6 +188,12 @@ struct kmt_backend {
 		.name = (label), .probe = (probe_fn), .open = (open_fn)		\
 	}
 
+/*
+ * The reader of CTF trace directory @path (ctf.c): LTTng's lttng_ust_libc
+ * events as record --user-sample's records. NULL with @err filled.
+ */
+struct kmt_reader *kmt_ctf_open(const char *path, struct kmt_error *err);
+
 /* The first backend whose probe takes the @len bytes at @head, or NULL. */
 const struct kmt_backend *kmt_backend_find(const unsigned char *head, size_t len);
 

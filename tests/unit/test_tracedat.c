@@ -336,7 +336,7 @@ START_TEST(test_bad_magic_and_version)
 	buf[1] = 'X';
 	ck_assert_int_eq(read_all(buf, good_size, &err), -1);
 	ck_assert_int_eq(err.offset, 0);
-	ck_assert_ptr_nonnull(strstr(err.msg, "not a trace.dat, perf.data or ftrace text"));
+	ck_assert_ptr_nonnull(strstr(err.msg, "not a trace.dat, perf.data, ftrace text file or CTF"));
 	buf[1] = 0x08;
 	buf[10] = '9';			/* version "9" */
 	ck_assert_int_eq(read_all(buf, good_size, &err), -1);
