@@ -240,6 +240,27 @@ PY
 	done
 }
 
+# Callers are named from the mapped files as they are at report time, only
+# when their build-id is the one the recording saw: umalloc rebuilt after
+# the recording shows as file+offset, with one line saying so.
+test_usample_build_id() {
+	local prog=$WORK/bidprog f=$WORK/bid.dat
+	cc -O1 -g -Wl,--build-id -o "$prog" "$TOP/tests/progs/umalloc.c" || return 1
+	"$KMTRACE" record --user-sample=1 -e kmem:kmalloc -o "$f" -- "$prog" 100 100 10 100 \
+		>/dev/null 2>&1 || return 1
+	"$KMTRACE" report -i "$f" umem >"$WORK/bid1.txt" 2>"$WORK/bid1.err" &&
+		grep -q 'make_objects+0x[0-9a-f]* \[bidprog\]' "$WORK/bid1.txt" &&
+		! grep -q 'changed since the recording' "$WORK/bid1.err" ||
+		{ echo "  not named before the rebuild"; cat "$WORK/bid1.err"; return 1; }
+	cc -O2 -g -DREBUILT -Wl,--build-id -o "$prog" "$TOP/tests/progs/umalloc.c" || return 1
+	"$KMTRACE" report -i "$f" umem >"$WORK/bid2.txt" 2>"$WORK/bid2.err" &&
+		grep -q '1 user-space file changed since the recording (another build-id; .*bidprog first)' \
+			"$WORK/bid2.err" &&
+		! grep -q 'make_objects' "$WORK/bid2.txt" && grep -q 'bidprog+0x' "$WORK/bid2.txt" ||
+		{ echo "  after the rebuild:"; cat "$WORK/bid2.err"; grep -m3 bidprog "$WORK/bid2.txt"; return 1; }
+	echo "  $(cat "$WORK/bid2.err")"
+}
+
 # --user-sample needs a command, is not --user, and says when the command cannot load it.
 test_usample_refusals() {
 	local rc
@@ -527,6 +548,8 @@ umem_live_tests() {
 		test_usample_threads
 	live "umem on an LTTng trace of liblttng-ust-libc-wrapper (own session daemon): the program's counts, recounted by babeltrace" \
 		test_umem_lttng
+	live "user callers named only from files whose build-id is the recording's: a rebuilt program shows as file+offset, said once" \
+		test_usample_build_id
 	live "record --user-sample: refused without COMMAND or with --user; a static binary is named" \
 		test_usample_refusals
 	live "watch --rss-limit 100M: a program growing 10 MB per 100 ms is signalled below 110 MB, the limit named, -o a recording" \

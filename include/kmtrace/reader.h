@@ -45,7 +45,8 @@ enum kmt_reader_text {
 	KMT_TEXT_SLAB_ALIASES,	/* kmtrace record: "NAME ID" per merged slab cache name */
 	KMT_TEXT_STACKS,	/* kmtrace record -g: "SYSTEM:EVENT" words, events with stacks */
 	KMT_TEXT_USER_MAPS,	/* record --user: "task TID TGID" and "map TGID START END PGOFF
-				   PATH" lines of the traced processes' executable mappings */
+				   PATH" lines of the traced processes' executable mappings,
+				   "buildid HEX PATH" of their files */
 	KMT_TEXT_PROCESSES,	/* kmtrace record: the tasks /proc showed (see
 				   kmt_reader_processes()) */
 	KMT_TEXT_FILES,		/* kmtrace record: "DEV INO PATH" of the files they
@@ -165,10 +166,17 @@ int kmt_reader_tgid(struct kmt_reader *r, int tid);
  * Write user-space address @addr of process @tgid as "function+0xOFF
  * [file]" into @buf, through the maps the recording carries and the ELF
  * symbols of the mapped file. Returns 1 when resolved, 0 when not (then
- * @buf holds "file+0xOFFSET" or "0xADDR").
+ * @buf holds "file+0xOFFSET" or "0xADDR"). A file whose GNU build-id is not
+ * the one the recording saw is not used for names.
  */
 int kmt_reader_user_symbol(struct kmt_reader *r, int tgid, unsigned long long addr,
 			   char *buf, size_t len);
+
+/*
+ * How many mapped files kmt_reader_user_symbol() found changed since the
+ * recording (another build-id) so far; the first one's path in *@first.
+ */
+size_t kmt_reader_user_files_changed(struct kmt_reader *r, const char **first);
 
 /* A text the recording carries, or NULL. */
 const char *kmt_reader_text(struct kmt_reader *r, enum kmt_reader_text what);

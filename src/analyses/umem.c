@@ -323,15 +323,16 @@ static int tick(struct umem_state *st, uint64_t ts)
 	if (!st->timeline_ns || ts < st->next_tick)
 		return 0;
 	for (i = 0; i < st->nprocs; i++) {
-		const struct umem_proc *p = &st->procs[i];
+		struct umem_proc *p = &st->procs[i];
 
 		if (!p->user)
 			continue;
 		if (kmt_grow(&st->points, &st->cap_points, st->npoints, sizeof(*st->points)))
 			return -1;
-		st->points[st->npoints++] = (struct umem_point){ st->next_tick, p->live_bytes,
-								  p->anon_rss, p->kslab_live,
-								  p->kpages_live, p->tgid };
+		st->points[st->npoints++] = (struct umem_point){
+			st->next_tick, p->live_bytes, p->anon_rss, p->kslab_live, p->kpages_live,
+			p->requested - p->requested_at_tick, p->tgid };
+		p->requested_at_tick = p->requested;
 	}
 	st->next_tick = kmt_boundary_after(st->next_tick, ts, st->timeline_ns);
 	return 0;

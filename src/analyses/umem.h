@@ -32,6 +32,7 @@ struct umem_proc {
 	int tgid;
 	uint64_t calls[KMT_UF_NR];
 	uint64_t requested, failed, untracked_frees;
+	uint64_t requested_at_tick;	/* --timeline: requested at the last interval's end */
 	uint64_t live_bytes, live_objs, peak_bytes, peak_ts;
 	bool user;			/* made allocator calls (the others: kernel only) */
 	bool have_rss;
@@ -75,6 +76,7 @@ struct umem_kobj {
 /* --timeline: a process's heap, RSS and kernel memory when an interval ended. */
 struct umem_point {
 	uint64_t ts, live, anon_rss, kslab, kpages;
+	uint64_t asked;		/* bytes asked for in the interval */
 	int tgid;
 };
 

@@ -289,6 +289,7 @@ static const struct kmt_column timeline_cols[] = {
 	{ "comm", "COMM", KMT_KIND_STRING }, { "live_bytes", "LIVE", KMT_KIND_BYTES },
 	{ "anon_rss", "ANON_RSS", KMT_KIND_BYTES }, { "kernel_slab", "KERNEL_SLAB", KMT_KIND_BYTES },
 	{ "kernel_pages", "KERNEL_PAGES", KMT_KIND_BYTES },
+	{ "asked", "ASKED", KMT_KIND_BYTES },
 };
 
 static int timeline_table(const struct umem_state *st, struct kmt_output *out)
@@ -300,14 +301,15 @@ static int timeline_table(const struct umem_state *st, struct kmt_output *out)
 	if (!st->timeline_ns)
 		return 0;
 	t = kmt_output_table(out, "timeline", "Heap, anonymous RSS and kernel memory per process "
-			     "at each interval's end", 7, timeline_cols);
+			     "at each interval's end; ASKED: bytes allocated since its row before",
+			     8, timeline_cols);
 	for (i = 0; t && !ret && i < st->npoints; i++) {
 		const struct umem_point *p = &st->points[i];
 
 		ret = kmt_table_row(t, (union kmt_cell[]){
 			{ .u = p->ts }, { .u = p->tgid }, { .s = comm_of(st, p->tgid) },
 			{ .u = p->live }, { .u = p->anon_rss }, { .u = p->kslab },
-			{ .u = p->kpages } });
+			{ .u = p->kpages }, { .u = p->asked } });
 	}
 	return t ? ret : -1;
 }

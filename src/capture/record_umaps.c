@@ -4,7 +4,8 @@
  * callers the uprobes give can be named later (off-box too). A thread reads
  * the instance's set_event_pid (the traced threads, forks included) every
  * few milliseconds, the thread group of each new thread, and the
- * executable file mappings of each process; every distinct one is kept.
+ * executable file mappings of each process; every distinct one is kept,
+ * with the GNU build-id of each file.
  * A process that starts and ends between two looks is missed: its callers
  * stay addresses.
  */
@@ -18,6 +19,7 @@
 #include <tracefs/tracefs.h>
 
 #include "record_local.h"
+#include "container/elfsyms.h"
 #include "common/hashmap.h"
 #include "common/procmaps.h"
 #include "common/util.h"
@@ -86,6 +88,23 @@ struct taking {
 	int tgid;
 };
 
+/* "buildid HEX PATH": the file @path as it is now, once per file, so that a report can tell a changed one. */
+static void take_build_id(struct kmt_umaps *m, const char *path)
+{
+	char line[4352], hex[KMT_BUILD_ID_HEX];
+	uint64_t h;
+
+	snprintf(line, sizeof(line), "buildid %s", path);
+	h = kmt_hash_bytes(line, strlen(line));
+	if (kmt_hashmap_get(&m->seen, h, &(uint64_t){ 0 }))
+		return;
+	kmt_hashmap_put(&m->seen, h, 1);
+	if (kmt_elf_build_id(path, hex))
+		return;
+	snprintf(line, sizeof(line), "buildid %s %s\n", hex, path);
+	append(m, line);
+}
+
 /* Keep @map when it is executable and not kept yet. */
 static bool take_mapping(void *ctx, const struct kmt_mapping *map)
 {
@@ -102,6 +121,7 @@ static bool take_mapping(void *ctx, const struct kmt_mapping *map)
 		return false;
 	kmt_hashmap_put(&t->m->seen, h, 1);
 	append(t->m, out);
+	take_build_id(t->m, map->path);
 	return false;
 }
 

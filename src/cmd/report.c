@@ -518,8 +518,8 @@ static int use_symbol_files(struct report_args *a)
  */
 static int report_symbols(struct report_args *a, const char *input, struct kmt_output *out)
 {
-	const char *from = kmt_reader_text(a->s.reader, KMT_TEXT_SYMBOLS);
-	size_t resolved, unresolved;
+	const char *from = kmt_reader_text(a->s.reader, KMT_TEXT_SYMBOLS), *first;
+	size_t resolved, unresolved, changed;
 
 	kmt_reader_symbol_counts(a->s.reader, &resolved, &unresolved);
 	if (!from)
@@ -527,6 +527,11 @@ static int report_symbols(struct report_args *a, const char *input, struct kmt_o
 	if (unresolved)
 		fprintf(stderr, "kmtrace: %s: %zu of %zu kernel addresses not resolved to a "
 			"function (symbols: %s)\n", input, unresolved, resolved + unresolved, from);
+	changed = kmt_reader_user_files_changed(a->s.reader, &first);
+	if (changed)
+		fprintf(stderr, "kmtrace: %s: %zu user-space file%s changed since the recording "
+			"(another build-id; %s first): their addresses are shown as file+offset\n",
+			input, changed, changed > 1 ? "s" : "", first);
 	if (a->format == KMT_FORMAT_TEXT || a->format == KMT_FORMAT_JSONL || a->an[0] == &kmt_print)
 		return 0;
 	if (kmt_output_begin_input(out, "symbols") ||

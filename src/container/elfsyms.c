@@ -94,6 +94,51 @@ static int read_symbols(struct kmt_elfsyms *e, Elf *elf, Elf_Scn *scn, const GEl
 	return 0;
 }
 
+/* The NT_GNU_BUILD_ID note of @elf in hex into @hex ("" when it has none). */
+static void read_build_id(Elf *elf, char hex[KMT_BUILD_ID_HEX])
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	hex[0] = '\0';
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, name_at, desc_at, next, i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(d = elf_getdata(scn, NULL)))
+			continue;
+		while ((next = gelf_getnote(d, off, &nh, &name_at, &desc_at)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((const char *)d->d_buf + name_at, "GNU", 4)) {
+				for (i = 0; i < nh.n_descsz && 2 * i + 2 < KMT_BUILD_ID_HEX; i++)
+					sprintf(hex + 2 * i, "%02x",
+						((const unsigned char *)d->d_buf)[desc_at + i]);
+				return;
+			}
+			off = next;
+		}
+	}
+}
+
+int kmt_elf_build_id(const char *path, char hex[KMT_BUILD_ID_HEX])
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+
+	hex[0] = '\0';
+	if (fd < 0)
+		return -1;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		read_build_id(elf, hex);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return hex[0] ? 0 : -1;
+}
+
 int kmt_elfsyms_load(struct kmt_elfsyms *e, const char *path, char *why, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -1;
@@ -112,6 +157,7 @@ int kmt_elfsyms_load(struct kmt_elfsyms *e, const char *path, char *why, size_t 
 		snprintf(why, len, "%s is not an ELF file", path);
 		goto out;
 	}
+	read_build_id(elf, e->build_id);
 	scn = find_table(elf, SHT_SYMTAB, &sh);
 	if (!scn)
 		scn = find_table(elf, SHT_DYNSYM, &sh);

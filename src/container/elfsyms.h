@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#define KMT_BUILD_ID_HEX	41	/* 20 bytes (SHA-1) in hex and a NUL; longer ones cut */
+
 struct kmt_elf_sym {
 	unsigned long long addr;	/* its virtual address in the file's layout */
 	unsigned long long size;
@@ -27,6 +29,7 @@ struct kmt_elfsyms {
 	size_t nsegs;
 	char *names;			/* the names' storage */
 	bool is_static;			/* no PT_INTERP: nothing else is loaded */
+	char build_id[KMT_BUILD_ID_HEX];	/* GNU build-id in hex, or "" */
 };
 
 /*
@@ -34,6 +37,9 @@ struct kmt_elfsyms {
  * segments into @e. 0, or -1 with @why filled (cannot open, not ELF).
  */
 int kmt_elfsyms_load(struct kmt_elfsyms *e, const char *path, char *why, size_t len);
+
+/* The GNU build-id of ELF file @path in hex into @hex (""): 0, or -1 when none was read. */
+int kmt_elf_build_id(const char *path, char hex[KMT_BUILD_ID_HEX]);
 
 /* The function symbol named @name (unversioned); NULL if there is none. */
 const struct kmt_elf_sym *kmt_elfsyms_find(const struct kmt_elfsyms *e, const char *name);

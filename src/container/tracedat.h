@@ -32,7 +32,8 @@ enum kmt_td_option_id {
 	KMT_TD_OPT_KMT_KERNEL = 0x4b55,		/* "text 0xADDR" (_text), "build-id HEX" lines */
 	KMT_TD_OPT_KMT_SLAB_ALIASES = 0x4b56,	/* "NAME ID" lines: merged slab caches */
 	KMT_TD_OPT_KMT_STACKS = 0x4b57,		/* "SYSTEM:EVENT" words: events with stacks */
-	KMT_TD_OPT_KMT_USER_MAPS = 0x4b58,	/* "task TID TGID", "map TGID START END PGOFF PATH" */
+	KMT_TD_OPT_KMT_USER_MAPS = 0x4b58,	/* "task TID TGID", "map TGID START END PGOFF PATH",
+						   "buildid HEX PATH" */
 	KMT_TD_OPT_KMT_PROCESSES = 0x4b59,	/* the tasks /proc showed: common/proctable.h */
 	KMT_TD_OPT_KMT_FILES = 0x4b5a,		/* "DEV INO PATH": files they mapped or had open */
 	KMT_TD_OPT_KMT_SLABINFO_START = 0x4b5b,	/* /proc/slabinfo at start */

@@ -5,7 +5,8 @@
  * from the "task" and "map" lines the recording carries
  * (KMT_TEXT_USER_MAPS) and the ELF symbols of the mapped files, read from
  * this machine's file system when first needed (off-box: the same paths
- * must hold the same files, else addresses stay "file+0xOFFSET").
+ * must hold the same files, else addresses stay "file+0xOFFSET"; a file
+ * whose build-id is not the one its "buildid" line gives is not used).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +25,9 @@ struct umap {
 
 struct ufile {
 	char *path;
+	char build_id[KMT_BUILD_ID_HEX];	/* the recording's, or "" */
 	struct kmt_elfsyms syms;
-	bool tried, loaded;
+	bool tried, loaded, changed;
 };
 
 struct kmt_reader_usyms {
@@ -34,6 +36,8 @@ struct kmt_reader_usyms {
 	uint32_t nmaps, cap_maps;
 	struct ufile *files;
 	uint32_t nfiles, cap_files;
+	size_t changed;			/* files whose build-id is not the recording's */
+	const char *first_changed;
 };
 
 static int by_tgid_start(const void *a, const void *b)
@@ -60,8 +64,9 @@ static uint32_t file_index(struct kmt_reader_usyms *u, const char *path)
 
 static void take_line(struct kmt_reader_usyms *u, const char *line, size_t len)
 {
-	char buf[4352], path[4096];
+	char buf[4352], path[4096], hex[KMT_BUILD_ID_HEX];
 	struct umap m;
+	uint32_t f;
 	int tid, tgid;
 
 	if (len >= sizeof(buf))
@@ -70,6 +75,9 @@ static void take_line(struct kmt_reader_usyms *u, const char *line, size_t len)
 	buf[len] = '\0';
 	if (sscanf(buf, "task %d %d", &tid, &tgid) == 2 && tid > 0 && tgid > 0) {
 		kmt_hashmap_put(&u->tgid_of, tid, tgid);
+	} else if (sscanf(buf, "buildid %40[0-9a-f] %4095[^\n]", hex, path) == 2 &&
+		   (f = file_index(u, path)) != UINT32_MAX) {
+		snprintf(u->files[f].build_id, sizeof(u->files[f].build_id), "%s", hex);
 	} else if (sscanf(buf, "map %d %llx %llx %llx %4095[^\n]", &m.tgid, &m.start, &m.end,
 			  &m.pgoff, path) == 5 && m.start < m.end &&
 		   !kmt_grow(&u->maps, &u->cap_maps, u->nmaps, sizeof(*u->maps)) &&
@@ -130,14 +138,19 @@ static const struct umap *map_at(const struct kmt_reader_usyms *u, int tgid,
 	return &u->maps[lo - 1];
 }
 
-static const struct kmt_elfsyms *file_syms(struct ufile *f)
+/* @f's symbols, read at the first need; NULL when unreadable or not the recording's file. */
+static const struct kmt_elfsyms *file_syms(struct kmt_reader_usyms *u, struct ufile *f)
 {
 	char why[256];
 
-	if (!f->tried)
+	if (!f->tried) {
 		f->loaded = !kmt_elfsyms_load(&f->syms, f->path, why, sizeof(why));
+		f->changed = f->loaded && f->build_id[0] && strcmp(f->build_id, f->syms.build_id);
+		if (f->changed && !u->changed++)
+			u->first_changed = f->path;
+	}
 	f->tried = true;
-	return f->loaded ? &f->syms : NULL;
+	return f->loaded && !f->changed ? &f->syms : NULL;
 }
 
 int kmt_reader_user_symbol(struct kmt_reader *r, int tgid, unsigned long long addr,
@@ -150,8 +163,16 @@ int kmt_reader_user_symbol(struct kmt_reader *r, int tgid, unsigned long long ad
 		snprintf(buf, len, "0x%llx", addr);
 		return 0;
 	}
-	return kmt_elfsyms_describe(file_syms(&u->files[m->file]), u->files[m->file].path,
+	return kmt_elfsyms_describe(file_syms(u, &u->files[m->file]), u->files[m->file].path,
 				    addr - m->start + m->pgoff, buf, len);
+}
+
+size_t kmt_reader_user_files_changed(struct kmt_reader *r, const char **first)
+{
+	struct kmt_reader_usyms *u = r->usyms;
+
+	*first = u ? u->first_changed : NULL;
+	return u ? u->changed : 0;
 }
 
 void kmt_reader_usyms_free(struct kmt_reader *r)
