@@ -270,6 +270,8 @@ install: kmtrace plugins $(HEAP_LIB)
 	install -m 0644 docs/*.1 $(DESTDIR)$(MANDIR)/
 	install -m 0644 docs/*.7 $(DESTDIR)$(MAN7DIR)/
 	install -m 0644 $(PLUGINS) $(DESTDIR)$(PLUGIN_DIR)/
+	install -d $(DESTDIR)$(PREFIX)/lib/kmtrace
+	install -m 0644 $(HEAP_LIB) $(DESTDIR)$(PREFIX)/lib/kmtrace/$(HEAP_LIB)
 	install -d $(DESTDIR)$(COMPLETION_DIR)
 	install -m 0644 scripts/kmtrace-completion.bash $(DESTDIR)$(COMPLETION_DIR)/kmtrace
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * libkmtrace-heap.so: record --user-sample's allocator hooks, loaded with
- * LD_PRELOAD into the command. malloc, calloc, realloc, free, memalign,
+ * libkmtrace-heap.so: record --user-sample's allocator hooks (and watch
+ * --on-limit's limits, held at each call), loaded with LD_PRELOAD into the
+ * command. malloc, calloc, realloc, free, memalign,
  * posix_memalign, aligned_alloc, valloc and pvalloc are sampled by bytes
  * with a Poisson process (each thread counts down an exponentially drawn
  * number of bytes, mean KMTRACE_HEAP's interval); a sampled allocation is
@@ -19,10 +20,10 @@
  * else under its number is never written into.
  */
 #include <dlfcn.h>
-#include <pthread.h>
 #include <errno.h>
 #include <malloc.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -421,8 +422,9 @@ static void emit(uint8_t kind, uint8_t func, uint64_t ptr, uint64_t old, uint64_
 	uint64_t frames[KMT_HEAP_MAX_FRAMES];
 	struct kmt_heap_rec r = { KMT_HEAP_VERSION, kind, func, 0, (uint32_t)getpid(),
 				  (uint32_t)gettid(), 0, ptr, old, size, heap.env.interval };
+	int nframes = 0, saved = errno;	/* the program's errno is not ours to change */
 	struct stat st;
-	int nframes = 0;
+	bool ours;
 
 	if (kind & (KMT_HEAP_ALLOC | KMT_HEAP_LIMIT))
 		nframes = heap.env.fp ? walk_fp(frames, fp, ret) : walk_dwarf(frames, ret);
@@ -430,11 +432,12 @@ static void emit(uint8_t kind, uint8_t func, uint64_t ptr, uint64_t old, uint64_
 	memcpy(buf, &id, 4);
 	memcpy(buf + 4, &r, KMT_HEAP_HEADER_SIZE);
 	memcpy(buf + 4 + KMT_HEAP_HEADER_SIZE, frames, nframes * 8);
-	if (fstat(heap.env.fd, &st) || st.st_dev != heap.env.dev || st.st_ino != heap.env.ino ||
-	    write(heap.env.fd, buf, 4 + KMT_HEAP_HEADER_SIZE + nframes * 8) < 0) {
-		if (errno != EINTR && errno != EAGAIN)
-			__atomic_store_n(&heap.state, STOPPED, __ATOMIC_RELEASE);
-	}
+	ours = !fstat(heap.env.fd, &st) && st.st_dev == heap.env.dev && st.st_ino == heap.env.ino;
+	/* not the recorder's file any more, or the instance gone: never again */
+	if (!ours || (write(heap.env.fd, buf, 4 + KMT_HEAP_HEADER_SIZE + nframes * 8) < 0 &&
+		      errno != EINTR && errno != EAGAIN))
+		__atomic_store_n(&heap.state, STOPPED, __ATOMIC_RELEASE);
+	errno = saved;
 }
 
 /* A sampled allocation of @size bytes that returned @p: its record. */

@@ -176,7 +176,8 @@ test_make_install() {
 	make -s -C "$TOP" install DESTDIR="$d" PREFIX=/usr >/dev/null 2>&1 || return 1
 	[ -x "$d/usr/bin/kmtrace" ] && [ -s "$d/usr/share/bash-completion/completions/kmtrace" ] &&
 	[ -s "$d/usr/share/man/man1/kmtrace-report.1" ] &&
-	[ -n "$(find "$d" -name 'plugin_kmt_slab.so')" ]
+	[ -n "$(find "$d" -name 'plugin_kmt_slab.so')" ] &&
+	[ -s "$d/usr/lib/kmtrace/libkmtrace-heap.so" ]	# where the installed binary looks
 }
 
 test_docs_drift() { python3 "$TOP/tests/docs_drift.py" "$KMTRACE" "$TOP"; }
@@ -188,7 +189,8 @@ core_parsing_tests() {
 	check "docs/examples.md: every run block is what kmtrace prints now" test_examples_current
 	check "bash completion: commands, analyses, options of report, of an analysis and of record, --format values" \
 		test_bash_completion
-	check "make install DESTDIR=: binary, man pages, plugins, bash completion" test_make_install
+	check "make install DESTDIR=: binary, man pages, plugins, heap library, bash completion" \
+		test_make_install
 	check "perf, trace-cmd and python3 are installed (make deps)" test_tools_present
 	check "--threads 1 and 2 give the same reports on six fixtures" test_threads_identical
 	check "report on traces/small.dat (text)" test_report_small
