@@ -52,7 +52,18 @@ struct kmt_heap_rec {
 	uint64_t interval;	/* mean bytes between samples; 1: every call is reported */
 };
 
-#define KMT_HEAP_HEADER_SIZE	48	/* sizeof(struct kmt_heap_rec), as written */
+#define KMT_HEAP_HEADER_SIZE	48
+
+/* ftrace:raw_data's format as the kernel gives it, with event id @id (a string). */
+#define KMT_RAW_DATA_FORMAT(id)							\
+	"name: raw_data\nID: " id "\nformat:\n"					\
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"	\
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"	\
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"		\
+	"\tfield:unsigned int id;\toffset:8;\tsize:4;\tsigned:0;\n"		\
+	"\tfield:char buf[];\toffset:12;\tsize:0;\tsigned:0;\n\n"		\
+	"print fmt: \"id:%04x %08x\", REC->id, (int)REC->buf[0]\n"	/* sizeof(struct kmt_heap_rec), as written */
 
 _Static_assert(sizeof(struct kmt_heap_rec) == KMT_HEAP_HEADER_SIZE, "no padding in the record");
 

@@ -34,20 +34,14 @@
 #include "common/util.h"
 
 #define RAW_DATA_ID	1
+#define TEXT(x)		#x
+#define TEXT_OF(x)	TEXT(x)
 #define TRIAL_SECONDS	10
 #define TRIAL_BYTES_PER_SECOND	(20u << 20)
 #define RECORD_SIZE	(12 + KMT_HEAP_HEADER_SIZE + 8)	/* header, id, buf, one frame */
 
 /* ftrace:raw_data as the kernel describes it, with the id the records carry. */
-static const char raw_data_format[] =
-	"name: raw_data\nID: 1\nformat:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-	"\tfield:unsigned int id;\toffset:8;\tsize:4;\tsigned:0;\n"
-	"\tfield:char buf[];\toffset:12;\tsize:0;\tsigned:0;\n\n"
-	"print fmt: \"id:%04x %08x\", REC->id, (int)REC->buf[0]\n";
+static const char raw_data_format[] = KMT_RAW_DATA_FORMAT(TEXT_OF(RAW_DATA_ID));
 
 struct ctf_rec {
 	unsigned long long ts;

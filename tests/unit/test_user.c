@@ -180,15 +180,7 @@ START_TEST(test_umem_pairs_calls_and_returns)
 END_TEST
 
 /* ftrace:raw_data as the kernel gives it (trace_marker_raw's records). */
-static const char raw_data_format[] =
-	"name: raw_data\nID: 19\nformat:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-	"\tfield:unsigned int id;\toffset:8;\tsize:4;\tsigned:0;\n"
-	"\tfield:char buf[];\toffset:12;\tsize:0;\tsigned:0;\n\n"
-	"print fmt: \"id:%04x %08x\", REC->id, (int)REC->buf[0]\n";
+static const char raw_data_format[] = KMT_RAW_DATA_FORMAT("19");
 
 static uint32_t swap32(uint32_t v, bool swap)
 {
