@@ -47,6 +47,7 @@ void kmt_plugin_unregister(struct tep_handle *tep, const struct kmt_plugin *p)
 #ifndef KMT_PLUGIN_SO
 const struct kmt_plugin *const kmt_plugins[] = {
 	&kmt_plugin_slab, &kmt_plugin_page, &kmt_plugin_fault, &kmt_plugin_rss, &kmt_plugin_oom,
+	&kmt_plugin_heap,
 	NULL
 };
 

@@ -110,12 +110,13 @@ void kmt_pf_migratetype(struct trace_seq *s, struct tep_event *event, long long 
 /* Print @ptr as "0x%llx", or "NULL". */
 void kmt_pf_ptr(struct trace_seq *s, unsigned long long ptr);
 
-/* The slab, page, fault, rss and OOM plugins. */
+/* The slab, page, fault, rss, OOM and heap (libkmtrace-heap.so's records) plugins. */
 extern const struct kmt_plugin kmt_plugin_slab;
 extern const struct kmt_plugin kmt_plugin_page;
 extern const struct kmt_plugin kmt_plugin_fault;
 extern const struct kmt_plugin kmt_plugin_rss;
 extern const struct kmt_plugin kmt_plugin_oom;
+extern const struct kmt_plugin kmt_plugin_heap;
 
 #ifdef KMT_PLUGIN_SO
 /* The entry points libtraceevent looks up in plugin_kmt_NAME.so. */

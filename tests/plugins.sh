@@ -48,7 +48,7 @@ test_plugin_symbols() {
 		done
 		nm -D --defined-only "$so" | grep -q ' T tep_plugin_loader$' || return 1
 	done
-	[ $n = 5 ]
+	[ $n = 6 ]
 }
 
 # Done-when 3: a format without a field a handler wants prints the stock line.
@@ -140,9 +140,9 @@ test_install() {
 	local root=$WORK/root home=$WORK/home-install dir
 	make -s -C "$TOP" install DESTDIR="$root" PREFIX=/usr >/dev/null || return 1
 	dir=$root/usr/$(pkg-config --variable=libdir libtraceevent | sed 's|^/usr/||')/traceevent/plugins
-	[ "$(ls "$dir" | grep -c '^plugin_kmt_.*\.so$')" = 5 ] || return 1
+	[ "$(ls "$dir" | grep -c '^plugin_kmt_.*\.so$')" = 6 ] || return 1
 	HOME=$home make -s -C "$TOP" install-user >/dev/null &&
-	[ "$(ls "$home/.local/lib/traceevent/plugins" | grep -c '^plugin_kmt_')" = 5 ] &&
+	[ "$(ls "$home/.local/lib/traceevent/plugins" | grep -c '^plugin_kmt_')" = 6 ] &&
 	env -u TRACEEVENT_PLUGIN_DIR HOME=$home trace-cmd report -i "$PLUGIN_FIXTURE" 2>/dev/null |
 		grep -q 'mark_victim: .*total_vm=[0-9.]* [KMG]iB'
 }
@@ -164,7 +164,7 @@ test_synthetic() {
 }
 
 plugins_parsing_tests() {
-	check "plugins: 5 plugin_kmt_*.so that need only what perf gives plugins" test_plugin_symbols
+	check "plugins: 6 plugin_kmt_*.so that need only what perf gives plugins" test_plugin_symbols
 	check "plugins: trace-cmd report of traces/plugins.dat decodes every event type with them, stock without" \
 		test_tracecmd_decodes "$PLUGIN_FIXTURE" $PLUGIN_EVENTS
 	check "plugins: trace-cmd report of traces/small.dat likewise" \

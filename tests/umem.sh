@@ -261,6 +261,25 @@ test_usample_build_id() {
 	echo "  $(cat "$WORK/bid2.err")"
 }
 
+# plugin_kmt_heap: trace-cmd report and kmtrace --print decode the library's
+# records (one "heap malloc" line per malloc umem counts), stock without it.
+test_usample_plugin() {
+	local f=$WORK/usample1.dat pid n
+	[ -s "$f" ] || { echo "  no recording (test_usample_exact makes it)"; return 1; }
+	pid=$(json_get "$WORK/us1.json" "[p['pid'] for p in d['analyses']['umem']['tables']['processes'] if p['comm'] == 'umalloc'][0]")
+	n=$(json_get "$WORK/us1.json" "[p['malloc'] for p in d['analyses']['umem']['tables']['processes'] if p['comm'] == 'umalloc'][0]")
+	HOME=$WORK TRACEEVENT_PLUGIN_DIR=$TOP/build/plugins trace-cmd report -i "$f" 2>/dev/null \
+		>"$WORK/hp.txt" || return 1
+	env -u TRACEEVENT_PLUGIN_DIR HOME=$WORK trace-cmd report -i "$f" 2>/dev/null >"$WORK/hp0.txt"
+	"$KMTRACE" report -i "$f" --print >"$WORK/hpk.txt" 2>/dev/null || return 1
+	[ "$(grep -c "raw_data: *heap malloc pid=$pid size=" "$WORK/hp.txt")" = "$n" ] &&
+	[ "$(grep -c "raw_data: *heap malloc pid=$pid size=" "$WORK/hpk.txt")" = "$n" ] &&
+	grep -q 'heap realloc .* freed=0x[0-9a-f]* ptr=0x' "$WORK/hp.txt" &&
+	! grep -q 'raw_data: *heap' "$WORK/hp0.txt" && grep -q 'raw_data: .*4b4d4850' "$WORK/hp0.txt" ||
+		{ echo "  $n mallocs; $(grep -c 'heap malloc' "$WORK/hp.txt") with the plugin"; return 1; }
+	echo "  $n 'heap malloc' lines in trace-cmd report and kmtrace --print; stock hex without"
+}
+
 # --user-sample needs a command, is not --user, and says when the command cannot load it.
 test_usample_refusals() {
 	local rc
@@ -542,6 +561,8 @@ umem_live_tests() {
 	live "record --user without -p or COMMAND: refused, nothing made" test_umem_needs_scope
 	live "record --user-sample=1: the same callers, live objects and process figures as --user; mallocs recounted from trace-cmd report" \
 		test_usample_exact
+	live "plugin_kmt_heap: trace-cmd report and kmtrace --print show the library's records, one line per malloc umem counts" \
+		test_usample_plugin
 	live "record --user-sample (512 KiB): 2 GB in four callers, total within 5%, each caller within 5% or 4 standard errors" \
 		test_usample_estimates
 	live "record --user-sample under threads, an allocating signal handler, fork and exec: both processes counted, stacks through the handler" \
