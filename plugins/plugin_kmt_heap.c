@@ -5,17 +5,17 @@
  * ftrace shows as raw_data: the call, its size, pointers, the sampling
  * interval and the innermost frame. Other writers' raw_data print as before.
  */
-#include <string.h>
+#include <stddef.h>
 
-#include <kmtrace/event.h>
 #include "kmt_plugin.h"
 #include "common/heaprec.h"
 
-static const char *const calls[KMT_UF_NR] = {
-	[KMT_UF_MALLOC] = "malloc", [KMT_UF_CALLOC] = "calloc", [KMT_UF_REALLOC] = "realloc",
-	[KMT_UF_FREE] = "free", [KMT_UF_MEMALIGN] = "memalign", [KMT_UF_VALLOC] = "valloc",
-	[KMT_UF_PVALLOC] = "pvalloc", [KMT_UF_POSIX_MEMALIGN] = "posix_memalign",
+/* The calls by the numbers records carry (enum kmt_user_func, fixed in recordings). */
+static const char *const calls[] = {
+	NULL, "malloc", "calloc", "realloc", "free", "memalign", "valloc", "pvalloc",
+	"posix_memalign",
 };
+#define NCALLS	(sizeof(calls) / sizeof(calls[0]))
 
 static const char *const limits[] = { "", "heap", "alloc", "thread-alloc" };
 static const char *const actions[] = { "signal", "fail", "stop" };
@@ -57,7 +57,7 @@ static int raw_data_handler(struct trace_seq *s, struct tep_record *record,
 	kind = b[1];
 	func = b[2];
 	nframes = b[3];
-	if (b[0] != KMT_HEAP_VERSION || !func || func >= KMT_UF_NR)
+	if (b[0] != KMT_HEAP_VERSION || !func || func >= NCALLS)
 		return 1;
 	if ((record->size - buf->offset - KMT_HEAP_HEADER_SIZE) / 8 < (int)nframes)
 		nframes = (record->size - buf->offset - KMT_HEAP_HEADER_SIZE) / 8;
