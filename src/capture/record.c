@@ -639,7 +639,7 @@ static int setup_and_run(struct recorder *r, const sigset_t *old)
 	if (!kmt_members_waiting(r) && tracefs_trace_on(r->inst))
 		return kmt_record_fail(r, "cannot turn tracing on");
 	if ((r->o->user || r->o->user_sample) && !(r->umaps = kmt_umaps_start(r->inst)))
-		return kmt_record_fail(r, "--user: cannot start following the processes' maps");
+		return kmt_record_fail(r, "cannot start following the traced processes' maps");
 	if (r->o->watch_tick)
 		r->o->watch_tick(r->o->ctx, false);	/* a first look while every event exists */
 	kmt_command_release(r);

@@ -88,7 +88,10 @@ struct taking {
 	int tgid;
 };
 
-/* "buildid HEX PATH": the file @path as it is now, once per file, so that a report can tell a changed one. */
+/*
+ * "buildid HEX PATH": the file @path as it is now, once per file, so that a
+ * report can tell a changed one.
+ */
 static void take_build_id(struct kmt_umaps *m, const char *path)
 {
 	char line[4352], hex[KMT_BUILD_ID_HEX];

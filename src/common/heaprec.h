@@ -52,7 +52,7 @@ struct kmt_heap_rec {
 	uint64_t interval;	/* mean bytes between samples; 1: every call is reported */
 };
 
-#define KMT_HEAP_HEADER_SIZE	48
+#define KMT_HEAP_HEADER_SIZE	48	/* sizeof(struct kmt_heap_rec), as written */
 
 /* ftrace:raw_data's format as the kernel gives it, with event id @id (a string). */
 #define KMT_RAW_DATA_FORMAT(id)							\
@@ -63,7 +63,7 @@ struct kmt_heap_rec {
 	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"		\
 	"\tfield:unsigned int id;\toffset:8;\tsize:4;\tsigned:0;\n"		\
 	"\tfield:char buf[];\toffset:12;\tsize:0;\tsigned:0;\n\n"		\
-	"print fmt: \"id:%04x %08x\", REC->id, (int)REC->buf[0]\n"	/* sizeof(struct kmt_heap_rec), as written */
+	"print fmt: \"id:%04x %08x\", REC->id, (int)REC->buf[0]\n"
 
 _Static_assert(sizeof(struct kmt_heap_rec) == KMT_HEAP_HEADER_SIZE, "no padding in the record");
 

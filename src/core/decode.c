@@ -534,11 +534,12 @@ static bool heap_header(const struct kmt_decoder *dec, const unsigned char *p, i
 			struct kmt_heap_rec *h)
 {
 	const unsigned char *b = p + dec->heap_buf;
-	struct kmt_heap_rec r;
+	struct kmt_heap_rec r = { 0 };
 
 	if (!dec->heap_buf || size < dec->heap_buf + KMT_HEAP_HEADER_SIZE ||
 	    read_uint(dec, b - 4, 4) != KMT_HEAP_MARKER_ID || b[0] != KMT_HEAP_VERSION ||
-	    !b[2] || b[2] >= KMT_UF_NR || !(b[1] & (KMT_HEAP_ALLOC | KMT_HEAP_FREE | KMT_HEAP_LIMIT)))
+	    !b[2] || b[2] >= KMT_UF_NR ||
+	    !(b[1] & (KMT_HEAP_ALLOC | KMT_HEAP_FREE | KMT_HEAP_LIMIT)))
 		return false;
 	if (!h)
 		return true;
