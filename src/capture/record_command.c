@@ -21,6 +21,25 @@
 #include "record_local.h"
 #include "common/util.h"
 
+bool kmt_command_path(const char *cmd, char *path, size_t len)
+{
+	const char *dirs = getenv("PATH"), *p;
+
+	if (strchr(cmd, '/')) {
+		snprintf(path, len, "%s", cmd);
+		return !access(path, X_OK);
+	}
+	for (p = dirs ? dirs : "/usr/bin:/bin"; *p; p += *p == ':') {
+		size_t n = strcspn(p, ":");
+
+		snprintf(path, len, "%.*s/%s", (int)n, p, cmd);
+		if (!access(path, X_OK))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
 /* Add the threads of process @pid to r->tids. 0, or -1 with errno. */
 static int add_threads(struct recorder *r, int pid)
 {

@@ -7,7 +7,6 @@
  * are ftrace:raw_data events of the same per-CPU buffers, on the same
  * clock as the kernel's.
  */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -19,6 +18,7 @@
 #include <tracefs/tracefs.h>
 
 #include "record_local.h"
+#include "container/elfsyms.h"
 #include "common/heaprec.h"
 #include "common/util.h"
 
@@ -62,60 +62,18 @@ static int make_env(struct recorder *r, const char *spec)
 	return 0;
 }
 
-/* Where execvp would find @cmd, into @path; false when nowhere. */
-static bool command_path(const char *cmd, char *path, size_t len)
-{
-	const char *dirs = getenv("PATH"), *p;
-
-	if (strchr(cmd, '/')) {
-		snprintf(path, len, "%s", cmd);
-		return true;
-	}
-	for (p = dirs ? dirs : "/usr/bin:/bin"; *p; p += *p == ':') {
-		size_t dlen = strcspn(p, ":");
-
-		snprintf(path, len, "%.*s/%s", (int)dlen, dlen ? p : ".", cmd);
-		if (!access(path, X_OK))
-			return true;
-		p += dlen;
-	}
-	return false;
-}
-
 /* Is @path an ELF executable without a program interpreter (so no LD_PRELOAD)? */
 static bool statically_linked(const char *path)
 {
-	unsigned char id[EI_NIDENT];
-	bool is64, interp = false;
-	uint64_t phoff;
-	unsigned int phnum, phentsize, i;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf64_Ehdr h64;
-	Elf32_Ehdr h32;
+	struct kmt_elfsyms e;
+	char why[256];
+	bool is_static;
 
-	if (fd < 0 || pread(fd, id, sizeof(id), 0) != sizeof(id) || memcmp(id, ELFMAG, SELFMAG)) {
-		if (fd >= 0)
-			close(fd);
+	if (kmt_elfsyms_load(&e, path, why, sizeof(why)))
 		return false;	/* a script: its interpreter loads the library */
-	}
-	is64 = id[EI_CLASS] == ELFCLASS64;
-	if (is64 ? pread(fd, &h64, sizeof(h64), 0) != sizeof(h64) :
-		   pread(fd, &h32, sizeof(h32), 0) != sizeof(h32)) {
-		close(fd);
-		return false;
-	}
-	phoff = is64 ? h64.e_phoff : h32.e_phoff;
-	phnum = is64 ? h64.e_phnum : h32.e_phnum;
-	phentsize = is64 ? h64.e_phentsize : h32.e_phentsize;
-	for (i = 0; i < phnum && i < 256 && !interp; i++) {
-		uint32_t type;
-
-		if (pread(fd, &type, 4, phoff + (uint64_t)i * phentsize) != 4)
-			break;
-		interp = type == PT_INTERP;
-	}
-	close(fd);
-	return !interp;
+	is_static = e.is_static;
+	kmt_elfsyms_free(&e);
+	return is_static;
 }
 
 static void notice(struct recorder *r, const char *line)
@@ -151,7 +109,7 @@ int kmt_heap_setup(struct recorder *r)
 	kmt_heap_env_format(&env, spec, sizeof(spec));
 	if (make_env(r, spec))
 		return kmt_record_fail(r, "out of memory");
-	if (command_path(r->o->command[0], path, sizeof(path)) && statically_linked(path)) {
+	if (kmt_command_path(r->o->command[0], path, sizeof(path)) && statically_linked(path)) {
 		snprintf(line, sizeof(line), "--user-sample: %s is statically linked: it cannot "
 			 "load %s, so its allocations are not sampled", path, r->o->heap_lib);
 		notice(r, line);

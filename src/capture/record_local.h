@@ -266,6 +266,9 @@ void kmt_record_wake(struct recorder *r);
  */
 int kmt_command_open_pids(struct recorder *r);
 
+/* @cmd as execvp() would find it, into @path of @len bytes; false when nowhere. */
+bool kmt_command_path(const char *cmd, char *path, size_t len);
+
 /* True when every -p process has exited. */
 bool kmt_command_pids_gone(struct recorder *r);
 

@@ -82,26 +82,6 @@ static bool mapped_libc(int pid, char *path, size_t len)
 	return l.found;
 }
 
-/* @cmd as execvp() would find it, into @path. */
-static bool command_path(const char *cmd, char *path, size_t len)
-{
-	const char *dirs = getenv("PATH"), *p;
-
-	if (strchr(cmd, '/')) {
-		snprintf(path, len, "%s", cmd);
-		return !access(path, X_OK);
-	}
-	for (p = dirs ? dirs : "/usr/bin:/bin"; *p; p += *p == ':') {
-		size_t n = strcspn(p, ":");
-
-		snprintf(path, len, "%.*s/%s", (int)n, p, cmd);
-		if (!access(path, X_OK))
-			return true;
-		p += n;
-	}
-	return false;
-}
-
 /*
  * The file whose allocators are probed: --user-lib; a static command that
  * has them itself; else the C library the -p process maps, or the one of
@@ -117,7 +97,7 @@ static int find_library(struct recorder *r, char *path, size_t len)
 		snprintf(path, len, "%s", r->o->user_lib);
 		return 0;
 	}
-	if (r->o->command && command_path(r->o->command[0], exe, sizeof(exe)) &&
+	if (r->o->command && kmt_command_path(r->o->command[0], exe, sizeof(exe)) &&
 	    !kmt_elfsyms_load(&e, exe, why, sizeof(why))) {
 		is_static = e.is_static && kmt_elfsyms_find(&e, "malloc");
 		kmt_elfsyms_free(&e);

@@ -88,10 +88,9 @@ static const bt_field *member(const bt_field *s, const char *name)
 	return bt_field_structure_borrow_member_field_by_name_const(s, name);
 }
 
-/* Integer member @name of @s (signed ones as their bits), or 0. */
-static uint64_t number(const bt_field *s, const char *name)
+/* Integer field @f (signed ones as their bits); 0 when it is missing or not an integer. */
+static uint64_t integer(const bt_field *f)
 {
-	const bt_field *f = member(s, name);
 	bt_field_class_type t = f ? bt_field_get_class_type(f) : 0;
 
 	if (f && bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
@@ -101,25 +100,18 @@ static uint64_t number(const bt_field *s, const char *name)
 	return 0;
 }
 
+/* Integer member @name of @s, or 0. */
+static uint64_t number(const bt_field *s, const char *name)
+{
+	return integer(member(s, name));
+}
+
 /* A context member, in the event's common context or its own. */
 static const bt_field *context(const bt_event *ev, const char *name)
 {
 	const bt_field *f = member(bt_event_borrow_common_context_field_const(ev), name);
 
 	return f ? f : member(bt_event_borrow_specific_context_field_const(ev), name);
-}
-
-static uint64_t context_number(const bt_event *ev, const char *name)
-{
-	const bt_field *f = context(ev, name);
-
-	if (!f)
-		return 0;
-	if (bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
-		return (uint64_t)bt_field_integer_signed_get_value(f);
-	if (bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
-		return bt_field_integer_unsigned_get_value(f);
-	return 0;
 }
 
 /* The record of call @func with @payload, as the library writes it at interval 1. */
@@ -181,7 +173,7 @@ static void take_event(struct ctf *c, const bt_message *msg)
 	unsigned char *p;
 	uint16_t type = RAW_DATA_ID;
 	uint32_t id = KMT_HEAP_MARKER_ID;
-	uint64_t ip = context_number(ev, "ip");
+	uint64_t ip = integer(context(ev, "ip"));
 	int64_t ns = 0;
 	int tid;
 
@@ -194,8 +186,8 @@ static void take_event(struct ctf *c, const bt_message *msg)
 		return;
 	}
 	h = heap_record(func, bt_event_borrow_payload_field_const(ev));
-	h.tgid = (uint32_t)context_number(ev, "vpid");
-	h.tid = (uint32_t)context_number(ev, "vtid");
+	h.tgid = (uint32_t)integer(context(ev, "vpid"));
+	h.tid = (uint32_t)integer(context(ev, "vtid"));
 	h.nframes = ip && (h.kind & KMT_HEAP_ALLOC) ? 1 : 0;
 	tid = (int)h.tid;
 	name_thread(c, ev, tid);
