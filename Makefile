@@ -106,9 +106,11 @@ plugins: $(PLUGINS)
 
 # record --user-sample's allocator hooks, preloaded into the command: with
 # frame pointers of its own (the fp walk starts in its hooks), no libkmtrace.
-$(HEAP_LIB): preload/kmtrace_heap.c src/common/heaprec.h include/kmtrace/event.h
+$(HEAP_LIB): preload/kmtrace_heap.c preload/heap_sites.c preload/heap_sites.h \
+	     src/common/heaprec.h include/kmtrace/event.h
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Isrc -fPIC \
-		-fvisibility=hidden -fno-omit-frame-pointer -shared -o $@ $< -lm -ldl
+		-fvisibility=hidden -fno-omit-frame-pointer -shared -o $@ \
+		preload/kmtrace_heap.c preload/heap_sites.c -lm -ldl -lpthread
 
 $(BUILD)/plugins/%.so: $(PIC_DIR)/plugins/%.o $(call objs,$(PIC_DIR),$(PLUGIN_COMMON))
 	@mkdir -p $(dir $@)

@@ -38,6 +38,7 @@
 #include <kmtrace/event.h>
 
 #include "common/heaprec.h"
+#include "heap_sites.h"
 
 #define EXPORT		__attribute__((visibility("default")))
 #define INLINE		static inline __attribute__((always_inline))
@@ -65,6 +66,7 @@ static struct {
 	uint64_t *table;		/* TABLE_SLOTS pointers, 0 empty, TOMBSTONE freed */
 	uint8_t filter[1u << FILTER_BITS];	/* followed pointers per hash (255: stuck) */
 	bool limited;			/* a limit is set: every call is counted */
+	bool sites;			/* sampling: calls also counted per call site */
 } heap;
 
 /* The counts limits are held against (kmtrace watch), of every call the hooks see. */
@@ -199,6 +201,7 @@ static void start(void)
 		state = ON;
 		heap.limited = heap.env.heap_limit || heap.env.alloc_limit || heap.env.thread_limit;
 		if (heap.env.interval > 1) {
+			heap.sites = heap_sites_start(heap.env.interval);
 			void *t = mmap(NULL, TABLE_SLOTS * sizeof(uint64_t), PROT_READ | PROT_WRITE,
 				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -213,6 +216,13 @@ static void start(void)
 static __attribute__((constructor)) void heap_constructor(void)
 {
 	start();
+}
+
+/* At exit(), after the program's own handlers: the counts per call site. */
+static __attribute__((destructor)) void heap_destructor(void)
+{
+	if (heap.sites && __atomic_load_n(&heap.state, __ATOMIC_ACQUIRE) == ON)
+		heap_sites_flush();
 }
 
 /* Is sampling on? Starts it at the first call. */
@@ -413,7 +423,20 @@ static int walk_fp(uint64_t *frames, const uintptr_t *fp, uint64_t ret)
 	return n > 2 ? n : walk_dwarf(frames, ret);
 }
 
-/* Write one record; the descriptor first checked to be the recorder's. */
+void heap_write(const void *buf, size_t len)
+{
+	int saved = errno;	/* the program's errno is not ours to change */
+	struct stat st;
+	bool ours;
+
+	ours = !fstat(heap.env.fd, &st) && st.st_dev == heap.env.dev && st.st_ino == heap.env.ino;
+	/* not the recorder's file any more, or the instance gone: never again */
+	if (!ours || (write(heap.env.fd, buf, len) < 0 && errno != EINTR && errno != EAGAIN))
+		__atomic_store_n(&heap.state, STOPPED, __ATOMIC_RELEASE);
+	errno = saved;
+}
+
+/* Write one record, with the stack from @fp and @ret for an allocation or a limit. */
 static void emit(uint8_t kind, uint8_t func, uint64_t ptr, uint64_t old, uint64_t size,
 		 const void *fp, uint64_t ret)
 {
@@ -422,9 +445,7 @@ static void emit(uint8_t kind, uint8_t func, uint64_t ptr, uint64_t old, uint64_
 	uint64_t frames[KMT_HEAP_MAX_FRAMES];
 	struct kmt_heap_rec r = { KMT_HEAP_VERSION, kind, func, 0, (uint32_t)getpid(),
 				  (uint32_t)gettid(), 0, ptr, old, size, heap.env.interval };
-	int nframes = 0, saved = errno;	/* the program's errno is not ours to change */
-	struct stat st;
-	bool ours;
+	int nframes = 0;
 
 	if (kind & (KMT_HEAP_ALLOC | KMT_HEAP_LIMIT))
 		nframes = heap.env.fp ? walk_fp(frames, fp, ret) : walk_dwarf(frames, ret);
@@ -432,12 +453,7 @@ static void emit(uint8_t kind, uint8_t func, uint64_t ptr, uint64_t old, uint64_
 	memcpy(buf, &id, 4);
 	memcpy(buf + 4, &r, KMT_HEAP_HEADER_SIZE);
 	memcpy(buf + 4 + KMT_HEAP_HEADER_SIZE, frames, nframes * 8);
-	ours = !fstat(heap.env.fd, &st) && st.st_dev == heap.env.dev && st.st_ino == heap.env.ino;
-	/* not the recorder's file any more, or the instance gone: never again */
-	if (!ours || (write(heap.env.fd, buf, 4 + KMT_HEAP_HEADER_SIZE + nframes * 8) < 0 &&
-		      errno != EINTR && errno != EAGAIN))
-		__atomic_store_n(&heap.state, STOPPED, __ATOMIC_RELEASE);
-	errno = saved;
+	heap_write(buf, 4 + KMT_HEAP_HEADER_SIZE + nframes * 8);
 }
 
 /* A sampled allocation of @size bytes that returned @p: its record. */
@@ -602,6 +618,8 @@ static __attribute__((noinline)) void *limited_call(uint8_t func, size_t a, size
 #define HOOKED(func, a, b, n)							\
 	if (!watching())							\
 		return call(func, a, b);					\
+	if (heap.sites)								\
+		heap_sites_count(func, (uintptr_t)__builtin_return_address(0), n); \
 	if (heap.limited)							\
 		return limited_call(func, a, b, n,				\
 				    (uintptr_t)__builtin_return_address(0));	\
@@ -634,6 +652,8 @@ HOOK void free(void *p)
 		real_free(p);
 		return;
 	}
+	if (heap.sites)
+		heap_sites_count(KMT_UF_FREE, 0, 0);
 	if (heap.limited)
 		count_block(p, -1);
 	/* most pointers have no counter: nothing to look up */
@@ -688,6 +708,8 @@ EXPORT void *realloc(void *old, size_t n)
 
 	if (!watching())
 		return real_realloc(old, n);
+	if (heap.sites)
+		heap_sites_count(KMT_UF_REALLOC, (uintptr_t)__builtin_return_address(0), n);
 	if (heap.limited) {
 		given = old ? malloc_usable_size(old) : 0;
 		if (!realloc_allowed(n, given, __builtin_frame_address(0),
@@ -719,22 +741,19 @@ HOOK void *aligned_alloc(size_t align, size_t n)
 	HOOKED(KMT_UF_MEMALIGN, align, n, n);
 }
 
+/* posix_memalign's allocation, hooked as the others (inlined: its caller's return address). */
+INLINE void *posix_memalign_call(size_t align, size_t n)
+{
+	HOOKED(KMT_UF_POSIX_MEMALIGN, align, n, n);
+}
+
 HOOK int posix_memalign(void **out, size_t align, size_t n)
 {
 	void *p;
 
 	if (!align || align % sizeof(void *) || (align & (align - 1)))
 		return EINVAL;
-	if (!watching())
-		p = real_memalign(align, n);
-	else if (heap.limited)
-		p = limited_call(KMT_UF_POSIX_MEMALIGN, align, n, n,
-				 (uintptr_t)__builtin_return_address(0));
-	else if (!sample_due(n))
-		p = real_memalign(align, n);
-	else
-		p = sampled_call(KMT_UF_POSIX_MEMALIGN, align, n, n,
-				 (uintptr_t)__builtin_return_address(0));
+	p = posix_memalign_call(align, n);
 	if (!p)
 		return ENOMEM;
 	*out = p;

@@ -27,6 +27,24 @@
 #define KMT_HEAP_FREE		0x02	/* old, a sampled object (or any, at interval 1), ended */
 #define KMT_HEAP_UNFOLLOWED	0x04	/* ptr's free will not be reported (table full) */
 #define KMT_HEAP_LIMIT		0x08	/* a limit crossed (below); the call's stack */
+#define KMT_HEAP_SITES		0x10	/* exact counts per call site (below) */
+
+/*
+ * A KMT_HEAP_SITES record (sampling above 1 byte): every allocator call of
+ * one thread, or of the process, counted by call site. Instead of frames
+ * it holds nframes / 3 sites of three u64 each: the call's return address
+ * | enum kmt_user_func << 56 (address 0: calls known only by function),
+ * the calls, the bytes asked for. func is 0; ptr has KMT_HEAP_SITES_FINAL
+ * on the process's last record, written at exit(): its counts are whole,
+ * unless it exec'd after allocating: the new image's library says it has
+ * started counting with a record of no sites and KMT_HEAP_SITES_START.
+ */
+#define KMT_HEAP_SITE_WORDS	3
+#define KMT_HEAP_MAX_SITES	60	/* per record */
+#define KMT_HEAP_SITES_FINAL	0x1
+#define KMT_HEAP_SITES_START	0x2
+#define KMT_HEAP_SITE_ADDR(key)	((key) & ((1ull << 56) - 1))
+#define KMT_HEAP_SITE_FUNC(key)	((unsigned int)((key) >> 56))
 
 /*
  * A KMT_HEAP_LIMIT record: func and size are the call that crossed, ptr
