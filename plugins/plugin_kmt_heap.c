@@ -42,6 +42,19 @@ static void print_limit(struct trace_seq *s, struct tep_event *event, const unsi
 	trace_seq_printf(s, " action=%s", (which >> 8) < 3 ? actions[which >> 8] : "?");
 }
 
+/* A SITES record: its @n call sites, the calls they counted, whether the process's last. */
+static void print_sites(struct trace_seq *s, struct tep_event *event, const unsigned char *b,
+			unsigned long long n)
+{
+	unsigned long long calls = 0, i;
+
+	for (i = 0; i < n; i++)
+		calls += member(event, b, KMT_HEAP_HEADER_SIZE + (i * KMT_HEAP_SITE_WORDS + 1) * 8, 8);
+	trace_seq_printf(s, "heap sites pid=%llu sites=%llu calls=%llu", MEMBER(b, tgid), n, calls);
+	if (MEMBER(b, ptr) & KMT_HEAP_SITES_FINAL)
+		trace_seq_puts(s, " final");
+}
+
 static int raw_data_handler(struct trace_seq *s, struct tep_record *record,
 			    struct tep_event *event, void *context)
 {
@@ -57,10 +70,14 @@ static int raw_data_handler(struct trace_seq *s, struct tep_record *record,
 	kind = b[1];
 	func = b[2];
 	nframes = b[3];
-	if (b[0] != KMT_HEAP_VERSION || !func || func >= NCALLS)
-		return 1;
 	if ((record->size - buf->offset - KMT_HEAP_HEADER_SIZE) / 8 < (int)nframes)
 		nframes = (record->size - buf->offset - KMT_HEAP_HEADER_SIZE) / 8;
+	if (b[0] == KMT_HEAP_VERSION && kind == KMT_HEAP_SITES && !func) {
+		print_sites(s, event, b, nframes / KMT_HEAP_SITE_WORDS);
+		return 0;
+	}
+	if (b[0] != KMT_HEAP_VERSION || !func || func >= NCALLS)
+		return 1;
 	trace_seq_printf(s, "heap %s pid=%llu", calls[func], MEMBER(b, tgid));
 	if (kind & (KMT_HEAP_ALLOC | KMT_HEAP_LIMIT)) {
 		trace_seq_puts(s, " size=");

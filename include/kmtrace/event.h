@@ -352,6 +352,19 @@ bool kmt_event_frees_nothing(const struct kmt_event *ev);
  */
 unsigned long long kmt_event_user_frame(const struct kmt_event *ev, int i);
 
+/* A call site's counts in a record of the library's exact counts (KMT_HEAP_SITES). */
+struct kmt_heap_site {
+	uint64_t addr;		/* the call's return address; 0: known only by function */
+	unsigned int func;	/* enum kmt_user_func */
+	uint64_t calls, bytes;	/* calls made, bytes they asked for */
+};
+
+/*
+ * Site @i (0 to str_len / 24 - 1) of KMT_EV_U_SAMPLE event @ev whose
+ * arg[2] is KMT_HEAP_SITES.
+ */
+struct kmt_heap_site kmt_event_heap_site(const struct kmt_event *ev, int i);
+
 /* The tracefs event id of raw payload @data, or -1 if it is too short. */
 int kmt_decoder_event_id(const struct kmt_decoder *dec, const void *data, int size);
 

@@ -229,6 +229,8 @@ static int on_sample_alloc(struct umem_state *st, struct umem_proc *p, const str
 	if (c == UINT32_MAX ||
 	    (ev->str_len && (o.stack = kmt_umem_stack_row(st, p->tgid, ev)) == UINT32_MAX))
 		return -1;
+	if (o.stack != UINT32_MAX)
+		st->stacks[o.stack].caller = c;
 	sample_weight(&st->callers[c], ev->bytes_req, ev->arg[1], &o.n, &o.size);
 	p->calls[ev->func] += o.n;
 	st->callers[c].calls += o.n;
@@ -249,16 +251,55 @@ static int on_sample_alloc(struct umem_state *st, struct umem_proc *p, const str
 	return keep_object(st, p, &o);
 }
 
+/* A record of the library's exact counts per call site (KMT_HEAP_SITES) of @p. */
+static int on_sites(struct umem_state *st, struct umem_proc *p, const struct kmt_event *ev)
+{
+	int i;
+
+	for (i = 0; i < ev->str_len / (8 * KMT_HEAP_SITE_WORDS); i++) {
+		struct kmt_heap_site site = kmt_event_heap_site(ev, i);
+		uint32_t c;
+
+		if (site.func >= KMT_UF_NR)
+			continue;
+		p->site_calls[site.func] += site.calls;
+		if (site.func == KMT_UF_FREE)
+			continue;
+		p->site_bytes += site.bytes;
+		if (!site.addr) {
+			p->apart_calls += site.calls;
+			continue;
+		}
+		c = row_of(st, &st->caller_of, proc_key(p->tgid, site.addr), make_caller, p->tgid,
+			   site.addr);
+		if (c == UINT32_MAX)
+			return -1;
+		st->callers[c].site_calls += site.calls;
+		st->callers[c].site_bytes += site.bytes;
+	}
+	/* allocations before an exec: that image's counts went with it */
+	if ((ev->ptr & KMT_HEAP_SITES_START) && (p->sampled || p->whole))
+		p->image_lost = true;
+	if (ev->ptr & KMT_HEAP_SITES_FINAL)
+		p->whole = !p->image_lost;
+	p->user = p->sampled = true;
+	return 0;
+}
+
 /*
  * A record of libkmtrace-heap.so (record --user-sample): what it freed,
- * then what it allocated (a realloc may give the same pointer back).
+ * then what it allocated (a realloc may give the same pointer back); or
+ * its exact counts.
  */
 static int on_sample(struct umem_state *st, struct umem_proc *p, const struct kmt_event *ev)
 {
 	bool every = ev->arg[1] <= 1;
 	uint64_t ended;
 
+	if (ev->arg[2] == KMT_HEAP_SITES)
+		return on_sites(st, p, ev);
 	p->user = true;
+	p->sampled |= !every;
 	st->samples++;
 	if (ev->arg[1] > st->interval)
 		st->interval = ev->arg[1];
@@ -313,6 +354,51 @@ static int on_return(struct umem_state *st, struct umem_thread *t, struct umem_p
 	}
 	f = &t->f[--t->depth];
 	return f->nested ? 0 : on_allocated(st, p, f, (uint64_t)ev->ret, ev->ts);
+}
+
+/* Has process @tgid's exact counts, whole? */
+static bool counted_whole(struct umem_state *st, int tgid)
+{
+	uint64_t idx;
+
+	return kmt_hashmap_find(&st->proc_of, (uint32_t)tgid, &idx) && st->procs[idx].whole;
+}
+
+/* @v scaled by @to / @from (@v when @from is 0). */
+static uint64_t scaled(uint64_t v, uint64_t to, uint64_t from)
+{
+	return from ? (uint64_t)llround((double)v * (double)to / (double)from) : v;
+}
+
+void kmt_umem_exact_counts(struct umem_state *st)
+{
+	uint32_t i;
+
+	for (i = 0; i < st->nprocs; i++) {
+		struct umem_proc *p = &st->procs[i];
+
+		if (p->whole) {
+			memcpy(p->calls, p->site_calls, sizeof(p->calls));
+			p->requested = p->site_bytes;
+		}
+	}
+	for (i = 0; i < st->nstacks; i++) {	/* by their callers' estimates, before these go */
+		struct umem_stack *s = &st->stacks[i];
+		const struct umem_caller *c = &st->callers[s->caller];
+
+		if (counted_whole(st, s->tgid)) {
+			s->calls = scaled(s->calls, c->site_calls, c->calls);
+			s->bytes = scaled(s->bytes, c->site_bytes, c->bytes);
+		}
+	}
+	for (i = 0; i < st->ncallers; i++) {
+		struct umem_caller *c = &st->callers[i];
+
+		if (counted_whole(st, c->tgid)) {
+			c->calls = c->site_calls;
+			c->bytes = c->site_bytes;
+		}
+	}
 }
 
 /* --timeline: every process's live heap at each interval end passed. 0, or -1. */

@@ -38,6 +38,12 @@ struct umem_proc {
 	bool have_rss;
 	uint64_t anon_rss, anon_rss_peak;	/* rss_stat MM_ANONPAGES of its own mm */
 	uint64_t kslab_live, kpages_live;	/* kernel memory allocated in it, live */
+	bool sampled;			/* records of sampling above 1 byte */
+	bool whole;			/* the library's exact counts came, whole (at exit()) */
+	bool image_lost;		/* ... not: it exec'd after allocating */
+	uint64_t site_calls[KMT_UF_NR];	/* ... calls per function */
+	uint64_t site_bytes;		/* ... bytes asked for */
+	uint64_t apart_calls;		/* ... allocations no call site was kept for */
 };
 
 struct umem_caller {
@@ -45,6 +51,7 @@ struct umem_caller {
 	uint64_t addr;
 	uint64_t calls, bytes, failed, live_bytes, live_objs;
 	double carry;		/* sampled objects: what rounding their counts left over */
+	uint64_t site_calls, site_bytes;	/* the library's exact counts of the site */
 };
 
 /*
@@ -63,6 +70,7 @@ struct umem_obj {
 struct umem_stack {
 	int tgid;
 	uint32_t nframes;
+	uint32_t caller;	/* callers[]: of its innermost frame */
 	uint64_t *frames;	/* innermost first */
 	uint64_t calls, bytes, live_bytes, live_objs;
 };
@@ -135,6 +143,14 @@ int kmt_umem_stack_table(const struct umem_state *st, struct kmt_output *out);
 
 /* Free the stacks of @st. */
 void kmt_umem_stacks_free(struct umem_state *st);
+
+/*
+ * Where a process's exact counts came whole (record --user-sample), put
+ * them in place of the sampled estimates: calls per function and bytes
+ * asked for, per process and per caller; each stack scaled to its caller's
+ * (umem_stacks.c). Live figures stay sampled. Doing it twice changes nothing.
+ */
+void kmt_umem_exact_counts(struct umem_state *st);
 
 /* The report of @st (umem_report.c). */
 int kmt_umem_report(struct umem_state *st, struct kmt_output *out);

@@ -37,6 +37,30 @@ static void caller_name(const struct umem_state *st, const struct umem_caller *c
 		snprintf(sym, SYM_MAX, "0x%llx", (unsigned long long)c->addr);
 }
 
+/*
+ * Sampled processes: how many had their calls counted exactly (at exit()),
+ * how many did not (left by _exit(), a signal or exec), and the calls
+ * counted by function only.
+ */
+static int exactness(const struct umem_state *st, struct kmt_output *out)
+{
+	uint64_t whole = 0, estimated = 0, apart = 0;
+	uint32_t i;
+
+	for (i = 0; i < st->nprocs; i++) {
+		whole += st->procs[i].sampled && st->procs[i].whole;
+		estimated += st->procs[i].sampled && !st->procs[i].whole;
+		apart += st->procs[i].whole ? st->procs[i].apart_calls : 0;
+	}
+	return kmt_output_count(out, "processes_counted", "Sampled processes whose calls were "
+				"counted exactly (calls and bytes per caller are exact)", whole) ||
+	       kmt_output_count(out, "processes_estimated", "Sampled processes without exact "
+				"counts (ended by _exit(), a signal or exec: estimates)",
+				estimated) ||
+	       kmt_output_count(out, "calls_without_site", "Allocations counted without their "
+				"call site (the library's site table was full)", apart);
+}
+
 /* record --user-sample (or an LTTng trace, every call): how the figures were sampled. */
 static int sampling(const struct umem_state *st, struct kmt_output *out)
 {
@@ -45,10 +69,11 @@ static int sampling(const struct umem_state *st, struct kmt_output *out)
 	return kmt_output_count(out, "sample_records", "Records of the sampling library (or of "
 				"LTTng's libc wrapper)", st->samples) ||
 	       kmt_output_value(out, "sample_interval", "Mean bytes between samples (above 1: "
-				"counts and bytes are estimates)", KMT_KIND_BYTES,
-				(union kmt_cell){ .u = st->interval }) ||
+				"live figures are estimates, calls and bytes where COUNTS says)",
+				KMT_KIND_BYTES, (union kmt_cell){ .u = st->interval }) ||
 	       kmt_output_count(out, "unfollowed", "Sampled objects not followed to their free "
-				"(the library's table was full)", st->unfollowed);
+				"(the library's table was full)", st->unfollowed) ||
+	       exactness(st, out);
 }
 
 static int totals(const struct umem_state *st, struct kmt_output *out)
@@ -97,6 +122,7 @@ static const struct kmt_column proc_cols[] = {
 	{ "peak_live_bytes", "PEAK_LIVE", KMT_KIND_BYTES }, { "peak_time", "PEAK_TIME", KMT_KIND_NS },
 	{ "failed", "FAILED", KMT_KIND_COUNT },
 	{ "untracked_frees", "UNTRACKED_FREES", KMT_KIND_COUNT },
+	{ "counts", "COUNTS", KMT_KIND_STRING },
 };
 #define NPROC_COLS	(sizeof(proc_cols) / sizeof(proc_cols[0]))
 
@@ -136,6 +162,7 @@ static int process_table(const struct umem_state *st, struct kmt_output *out)
 		c[k++].u = p->peak_ts;
 		c[k++].u = p->failed;
 		c[k++].u = p->untracked_frees;
+		c[k++].s = !p->sampled ? "every call" : p->whole ? "exact" : "estimated";
 		ret = kmt_table_row(t, c);
 	}
 	free(idx);
@@ -316,6 +343,7 @@ static int timeline_table(const struct umem_state *st, struct kmt_output *out)
 
 int kmt_umem_report(struct umem_state *st, struct kmt_output *out)
 {
+	kmt_umem_exact_counts(st);
 	return totals(st, out) || process_table(st, out) || memory_table(st, out) ||
 	       caller_table(st, out) || kmt_umem_stack_table(st, out) || leak_table(st, out) ||
 	       timeline_table(st, out) ? -1 : 0;

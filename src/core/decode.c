@@ -537,9 +537,10 @@ static bool heap_header(const struct kmt_decoder *dec, const unsigned char *p, i
 	struct kmt_heap_rec r = { 0 };
 
 	if (!dec->heap_buf || size < dec->heap_buf + KMT_HEAP_HEADER_SIZE ||
-	    read_uint(dec, b - 4, 4) != KMT_HEAP_MARKER_ID || b[0] != KMT_HEAP_VERSION ||
-	    !b[2] || b[2] >= KMT_UF_NR ||
-	    !(b[1] & (KMT_HEAP_ALLOC | KMT_HEAP_FREE | KMT_HEAP_LIMIT)))
+	    read_uint(dec, b - 4, 4) != KMT_HEAP_MARKER_ID || b[0] != KMT_HEAP_VERSION)
+		return false;
+	if (b[1] == KMT_HEAP_SITES ? b[2] != 0 || b[3] % KMT_HEAP_SITE_WORDS :
+	    !b[2] || b[2] >= KMT_UF_NR || !(b[1] & (KMT_HEAP_ALLOC | KMT_HEAP_FREE | KMT_HEAP_LIMIT)))
 		return false;
 	if (!h)
 		return true;
@@ -552,6 +553,8 @@ static bool heap_header(const struct kmt_decoder *dec, const unsigned char *p, i
 	r.interval = read_uint(dec, b + offsetof(struct kmt_heap_rec, interval), 8);
 	if ((size - dec->heap_buf - KMT_HEAP_HEADER_SIZE) / 8 < r.nframes)
 		r.nframes = (size - dec->heap_buf - KMT_HEAP_HEADER_SIZE) / 8;	/* cut short */
+	if (r.kind == KMT_HEAP_SITES)
+		r.nframes -= r.nframes % KMT_HEAP_SITE_WORDS;	/* whole sites only */
 	*h = r;
 	return true;
 }
@@ -561,7 +564,8 @@ static bool heap_header(const struct kmt_decoder *dec, const unsigned char *p, i
  * interval in arg[1]) and freed (arg[0]), the record's KMT_HEAP_* in arg[2],
  * the process in target_pid (-1 when the writer's pid namespace is not the
  * kernel's: its getpid() names another process); the frames stay in the
- * payload (str).
+ * payload (str). A KMT_HEAP_SITES record has its sites there instead
+ * (kmt_event_heap_site()), its flags in ptr.
  */
 static enum kmt_event_type decode_heap_record(const struct kmt_decoder *dec,
 					      const unsigned char *p, int size,
@@ -582,7 +586,7 @@ static enum kmt_event_type decode_heap_record(const struct kmt_decoder *dec,
 	ev->str_len = h.nframes * 8;
 	if (dec->swap)
 		ev->flags |= KMT_EVF_SWAPPED;
-	if (h.nframes)
+	if (h.nframes && h.kind != KMT_HEAP_SITES)
 		ev->call_site = kmt_event_user_frame(ev, 0);
 	return ev->type;
 }
@@ -595,6 +599,15 @@ unsigned long long kmt_event_user_frame(const struct kmt_event *ev, int i)
 		return 0;
 	memcpy(&v, ev->str + (size_t)i * 8, 8);
 	return (ev->flags & KMT_EVF_SWAPPED) ? __builtin_bswap64(v) : v;
+}
+
+struct kmt_heap_site kmt_event_heap_site(const struct kmt_event *ev, int i)
+{
+	uint64_t key = kmt_event_user_frame(ev, i * KMT_HEAP_SITE_WORDS);
+
+	return (struct kmt_heap_site){ KMT_HEAP_SITE_ADDR(key), KMT_HEAP_SITE_FUNC(key),
+				       kmt_event_user_frame(ev, i * KMT_HEAP_SITE_WORDS + 1),
+				       kmt_event_user_frame(ev, i * KMT_HEAP_SITE_WORDS + 2) };
 }
 
 /*

@@ -270,6 +270,75 @@ START_TEST(test_heap_record_decodes)
 }
 END_TEST
 
+/* A SITES record of @nsites (site i: 0x401000 + i, malloc, i + 1 calls, 100 (i + 1) bytes). */
+static int sites_record(unsigned char *rec, bool swap, int nsites, uint8_t func)
+{
+	int size = heap_record(rec, swap, KMT_HEAP_MARKER_ID, nsites * KMT_HEAP_SITE_WORDS);
+	int i;
+
+	rec[12 + 1] = KMT_HEAP_SITES;
+	rec[12 + 2] = func;
+	for (i = 0; i < nsites; i++) {
+		uint64_t w[3] = { swap64(0x401000 + i + ((uint64_t)KMT_UF_MALLOC << 56), swap),
+				  swap64(i + 1, swap), swap64(100 * (i + 1), swap) };
+
+		memcpy(rec + 12 + KMT_HEAP_HEADER_SIZE + i * sizeof(w), w, sizeof(w));
+	}
+	return size;
+}
+
+/* Sites records: their sites in either byte order, whole sites of a cut one, bad ones refused. */
+START_TEST(test_heap_sites_decode)
+{
+	bool swap = _i == 1;
+	struct tep_handle *tep = tep_alloc();
+	struct kmt_decoder *dec = raw_data_decoder(tep, swap != (__BYTE_ORDER__ ==
+							       __ORDER_BIG_ENDIAN__));
+	unsigned char rec[12 + KMT_HEAP_HEADER_SIZE + 2 * 24];
+	struct kmt_heap_site site;
+	struct kmt_event ev;
+	int size = sites_record(rec, swap, 2, 0);
+
+	ck_assert_int_eq(kmt_decode(dec, rec, size, &ev), KMT_EV_U_SAMPLE);
+	ck_assert_uint_eq(ev.arg[2], KMT_HEAP_SITES);
+	ck_assert_uint_eq(ev.ptr, 0x5000);		/* the flags word, as written */
+	ck_assert_int_eq(ev.str_len, 48);
+	ck_assert_uint_eq(ev.call_site, 0);		/* no frames: no caller */
+	site = kmt_event_heap_site(&ev, 1);
+	ck_assert_uint_eq(site.addr, 0x401001);
+	ck_assert_uint_eq(site.func, KMT_UF_MALLOC);
+	ck_assert_uint_eq(site.calls, 2);
+	ck_assert_uint_eq(site.bytes, 200);
+	ck_assert_int_eq(kmt_decode(dec, rec, size - 8, &ev), KMT_EV_U_SAMPLE);
+	ck_assert_int_eq(ev.str_len, 24);		/* cut short: the whole site left */
+	sites_record(rec, swap, 2, KMT_UF_MALLOC);	/* a sites record names no call */
+	ck_assert_int_eq(kmt_decode(dec, rec, size, &ev), KMT_EV_UNKNOWN);
+	sites_record(rec, swap, 2, 0);
+	rec[12 + 3] = 5;				/* not whole sites */
+	ck_assert_int_eq(kmt_decode(dec, rec, size, &ev), KMT_EV_UNKNOWN);
+	kmt_decoder_free(dec);
+	tep_free(tep);
+}
+END_TEST
+
+/* A sites event of process 40: @n sites of @v, flags @flags. */
+static void sites(struct umem_state *st, const struct kmt_heap_site *v, int n, uint64_t flags)
+{
+	static uint64_t ts = 90000;
+	uint64_t w[3 * 4];
+	struct kmt_event ev = { .type = KMT_EV_U_SAMPLE, .pid = 40, .ts = ts++, .ptr = flags,
+				.arg = { 0, 4096, KMT_HEAP_SITES }, .target_pid = 40,
+				.str = (const char *)w, .str_len = n * 24 };
+	int i;
+
+	for (i = 0; i < n; i++) {
+		w[3 * i] = v[i].addr | (uint64_t)v[i].func << 56;
+		w[3 * i + 1] = v[i].calls;
+		w[3 * i + 2] = v[i].bytes;
+	}
+	ck_assert_int_eq(kmt_analysis_umem.event(st, &ev), 0);
+}
+
 static void sample(struct umem_state *st, uint8_t kind, enum kmt_user_func f, uint64_t ptr,
 		   uint64_t old, uint64_t size, uint64_t interval)
 {
@@ -324,6 +393,54 @@ START_TEST(test_umem_sample_weights)
 }
 END_TEST
 
+/*
+ * Exact counts in place of the estimates once the final record came:
+ * process calls and bytes, the caller's, its stack scaled; twice the
+ * same; a process that exec'd after sampling keeps its estimates.
+ */
+START_TEST(test_umem_exact_counts)
+{
+	static const struct kmt_heap_site v[] = {
+		{ 0x401000, KMT_UF_MALLOC, 10, 640 }, { 0, KMT_UF_FREE, 7, 0 },
+		{ 0, KMT_UF_MALLOC, 2, 100 },
+	};
+	struct umem_state *st = kmt_analysis_umem.init();
+	const struct umem_proc *p;
+	int i;
+
+	ck_assert_int_eq(kmt_analysis_umem.start(st, NULL), 0);
+	sample(st, KMT_HEAP_ALLOC, KMT_UF_MALLOC, 0x2000, 0, 64, 4096);
+	p = &st->procs[0];
+	sites(st, v, 2, 0);				/* a thread's table */
+	sites(st, v + 2, 1, KMT_HEAP_SITES_FINAL);	/* exit(): calls apart, whole */
+	ck_assert(p->whole);
+	for (i = 0; i < 2; i++) {
+		kmt_umem_exact_counts(st);
+		ck_assert_uint_eq(p->calls[KMT_UF_MALLOC], 12);
+		ck_assert_uint_eq(p->calls[KMT_UF_FREE], 7);
+		ck_assert_uint_eq(p->requested, 740);
+		ck_assert_uint_eq(p->apart_calls, 2);
+		ck_assert_uint_eq(st->ncallers, 1);
+		ck_assert_uint_eq(st->callers[0].calls, 10);
+		ck_assert_uint_eq(st->callers[0].bytes, 640);
+		ck_assert_uint_eq(st->stacks[0].calls, 10);
+		ck_assert_uint_eq(st->stacks[0].bytes, 640);
+	}
+	ck_assert_uint_eq(p->live_bytes, llround(64 / -expm1(-64.0 / 4096)));	/* sampled */
+	kmt_analysis_umem.free(st);
+
+	st = kmt_analysis_umem.init();
+	ck_assert_int_eq(kmt_analysis_umem.start(st, NULL), 0);
+	sample(st, KMT_HEAP_ALLOC, KMT_UF_MALLOC, 0x2000, 0, 64, 4096);
+	sites(st, NULL, 0, KMT_HEAP_SITES_START);	/* a new image: the old one's went */
+	sites(st, v, 1, KMT_HEAP_SITES_FINAL);
+	kmt_umem_exact_counts(st);
+	ck_assert(!st->procs[0].whole);
+	ck_assert_uint_eq(st->callers[0].calls, llround(1 / -expm1(-64.0 / 4096)));
+	kmt_analysis_umem.free(st);
+}
+END_TEST
+
 /* The recorder's environment text and the library's parse of it. */
 START_TEST(test_heap_env_round_trip)
 {
@@ -361,6 +478,8 @@ Suite *user_suite(void)
 	tcase_add_test(tc, test_umem_pairs_calls_and_returns);
 	tcase_add_loop_test(tc, test_heap_record_decodes, 0, 2);
 	tcase_add_test(tc, test_umem_sample_weights);
+	tcase_add_loop_test(tc, test_heap_sites_decode, 0, 2);
+	tcase_add_test(tc, test_umem_exact_counts);
 	tcase_add_test(tc, test_heap_env_round_trip);
 	suite_add_tcase(s, tc);
 	return s;
