@@ -201,13 +201,14 @@ static void start(void)
 		state = ON;
 		heap.limited = heap.env.heap_limit || heap.env.alloc_limit || heap.env.thread_limit;
 		if (heap.env.interval > 1) {
-			heap.sites = heap_sites_start(heap.env.interval);
 			void *t = mmap(NULL, TABLE_SLOTS * sizeof(uint64_t), PROT_READ | PROT_WRITE,
 				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 			heap.table = t == MAP_FAILED ? NULL : t;
 			if (!heap.table)
 				state = STOPPED;
+			else
+				heap.sites = heap_sites_start(heap.env.interval);
 		}
 	}
 	__atomic_store_n(&heap.state, state, __ATOMIC_RELEASE);
