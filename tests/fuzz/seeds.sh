@@ -23,6 +23,8 @@ make -s build/synth-dat && build/synth-dat $C/tracedat/synth.dat
 "$K" record --no-kallsyms -f -o $C/tracedat/systemwide.dat -e kmem:kmalloc -e kmem:kfree -b 64 -d 0.02
 # record --user-sample's raw_data records (every call of a short program)
 "$K" record --no-kallsyms -f -o $C/tracedat/usample.dat -e kmem:kmalloc --user-sample=1 -- date
+# ... and sampled, with the library's exact counts per call site (sites records)
+"$K" record --no-kallsyms -f -o $C/tracedat/usites.dat -e kmem:kmalloc --user-sample=4K -- date
 
 # trace-cmd's version 7, compressed and not
 trace-cmd convert -i $C/tracedat/command.dat -o $C/tracecmd/command-zstd.dat --file-version 7 \
