@@ -14,6 +14,16 @@
       ("caller FUNC ALLOCS PAGES" lines), and "plumbing N": the stacks
       that had plumbing frames.
 
+  stack_recount.py peaks KALLSYMS < trace-cmd-report-t.txt
+      Per kernel stack of a `kmtrace record -g` recording (frames named
+      from KALLSYMS, the tracepoint plumbing dropped and the allocator
+      frames cut as above), the most slab bytes and the most pages live at
+      once and when that was first reached (from `trace-cmd report -t`'s
+      nanoseconds): "slab BYTES NS" and "page PAGES NS" lines, sorted.
+      Frees end the object allocated at their pointer or pfn, whatever its
+      stack; an allocation over a live one ends that one first; batched
+      page frees repeat mm_page_free's and count for nothing.
+
   stack_recount.py perf < perf-script.txt
       From `perf script` of a perf record -g of kmem:kmalloc, kmem:kfree,
       kmem:mm_page_alloc and kmem:mm_page_free: the pages allocated per
@@ -149,6 +159,95 @@ def field(text, name):
     return 0 if m.group(1) == "(nil)" else int(m.group(1), 0)
 
 
+def symbolizer(path):
+    """A function naming a kernel address from a kallsyms file."""
+    import bisect
+    syms = []
+    for line in open(path):
+        parts = line.split()
+        if len(parts) >= 3 and parts[1] in "tTwW":
+            syms.append((int(parts[0], 16), parts[2]))
+    syms.sort()
+    starts = [a for a, _ in syms]
+
+    def name(addr):
+        i = bisect.bisect_right(starts, addr) - 1
+        return syms[i][1] if i >= 0 else hex(addr)
+    return name
+
+
+def peaks(kallsyms):
+    name = symbolizer(kallsyms)
+    waiting = {}        # per CPU: allocations waiting for their stack, latest last
+    reading = None      # [cpu, addresses]
+    live = {"slab": {}, "page": {}}     # pointer or pfn -> (stack, amount)
+    rows = {"slab": {}, "page": {}}     # stack -> [live, peak, peak_ts]
+
+    def move(kind, stack, amount, ts):
+        r = rows[kind].setdefault(stack, [0, 0, 0])
+        r[0] += amount
+        if r[0] > r[1]:
+            r[1], r[2] = r[0], ts
+
+    def end(kind, key):
+        old = live[kind].pop(key, None)
+        if old:
+            move(kind, old[0], -old[1], 0)
+
+    def done(cpu, frames):
+        if not waiting.get(cpu):
+            return
+        item = waiting[cpu].pop()
+        if item is None:
+            return
+        kind, key, amount, ts = item
+        named = [name(a) for a in frames]
+        kept = [a for a, n in zip(frames, named) if not plumbing(n)]
+        cutn = cut([n for n in named if not plumbing(n)])
+        stack = tuple(kept[len(kept) - len(cutn):]) if cutn else ()
+        end(kind, key)
+        live[kind][key] = (stack, amount)
+        move(kind, stack, amount, ts)
+
+    for line in sys.stdin:
+        if line.startswith("=>"):
+            if reading:
+                reading[1].append(int(line[2:].split()[0], 16))
+            continue
+        m = re.match(r'^\s*\S.*?\[(\d+)\]\s+(\d+)\.(\d+):\s+(\w+):\s*(.*)$', line)
+        if not m:
+            continue
+        if reading:
+            done(*reading)
+            reading = None
+        cpu, name_, text = int(m.group(1)), m.group(4), m.group(5)
+        ts = int(m.group(2)) * 10**9 + int(m.group(3).ljust(9, "0")[:9])
+        if name_ == "kernel_stack":
+            reading = [cpu, []]
+            continue
+        if name_ not in STACK_EVENTS:
+            continue
+        item = None
+        if name_ in ("kmalloc", "kmem_cache_alloc"):
+            ptr = field(text, "ptr")
+            if ptr:
+                item = ("slab", ptr, field(text, "bytes_alloc"), ts)
+        elif name_ in ("kfree", "kmem_cache_free"):
+            end("slab", field(text, "ptr"))
+        elif name_ == "mm_page_alloc":
+            pfn = field(text, "pfn")
+            if pfn is not None and pfn not in ((1 << 64) - 1, -1):
+                item = ("page", pfn, 1 << field(text, "order"), ts)
+        elif name_ == "mm_page_free":
+            end("page", field(text, "pfn"))
+        waiting.setdefault(cpu, []).append(item)
+    if reading:
+        done(*reading)
+    for kind in ("slab", "page"):
+        for _, peak, ts in sorted(rows[kind].values(), key=lambda r: (r[1], r[2])):
+            print(kind, peak, ts)
+
+
 def perf():
     samples = []
     cur = None
@@ -195,5 +294,7 @@ if __name__ == "__main__":
         tracecmd(sys.argv[2])
     elif sys.argv[1] == "callers":
         callers()
+    elif sys.argv[1] == "peaks":
+        peaks(sys.argv[2])
     else:
         perf()

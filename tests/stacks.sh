@@ -72,6 +72,33 @@ test_print_stacks() {
 	[ "$(wc -l <"$WORK/tc-stacks.txt")" -gt 2000 ] && cmp -s "$WORK/tc-stacks.txt" "$WORK/kmt-stacks.txt"
 }
 
+# Per-stack peaks: slab --stack's MAX_LIVE and MAX_LIVE_AT and page --stack's
+# PEAK_LIVE and PEAK_AT on traces/stacks.dat equal a recount from trace-cmd
+# report -t's events and stacks (frames named from the fixture's kallsyms,
+# cut as kmtrace-report(1) documents), row for row.
+test_stack_peaks() {
+	local f=$TRACES/stacks.dat k=$TRACES/stacks.kallsyms
+	trace-cmd report -t -i "$f" 2>/dev/null |
+		python3 "$TOP/tests/stack_recount.py" peaks "$k" >"$WORK/peaks-recount.txt" &&
+	"$KMTRACE" report -i "$f" --kallsyms "$k" --format json slab --stack page --stack \
+		>"$WORK/peaks.json" 2>/dev/null || return 1
+	python3 - "$WORK/peaks.json" >"$WORK/peaks-kmtrace.txt" <<'PY' || return 1
+import json, sys
+d = json.load(open(sys.argv[1]))['analyses']
+for kind, peak, at in (('slab', 'max_live_bytes', 'max_live_time'),
+                       ('page', 'peak_live_pages', 'peak_time')):
+    for r in sorted(d[kind]['tables']['stacks'], key=lambda r: (r[peak], r[at])):
+        print(kind, r[peak], r[at])
+PY
+	[ "$(grep -c '^slab ' "$WORK/peaks-recount.txt")" -ge 50 ] &&
+		[ "$(grep -c '^page ' "$WORK/peaks-recount.txt")" -ge 10 ] ||
+		{ echo "  too few stacks recounted"; return 1; }
+	diff "$WORK/peaks-recount.txt" "$WORK/peaks-kmtrace.txt" >"$WORK/peaks.diff" ||
+		{ echo "  kmtrace vs trace-cmd recount:"; head -5 "$WORK/peaks.diff"; return 1; }
+	echo "  $(grep -c '^slab ' "$WORK/peaks-recount.txt") slab and" \
+		"$(grep -c '^page ' "$WORK/peaks-recount.txt") page stacks: peaks and times equal"
+}
+
 stacks_parsing_tests() {
 	check "--print: each event's stack below it, the same frames as trace-cmd report's" \
 		test_print_stacks
@@ -82,6 +109,8 @@ stacks_parsing_tests() {
 	check "--alloc-frames replaces and (+) extends the allocator frames" test_alloc_frames
 	check "leak on traces/stacks.dat: the 200 held pipes by stack; stacks joined, none lost" \
 		test_leak_fixture
+	check "slab/page --stack peaks and when, on traces/stacks.dat: equal to a trace-cmd report recount" \
+		test_stack_peaks
 }
 
 # -------------------------------------------------------------------- live

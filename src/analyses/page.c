@@ -202,6 +202,15 @@ static void rows_apply(struct page_state *st, const struct page_block *b,
 		fn(&st->stack_rows[b->stack].c, pages);
 }
 
+/* Stack row @r's live pages grew at @ts: a new peak? */
+static void note_stack_peak(struct page_caller *r, uint64_t ts)
+{
+	if ((int64_t)r->c.live_pages > (int64_t)r->peak_pages) {
+		r->peak_pages = r->c.live_pages;
+		r->peak_ts = ts;
+	}
+}
+
 /* A block allocated again before its free was seen: it is no longer live. */
 static void drop_replaced(struct page_state *st, const struct page_block *b)
 {
@@ -262,6 +271,8 @@ static int on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel)
 	counts_alloc(&st->mts[m], pages);
 	counts_alloc(g, pages);
 	rows_apply(st, &b, counts_alloc, pages);
+	if (b.stack != PAGE_NO_CALLER)
+		note_stack_peak(&st->stack_rows[b.stack], ev->ts);
 	p->allocs++;
 	p->pages_alloc += pages;
 	return account(st, p, pages, ev->ts);

@@ -93,6 +93,7 @@ struct page_caller {
 	uint64_t start;		/* function start, or the raw ip when unresolved; stack id */
 	bool unnamed;		/* unresolved: maybe an allocator frame, not the caller */
 	struct page_count c;
+	uint64_t peak_pages, peak_ts;	/* stacks: most live pages, first reached when */
 };
 
 struct page_gfp {

@@ -427,16 +427,19 @@ int kmt_page_report_callers(struct page_state *st, struct kmt_output *out)
 int kmt_page_report_stacks(struct page_state *st, struct kmt_output *out)
 {
 	static const struct kmt_column cols[] = {
-		COUNT_COLUMNS, { "stack", "STACK (allocator frames cut off)", KMT_KIND_STACK }
+		COUNT_COLUMNS, { "peak_live_pages", "PEAK_LIVE", KMT_KIND_COUNT },
+		{ "peak_time", "PEAK_AT", KMT_KIND_NS },
+		{ "stack", "STACK (allocator frames cut off)", KMT_KIND_STACK }
 	};
 	uint32_t *idx = sorted_callers(st, st->stack_rows, st->nstack_rows, NULL, false), i;
 	char *text = malloc(KMT_STACK_TEXT_MAX);
-	union kmt_cell row[NCOUNT + 1];
+	union kmt_cell row[NCOUNT + 3];
 	struct kmt_table *t = NULL;
 	int ret = -1;
 
 	if (idx && text)
-		t = kmt_output_table(out, "stacks", "Per call stack", NCOUNT + 1, cols);
+		t = kmt_output_table(out, "stacks", "Per call stack; PEAK_LIVE: most pages live "
+				     "at once, first reached at PEAK_AT", NCOUNT + 3, cols);
 	if (t) {
 		kmt_table_weight(t, 1);		/* pages */
 		ret = 0;
@@ -445,7 +448,10 @@ int kmt_page_report_stacks(struct page_state *st, struct kmt_output *out)
 		const struct page_caller *r = &st->stack_rows[idx[i]];
 
 		count_cells(&r->c, row);
-		row[NCOUNT].s = kmt_stacks_text(&st->stacks, r->start, text, KMT_STACK_TEXT_MAX);
+		row[NCOUNT].u = r->peak_pages;
+		row[NCOUNT + 1].u = r->peak_ts;
+		row[NCOUNT + 2].s = kmt_stacks_text(&st->stacks, r->start, text,
+						    KMT_STACK_TEXT_MAX);
 		ret = kmt_table_row(t, row);
 	}
 	free(idx);

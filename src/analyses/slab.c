@@ -328,6 +328,17 @@ static bool obj_rows(struct slab_state *st, const struct kmt_event *ev, struct s
 	return o->caller != SLAB_NO_ROW && o->cache != SLAB_NO_ROW && o->pid != SLAB_NO_ROW;
 }
 
+/* Add @o, allocated at @ts, to its rows; a stack row that passes its peak notes when. */
+static void add_obj(struct slab_state *st, const struct slab_obj *o, uint64_t ts)
+{
+	struct slab_row *stack = o->stack != SLAB_NO_ROW ? &st->stack_rows.rows[o->stack] : NULL;
+	uint64_t peak = stack ? stack->st.max_live : 0;
+
+	for_obj_stats(st, o, add_fn, false);
+	if (stack && stack->st.max_live != peak)
+		stack->max_live_ts = ts;
+}
+
 /* 0, or -1 when out of memory. */
 static int on_alloc(struct slab_state *st, const struct kmt_event *ev)
 {
@@ -355,7 +366,7 @@ static int on_alloc(struct slab_state *st, const struct kmt_event *ev)
 	if (o.selected) {
 		if (!obj_rows(st, ev, &o))
 			return -1;
-		for_obj_stats(st, &o, add_fn, false);
+		add_obj(st, &o, ev->ts);
 		if (kmt_slab_audit_alloc(&st->audit, o.cache))
 			return -1;
 		note_node(st, ev);

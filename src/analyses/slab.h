@@ -37,6 +37,7 @@ struct slab_row {
 	uint64_t callsite;	/* pointers: call site of the latest allocation */
 	char *name;		/* caches: name; pids: command */
 	struct slab_stat st;
+	uint64_t max_live_ts;	/* stacks: when live bytes first reached max_live */
 };
 
 /* Rows grouped by one key. */

@@ -390,16 +390,18 @@ static int weight_of(enum slab_sort_key k)
 static int report_stacks(const struct slab_state *st, struct kmt_output *out)
 {
 	static const struct kmt_column cols[] = {
-		STAT_COLUMNS, { "stack", "STACK (allocator frames cut off)", KMT_KIND_STACK }
+		STAT_COLUMNS, { "max_live_time", "MAX_LIVE_AT", KMT_KIND_NS },
+		{ "stack", "STACK (allocator frames cut off)", KMT_KIND_STACK }
 	};
 	const struct slab_group *g = &st->stack_rows;
-	union kmt_cell cells[NSTAT_COLUMNS + 1];
+	union kmt_cell cells[NSTAT_COLUMNS + 2];
 	struct kmt_table *t;
 	char *text = malloc(KMT_STACK_TEXT_MAX);
 	uint32_t *idx = NULL, r;
 	int ret = -1;
 
-	t = kmt_output_table(out, "stacks", "Per call stack", NSTAT_COLUMNS + 1, cols);
+	t = kmt_output_table(out, "stacks", "Per call stack; MAX_LIVE_AT: when its live bytes "
+			     "first reached MAX_LIVE", NSTAT_COLUMNS + 2, cols);
 	if (!t || !text || !(idx = sorted_rows(st, g, SLAB_TABLE_STACK)))
 		goto out;
 	kmt_table_weight(t, weight_of(st->o.sort[0]));
@@ -408,8 +410,9 @@ static int report_stacks(const struct slab_state *st, struct kmt_output *out)
 		const struct slab_row *row = &g->rows[idx[r]];
 
 		stat_cells(&row->st, cells);
-		cells[NSTAT_COLUMNS].s = kmt_stacks_text(&st->stacks, row->key, text,
-							 KMT_STACK_TEXT_MAX);
+		cells[NSTAT_COLUMNS].u = row->max_live_ts;
+		cells[NSTAT_COLUMNS + 1].s = kmt_stacks_text(&st->stacks, row->key, text,
+							     KMT_STACK_TEXT_MAX);
 		ret = kmt_table_row(t, cells);
 	}
 out:
