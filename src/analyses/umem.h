@@ -148,7 +148,7 @@ void kmt_umem_stacks_free(struct umem_state *st);
  * Where a process's exact counts came whole (record --user-sample), put
  * them in place of the sampled estimates: calls per function and bytes
  * asked for, per process and per caller; each stack scaled to its caller's
- * (umem_stacks.c). Live figures stay sampled. Doing it twice changes nothing.
+ * (umem.c). Live figures stay sampled. Doing it twice changes nothing.
  */
 void kmt_umem_exact_counts(struct umem_state *st);
 
