@@ -18,12 +18,15 @@
 #include <tracefs/tracefs.h>
 
 #include "container/cpustats.h"
+#include "container/subbuf.h"
 #include "record_local.h"
 #include "container/tracedat.h"
 #include "common/util.h"
 
 #define PROGRESS_AFTER_NS	1000000000ull
 #define PROGRESS_EVERY_NS	250000000ull
+#define COMMIT_MASK		((1u << 27) - 1)
+#define TS_MSB			(0xf8ull << 56)
 
 /* Header texts, formats and options of the recording, all read before writing. */
 struct meta_texts {
@@ -298,28 +301,67 @@ static uint64_t subbuf_time(int fd, uint64_t off)
 }
 
 /*
- * --keep: where each CPU's data starts so that only its sub-buffers from
- * keep_seconds before the latest one on (any CPU) are written, a flight
- * recording. Sub-buffers are in time order in each file: a binary search.
+ * Time of the last event of the sub-buffer at @off of @fd, read into @page
+ * (@len bytes, this kernel's layout); its own time stamp when it holds
+ * none, 0 if unreadable.
+ */
+static uint64_t subbuf_end_time(int fd, uint64_t off, unsigned char *page, size_t len)
+{
+	struct kmt_rb_order order = { false, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ };
+	unsigned int pos = 8 + sizeof(long), end;
+	unsigned long commit = 0;
+	struct kmt_rb_step st;
+	uint64_t ts, last;
+
+	if (pread(fd, page, len, off) != (ssize_t)len)
+		return 0;
+	memcpy(&ts, page, 8);
+	memcpy(&commit, page + 8, sizeof(commit));
+	end = pos + (commit & COMMIT_MASK);
+	last = ts;
+	while (end <= len && kmt_rb_step(order, page, pos, end, &st) > 0) {
+		pos = st.next;
+		if (st.type == KMT_RB_TIME_STAMP)
+			ts = st.delta | (ts & TS_MSB);
+		else
+			ts += st.delta;
+		if (st.type < KMT_RB_PADDING)
+			last = ts;
+	}
+	return last;
+}
+
+/*
+ * --keep: where each CPU's data starts so that only its sub-buffers that
+ * begin at most keep_seconds before the last event (on any CPU) are
+ * written, a flight recording of at most that span. Sub-buffers are in
+ * time order in each file: a binary search.
  */
 static int keep_last(struct recorder *r, const int *fds, uint64_t *starts)
 {
 	uint64_t page = (uint64_t)getpagesize(), latest = 0, cutoff, keep;
+	unsigned char *buf = malloc(page);
 	int cpu;
 
+	if (!buf)
+		return -1;
 	keep = (uint64_t)(r->o->keep_seconds * 1e9);
 	for (cpu = 0; cpu < r->ncpus; cpu++) {
 		struct stat st;
 
-		if (fstat(fds[cpu], &st))
+		if (fstat(fds[cpu], &st)) {
+			free(buf);
 			return -1;
+		}
 		starts[cpu] = st.st_size / page;	/* pages, for now */
 		if (starts[cpu]) {
-			uint64_t last = subbuf_time(fds[cpu], (starts[cpu] - 1) * page);
+			uint64_t last = subbuf_end_time(fds[cpu], (starts[cpu] - 1) * page,
+							buf, page);
 
 			latest = last > latest ? last : latest;
 		}
 	}
+	free(buf);
 	cutoff = latest > keep ? latest - keep : 0;
 	for (cpu = 0; cpu < r->ncpus; cpu++) {
 		uint64_t lo = 0, hi = starts[cpu];	/* the first page at or after cutoff */
