@@ -175,7 +175,10 @@ bool kmt_vmlinux_has_dwarf(const struct kmt_vmlinux *vm)
 	return vm->dwarf != NULL;
 }
 
-/* Drop the "." components of @path and fold each ".." into the one before it, in place. */
+/*
+ * Drop the "." and empty components of @path ("a//b" is "a/b") and fold
+ * each ".." into the one before it, in place.
+ */
 static void fold_dots(char *path)
 {
 	char *in = path, *out = path;
@@ -183,6 +186,10 @@ static void fold_dots(char *path)
 	while (*in) {
 		size_t n = strcspn(in, "/");
 
+		if (!n && in > path) {
+			in++;
+			continue;
+		}
 		if (n == 1 && in[0] == '.') {
 			in += 1 + (in[1] == '/');
 			continue;
@@ -201,8 +208,31 @@ static void fold_dots(char *path)
 	*out = '\0';
 }
 
-/* @path relative to the build tree @comp_dir, folded ("a/../b" is "b"). */
-static void relative_path(char *buf, size_t len, const char *path, const char *comp_dir)
+/*
+ * How much of absolute @path to drop: the longest directory above
+ * absolute @comp_dir, at least two levels deep, that holds @path (the
+ * source tree of an out-of-tree build, whose assembly units name their
+ * files by absolute paths); 0 when none does.
+ */
+static size_t tree_prefix(const char *path, const char *comp_dir)
+{
+	size_t n = strlen(comp_dir);
+
+	if (path[0] != '/' || comp_dir[0] != '/')
+		return 0;
+	while (n > 0) {
+		do		/* to the '/' that ends the directory above */
+			n--;
+		while (n > 0 && comp_dir[n] != '/');
+		if (!n || !memchr(comp_dir + 1, '/', n - 1))
+			return 0;	/* one level left: "/build" holds too much */
+		if (!strncmp(path, comp_dir, n) && path[n] == '/')
+			return n + 1;
+	}
+	return 0;
+}
+
+void kmt_vmlinux_relative_path(char *buf, size_t len, const char *path, const char *comp_dir)
 {
 	size_t n = comp_dir ? strlen(comp_dir) : 0;
 
@@ -210,6 +240,8 @@ static void relative_path(char *buf, size_t len, const char *path, const char *c
 		path = "?";
 	if (n && !strncmp(path, comp_dir, n) && path[n] == '/')
 		path += n + 1;
+	else if (n)
+		path += tree_prefix(path, comp_dir);
 	snprintf(buf, len, "%s", path);
 	fold_dots(buf);
 }
@@ -234,28 +266,36 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *scope, const char *comp_dir,
 	    dwarf_formudata(dwarf_attr(scope, DW_AT_call_line, &attr), &line) ||
 	    dwarf_getsrcfiles(cu, &files, &nfiles) || file >= nfiles)
 		return;
-	relative_path(src->caller_file, sizeof(src->caller_file),
-		      dwarf_filesrc(files, file, NULL, NULL), comp_dir);
+	kmt_vmlinux_relative_path(src->caller_file, sizeof(src->caller_file),
+				  dwarf_filesrc(files, file, NULL, NULL), comp_dir);
 	src->caller_line = (int)line;
 }
 
-/* The inlined functions @addr sits in: the innermost's name, the outermost's call site. */
+/*
+ * The inlined functions @addr sits in: the innermost's name, the
+ * outermost's call site (in the real function). dwarf_getscopes() goes on
+ * from an inlined instance into its abstract origin's scopes, so the
+ * chain of callers is the concrete scopes around the innermost instance.
+ */
 static void inlines(Dwarf_Die *cu, Dwarf_Addr addr, const char *comp_dir,
 		    struct kmt_source *src)
 {
-	Dwarf_Die *scopes = NULL;
-	int i, n = dwarf_getscopes(cu, addr, &scopes);
+	Dwarf_Die *scopes = NULL, *chain = NULL;
+	int i, j, n = dwarf_getscopes(cu, addr, &scopes), m;
+	const char *name;
 
-	for (i = 0; i < n; i++) {
-		const char *name;
-
-		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
-			continue;
+	for (i = 0; i < n && dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine; i++)
+		;
+	if (i < n) {
 		name = die_string(&scopes[i], DW_AT_name);
-		if (!src->inlined[0])
-			snprintf(src->inlined, sizeof(src->inlined), "%s", name ? name : "?");
+		snprintf(src->inlined, sizeof(src->inlined), "%s", name ? name : "?");
 		call_site(cu, &scopes[i], comp_dir, src);
+		m = dwarf_getscopes_die(&scopes[i], &chain);
+		for (j = 1; j < m; j++)
+			if (dwarf_tag(&chain[j]) == DW_TAG_inlined_subroutine)
+				call_site(cu, &chain[j], comp_dir, src);
 	}
+	free(chain);
 	free(scopes);
 }
 
@@ -331,7 +371,8 @@ bool kmt_vmlinux_source(struct kmt_vmlinux *vm, unsigned long long addr,
 	if (!vm->dwarf || !unit_of(vm, addr, &cu) || !(line = dwarf_getsrc_die(&cu, addr)))
 		return false;
 	comp_dir = die_string(&cu, DW_AT_comp_dir);
-	relative_path(src->file, sizeof(src->file), dwarf_linesrc(line, NULL, NULL), comp_dir);
+	kmt_vmlinux_relative_path(src->file, sizeof(src->file), dwarf_linesrc(line, NULL, NULL),
+				  comp_dir);
 	dwarf_lineno(line, &src->line);
 	inlines(&cu, addr, comp_dir, src);
 	if (!src->caller_file[0]) {

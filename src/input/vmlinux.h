@@ -49,4 +49,10 @@ bool kmt_vmlinux_has_dwarf(const struct kmt_vmlinux *vm);
 bool kmt_vmlinux_source(struct kmt_vmlinux *vm, unsigned long long addr,
 			struct kmt_source *src);
 
+/*
+ * @path relative to the build tree @comp_dir (may be NULL), its "." and
+ * ".." folded ("a/../b" is "b"), into @buf of @len bytes.
+ */
+void kmt_vmlinux_relative_path(char *buf, size_t len, const char *path, const char *comp_dir);
+
 #endif /* KMT_VMLINUX_H */
