@@ -87,30 +87,35 @@ static void dir_prefix(const char *file, int depth, char *buf, size_t len)
 		snprintf(buf, len, "%.*s", (int)(p - file), file);
 }
 
+bool kmt_rollup_file_group(const struct kmt_rollup *ro, const char *file, char *buf, size_t len)
+{
+	if (ro->branch[0] && (!file || !under(file, ro->branch)))
+		return false;
+	if (!ro->depth)
+		buf[0] = '\0';
+	else if (file)
+		dir_prefix(file, ro->depth, buf, len);
+	else
+		snprintf(buf, len, NO_SOURCE);
+	return true;
+}
+
 /* Group name of call site @addr into @buf; false when --branch leaves it out. */
 static bool group_name(const struct kmt_rollup *ro, const struct kmt_session *s, uint64_t addr,
 		       char *buf, size_t len)
 {
 	char file[256];
 	bool have_file = kmt_session_source_file(s, addr, file, sizeof(file));
+	const char *mod = NULL;
 
+	if (!ro->by_module)
+		return kmt_rollup_file_group(ro, have_file ? file : NULL, buf, len);
 	if (ro->branch[0] && (!have_file || !under(file, ro->branch)))
 		return false;
-	if (ro->by_module) {
-		const char *mod = NULL;
-
-		if (!kmt_session_function(s, addr, NULL, &mod))
-			snprintf(buf, len, NO_SYMBOL);
-		else
-			snprintf(buf, len, "%s", mod ? mod : "vmlinux");
-	} else if (ro->depth) {
-		if (have_file)
-			dir_prefix(file, ro->depth, buf, len);
-		else
-			snprintf(buf, len, NO_SOURCE);
-	} else {
-		buf[0] = '\0';
-	}
+	if (!kmt_session_function(s, addr, NULL, &mod))
+		snprintf(buf, len, NO_SYMBOL);
+	else
+		snprintf(buf, len, "%s", mod ? mod : "vmlinux");
 	return true;
 }
 

@@ -75,6 +75,13 @@ struct kmt_rollup_result {
 int kmt_rollup_assign(const struct kmt_rollup *ro, const struct kmt_session *s, const void *rows,
 		      size_t stride, size_t offset, uint32_t n, struct kmt_rollup_result *res);
 
+/*
+ * The group of source file @file (NULL: none known) under --by-dir and
+ * --branch (not --by-module) into @buf: its first DEPTH directories,
+ * "(no source)", or "" without --by-dir. False when --branch leaves it out.
+ */
+bool kmt_rollup_file_group(const struct kmt_rollup *ro, const char *file, char *buf, size_t len);
+
 /* Free what kmt_rollup_assign() filled in. */
 void kmt_rollup_free(struct kmt_rollup_result *res);
 
