@@ -42,7 +42,8 @@ _kmtrace()
 	fi
 	cmd=${COMP_WORDS[1]}
 	case $prev in
-	-i | --input | -o | --output | --kallsyms | --vmlinux | --html | --svg | --formats | --user-lib | --exe)
+	-i | --input | -o | --output | --kallsyms | --vmlinux | --html | --svg | --formats | --user-lib | --exe | \
+	--modules)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
@@ -70,6 +71,9 @@ _kmtrace()
 		else
 			COMPREPLY=($(compgen -f -- "$cur") $(compgen -W "$("${COMP_WORDS[0]}" list 2>/dev/null | awk '{ print $1 }')" -- "$cur"))
 		fi
+		;;
+	footprint)
+		[[ $cur == -* ]] && COMPREPLY=($(compgen -W "$(_kmtrace_options footprint)" -- "$cur"))
 		;;
 	record | top | watch)
 		[[ $cur == -* ]] && COMPREPLY=($(compgen -W "$(_kmtrace_options "$cmd")" -- "$cur"))

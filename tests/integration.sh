@@ -234,6 +234,7 @@ core_parsing_tests() {
 . "$TOP/tests/crossarch.sh"
 . "$TOP/tests/untraced.sh"
 . "$TOP/tests/diff.sh"
+. "$TOP/tests/footprint.sh"
 
 parsing_tests() {
 	foreign_machine_check
@@ -251,6 +252,7 @@ parsing_tests() {
 	crossarch_parsing_tests
 	mm_parsing_tests
 	diff_parsing_tests
+	footprint_parsing_tests
 }
 
 if [ "${KMT_IT_PHASE:-}" = parsing ]; then

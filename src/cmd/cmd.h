@@ -53,6 +53,9 @@ int kmt_top_keys_wait(struct kmt_top_keys *k, uint64_t ns);
 /* kmtrace diff: argv[0] is "diff". Returns the exit status (1: a budget broken). */
 int kmt_cmd_diff(int argc, char **argv);
 
+/* kmtrace footprint: argv[0] is "footprint". Returns the exit status. */
+int kmt_cmd_footprint(int argc, char **argv);
+
 /* kmtrace top: argv[0] is "top". Returns the exit status. */
 int kmt_cmd_top(int argc, char **argv);
 

@@ -36,12 +36,13 @@ static void usage(FILE *fp)
 	fprintf(fp,
 		"usage: kmtrace <command> [options]\n\n"
 		"commands:\n"
-		"  record   record kmem, page, fault, OOM and process events into a trace.dat\n"
-		"  report   replay a recording through analyses\n"
-		"  diff     what changed between two recordings or reports, with budgets\n"
-		"  top      a live view of slab, pages, faults and reclaim stalls\n"
-		"  watch    follow a command's heap and RSS, and signal it past a limit\n"
-		"  list     list the analyses\n\n"
+		"  record     record kmem, page, fault, OOM and process events into a trace.dat\n"
+		"  report     replay a recording through analyses\n"
+		"  diff       what changed between two recordings or reports, with budgets\n"
+		"  footprint  the static size of a kernel image by directory, file and symbol\n"
+		"  top        a live view of slab, pages, faults and reclaim stalls\n"
+		"  watch      follow a command's heap and RSS, and signal it past a limit\n"
+		"  list       list the analyses\n\n"
 		"analyses:\n");
 	kmt_cmd_list_analyses(fp, "  ");
 	fprintf(fp, "\n'kmtrace <command> -h' shows the options of a command.\n");
@@ -59,6 +60,8 @@ int main(int argc, char **argv)
 		return kmt_cmd_report(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "diff"))
 		return kmt_cmd_diff(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "footprint"))
+		return kmt_cmd_footprint(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "top"))
 		return kmt_cmd_top(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "watch"))

@@ -113,7 +113,7 @@ static void page_header(FILE *fp, const struct kmt_output *out)
 	header_value(fp, find_section(out, "page"), "vmstat_check", "Check against /proc/vmstat",
 		     false);
 	fputs("</table>\n", fp);
-	if (!stat)
+	if (!stat && !find_section(out, "footprint"))	/* a recording's, not an image's */
 		fputs("<p class=\"note\">Add the stat analysis for the recording's CPUs, duration "
 		      "and lost events.</p>\n", fp);
 }

@@ -3,8 +3,9 @@
  * Charts as inline SVG for the HTML report: a line chart of a timeline
  * table (a line per process, or per column for totals; points thinned to a
  * fixed number per line), ring charts of a table's byte columns by its
- * first text column (the top ten and the rest), and an icicle (a flame
- * graph upside down) of a stack table. Every drawn mark has class "mark",
+ * first text column (the top ten and the rest), sunbursts of a table of
+ * source directories (a ring per level), and an icicle (a flame graph
+ * upside down) of a stack table. Every drawn mark has class "mark",
  * which the tests count.
  */
 #include <errno.h>
@@ -435,14 +436,116 @@ static void svg_diverging(FILE *fp, const struct kmt_table *t)
 	fputs("</svg>\n", fp);
 }
 
+#define SUN_HOLE	24	/* radius inside the first ring */
+#define SUN_RING	22
+#define SUN_DEPTH	4
+#define SUN_CHARTS	5
+
+/* Add directory @dir ("fs/ext4/", or a name of its own) with @v from the top. */
+static void add_dir(struct itree *tr, const char *dir, double v)
+{
+	char part[256];
+	int node = 0;
+
+	tr->n[0].value += v;
+	while (*dir && node >= 0) {
+		size_t n = strcspn(dir, "/");
+
+		snprintf(part, sizeof(part), "%.*s", (int)n, dir);
+		dir += n + (dir[n] == '/');
+		if (!n)
+			continue;
+		node = child(tr, node, part);
+		if (node >= 0)
+			tr->n[node].value += v;
+	}
+}
+
+/* The ring sector of @node from angle @a0 over @span, @depth rings out. */
+static void sector(FILE *fp, const struct itree *tr, int node, double cx, double cy, double a0,
+		   double span, int depth, const char *color)
+{
+	double r0 = SUN_HOLE + depth * SUN_RING, r1 = r0 + SUN_RING - 1, a1;
+
+	span = fmin(span, 2 * M_PI - 1e-4);	/* a whole ring as one arc would vanish */
+	a1 = a0 + span;
+	fprintf(fp, "<path class=\"mark\" fill=\"%s\" stroke=\"#fff\" stroke-width=\"0.5\" "
+		"d=\"M %.1f %.1f A %.0f %.0f 0 %d 1 %.1f %.1f L %.1f %.1f A %.0f %.0f 0 %d 0 %.1f %.1f Z\">"
+		"<title>", color, cx + r1 * cos(a0), cy + r1 * sin(a0), r1, r1, span > M_PI,
+		cx + r1 * cos(a1), cy + r1 * sin(a1), cx + r0 * cos(a1), cy + r0 * sin(a1), r0, r0,
+		span > M_PI, cx + r0 * cos(a0), cy + r0 * sin(a0));
+	kmt_html_text(fp, tr->n[node].name);
+	fprintf(fp, ": %.0f (%.1f%%)</title></path>\n", tr->n[node].value,
+		100 * tr->n[node].value / tr->n[0].value);
+}
+
+/* @node's children as ring @depth, each inside its parent's angle; a colour per top directory. */
+static void sun_rings(FILE *fp, const struct itree *tr, int node, double cx, double cy,
+		      double a0, double span, int depth, int color)
+{
+	int c, i = 0;
+
+	for (c = tr->n[node].first_child; c >= 0 && depth < SUN_DEPTH; c = tr->n[c].next, i++) {
+		double cs = span * tr->n[c].value / tr->n[node].value;
+		int own = depth ? color : i;
+
+		if (cs > 1e-3) {
+			sector(fp, tr, c, cx, cy, a0, cs, depth, palette[own % NCOLORS]);
+			sun_rings(fp, tr, c, cx, cy, a0, cs, depth + 1, own);
+		}
+		a0 += cs;
+	}
+}
+
+/*
+ * A table of source directories (a "dir" column, "fs/ext4/" rows): a
+ * sunburst per byte column, the top directories as the inner ring and
+ * each level below as the next ring out.
+ */
+static void svg_sunbursts(FILE *fp, const struct kmt_table *t, int dc)
+{
+	int cols[SUN_CHARTS], n = 0, c, r, i;
+
+	for (c = 0; c < t->ncols && n < SUN_CHARTS; c++)
+		if (t->cols[c].kind == KMT_KIND_BYTES)
+			cols[n++] = c;
+	if (!n || !t->rows)
+		return;
+	fprintf(fp, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart sunburst\" width=\"%d\" height=\"270\" viewBox=\"0 0 %d 270\">\n",
+		n * 240, n * 240);
+	for (i = 0; i < n; i++) {
+		struct itree tr = { 0 };
+		double cx = 120 + i * 240;
+
+		if (kmt_grow(&tr.n, &tr.cap, 0, sizeof(*tr.n)))
+			break;
+		tr.n[0] = (struct inode){ NULL, 0, 0, -1, -1 };
+		tr.count = 1;
+		for (r = 0; r < t->rows; r++)
+			add_dir(&tr, t->cells[r * t->ncols + dc].s, number(t, r, cols[i]));
+		fprintf(fp, "<text x=\"%.0f\" y=\"16\" font-size=\"12\" text-anchor=\"middle\">%s</text>\n",
+			cx, t->cols[cols[i]].key);
+		if (tr.n[0].value > 0)
+			sun_rings(fp, &tr, 0, cx, 140, -M_PI / 2, 2 * M_PI, 0, 0);
+		for (r = 0; r < (int)tr.count; r++)
+			free(tr.n[r].name);
+		free(tr.n);
+	}
+	fputs("</svg>\n", fp);
+}
+
 void kmt_svg_chart(FILE *fp, const struct kmt_table *t)
 {
+	int dc = kmt_table_column(t, "dir");
+
 	if (t->new_col >= 0 && kmt_table_stack_column(t) < 0)
 		svg_diverging(fp, t);
 	else if (kmt_table_time_column(t) >= 0 && !strcmp(t->name, "timeline"))
 		svg_timeline(fp, t);
 	else if (kmt_table_stack_column(t) >= 0)
 		svg_icicle(fp, t);
+	else if (dc >= 0 && kmt_kind_is_text(t->cols[dc].kind))
+		svg_sunbursts(fp, t, dc);
 	else if (!strcmp(t->name, "callers") || !strcmp(t->name, "caches"))
 		svg_rings(fp, t);
 }
