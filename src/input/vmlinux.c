@@ -368,14 +368,19 @@ bool kmt_vmlinux_source(struct kmt_vmlinux *vm, unsigned long long addr,
 	const char *comp_dir;
 
 	memset(src, 0, sizeof(*src));
-	if (!vm->dwarf || !unit_of(vm, addr, &cu) || !(line = dwarf_getsrc_die(&cu, addr)))
+	if (!vm->dwarf || !unit_of(vm, addr, &cu))
 		return false;
 	comp_dir = die_string(&cu, DW_AT_comp_dir);
-	kmt_vmlinux_relative_path(src->file, sizeof(src->file), dwarf_linesrc(line, NULL, NULL),
-				  comp_dir);
-	dwarf_lineno(line, &src->line);
+	line = dwarf_getsrc_die(&cu, addr);
+	if (line && !dwarf_lineno(line, &src->line) && src->line > 0)
+		kmt_vmlinux_relative_path(src->file, sizeof(src->file),
+					  dwarf_linesrc(line, NULL, NULL), comp_dir);
+	else			/* no row, or line 0: DWARF's "no source line" */
+		snprintf(src->file, sizeof(src->file), "?");
 	inlines(&cu, addr, comp_dir, src);
-	if (!src->caller_file[0]) {
+	if (!src->caller_file[0]) {	/* not inlined: its own line, if any */
+		if (!src->line)
+			return false;
 		memcpy(src->caller_file, src->file, sizeof(src->file));
 		src->caller_line = src->line;
 	}

@@ -44,7 +44,8 @@ bool kmt_vmlinux_has_dwarf(const struct kmt_vmlinux *vm);
 
 /*
  * The source location of @addr (an address of the image, not relocated)
- * into @src. Returns true when found.
+ * into @src. Returns true when found: its own line, or for inlined code
+ * whose own line is unknown (file "?", line 0) where it was inlined.
  */
 bool kmt_vmlinux_source(struct kmt_vmlinux *vm, unsigned long long addr,
 			struct kmt_source *src);
