@@ -12,7 +12,8 @@
 # read through package lists of their own in the cache (apt_opts): nothing
 # but those kernel packages is taken from them. KMT_TARGETS picks the guests
 # (default "x86_64 arm64 armhf s390x x86_64:5.10 arm64:5.10 x86_64:6.12
-# arm64:6.12"; ARCH alone is 6.1); KMT_TARGETS_OUT=DIR keeps what came out
+# arm64:6.12 footprint"; ARCH alone is 6.1; footprint is kmtrace footprint on
+# the x86-64 6.1 guest kernel's vmlinux, from its -dbg package); KMT_TARGETS_OUT=DIR keeps what came out
 # of each guest in DIR/DEBARCH-VERSION (recordings, text, formats, kallsyms).
 #
 # Exit status: 0 when every guest passed or was skipped (each skip is a
@@ -23,7 +24,7 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${KMT_TARGET_CACHE:-/var/cache/kmtrace-targets}
-targets=${KMT_TARGETS:-"x86_64 arm64 armhf s390x x86_64:5.10 arm64:5.10 x86_64:6.12 arm64:6.12"}
+targets=${KMT_TARGETS:-"x86_64 arm64 armhf s390x x86_64:5.10 arm64:5.10 x86_64:6.12 arm64:6.12 footprint"}
 work=$(mktemp -d /tmp/kmtrace-targets.XXXXXX)
 passed=0 failed=0 skipped=0 failures=""
 say() { echo "check-targets: $*"; }
@@ -221,6 +222,37 @@ target_x86_64() {
 	run_guest "x86-64 $v" "amd64-$v" "$top/kmtrace-record" /bin/busybox "$(shipped "$v")" $qemu
 }
 
+# target_footprint: kmtrace footprint on the x86-64 6.1 guest's vmlinux (the
+# -dbg package of its kernel, 860 MB; its vmlinux is kept in the cache), every figure
+# at depth 2 recounted by tests/footprint_recount.py (readelf, llvm-symbolizer,
+# llvm-dwarfdump).
+target_footprint() {
+	started=$(date +%s)
+	pkg=$(kernel_package amd64 amd64 6.1)
+	[ -n "$pkg" ] || { skip "footprint: apt knows no Debian 6.1 kernel package for amd64"; return; }
+	vmlinux=$cache/vmlinux-${pkg#linux-image-}
+	if [ ! -s "$vmlinux" ]; then
+		dbg=$(fetch "$pkg-dbg:amd64" amd64) ||
+			{ skip "footprint: cannot download $pkg-dbg from Debian's archive"; return; }
+		dpkg-deb --fsys-tarfile "$dbg" |
+			tar -xO "./usr/lib/debug/boot/vmlinux-${pkg#linux-image-}" >"$vmlinux.part" &&
+			mv "$vmlinux.part" "$vmlinux" ||
+			{ rm -f "$vmlinux.part"; skip "footprint: no vmlinux in $dbg"; return; }
+		rm -f "$dbg"	# the vmlinux is all this needs of it
+	fi
+	say "footprint: $vmlinux ($(size "$vmlinux" | sed -n 2p | awk '{ print "size: text " $1 ", data " $2 ", bss " $3 }'))"
+	if "$top/kmtrace" footprint --vmlinux "$vmlinux" --by-dir 2 --top 0 --format json \
+		>"$work/footprint.json" 2>"$work/footprint.err" &&
+	   python3 "$top/tests/footprint_recount.py" "$vmlinux" "$work/footprint.json" 2; then
+		passed=$((passed + 1))
+		say "footprint: passed in $(($(date +%s) - started)) s"
+	else
+		failed=$((failed + 1))
+		failures="$failures
+check-targets: FAILED: footprint of $vmlinux: $(tail -n 1 "$work/footprint.err")"
+	fi
+}
+
 # The formats kmtrace ships for Linux VERSION (formats/linux-VERSION), or "".
 shipped() { [ -d "$top/formats/linux-$1" ] && echo "$1" || true; }
 
@@ -262,7 +294,9 @@ for t in $targets; do
 		qemu-system-arm qemu-system-arm -M virt -cpu cortex-a15 ;;
 	s390x) cross_target "s390x $v" s390x s390x-linux-gnu s390x "$v" console=ttysclp0 \
 		qemu-system-misc qemu-system-s390x -M s390-ccw-virtio ;;
-	*) say "unknown target $t (x86_64, arm64, armhf, s390x, each with :5.10 or :6.12)"
+	footprint) target_footprint ;;
+	*) say "unknown target $t (x86_64, arm64, armhf, s390x, each with :5.10 or :6.12;" \
+	       "footprint)"
 	   failed=$((failed + 1)) ;;
 	esac
 done

@@ -2,7 +2,7 @@
 # symbol. Sourced by tests/integration.sh (uses its KMTRACE, TOP, WORK,
 # check). The image is a small program built here from a tree whose
 # variables' sizes the test knows; tests/footprint_recount.py recounts
-# everything from readelf, addr2line and nm -l.
+# everything from readelf, llvm-symbolizer and llvm-dwarfdump.
 
 # A tree a/one.c, a/b/two.c, c/three.c, main.c built into $WORK/fp/prog
 # (-g, from the tree's top: paths relative to it), and c/three.c alone as
@@ -172,7 +172,7 @@ test_footprint_refusals() {
 }
 
 footprint_parsing_tests() {
-	check "footprint: totals, size(1)'s, and every directory's and file's bytes equal readelf/addr2line/nm -l; known variables in their files" \
+	check "footprint: totals, size(1)'s, and every directory's and file's bytes equal readelf/llvm-symbolizer/llvm-dwarfdump's; known variables in their files" \
 		test_footprint_recount
 	check "footprint: --branch keeps its directory; --modules rows equal readelf's sections" \
 		test_footprint_branch_modules

@@ -2,19 +2,17 @@
 # SPDX-License-Identifier: LGPL-2.1
 """Recount kmtrace footprint's figures from binutils alone.
 
-  footprint_recount.py ELF JSON DEPTH [--code-only]
+  footprint_recount.py ELF JSON DEPTH
 
 JSON is `kmtrace footprint --vmlinux ELF --by-dir DEPTH --top 0 --format
 json`. The recount reads the sections and symbols with readelf, the file
-of each function's first instruction with addr2line -i (past inlined
-functions: the last line) and, unless
---code-only (nm -l is far too slow on a vmlinux), the file declaring each
-variable with nm -l. It applies footprint's documented rules (a section's
+of each function's first instruction with llvm-symbolizer --inlining (past
+inlined functions: the last frame), and the file declaring each variable
+from llvm-dwarfdump's dump. It applies footprint's documented rules (a section's
 class by its flags, .rodata* read-only; each byte of a section to the
 first sized symbol covering it; paths relative to the unit's build
 directory, or to the source tree above it) and asserts that the summary's
-totals, size(1)'s, and every directory's and file's bytes (the text column
-only with --code-only) are equal.
+totals, size(1)'s, and every directory's and file's bytes are equal.
 """
 import collections
 import json
@@ -111,15 +109,16 @@ def relative(path, dirs):
 
 
 def code_files(elf, syms, dirs):
+    """Each function's file: LLVM's symbolizer, its outermost frame. (binutils'
+    addr2line picks another of the line rows at one address now and then.)"""
     addrs = sorted({a for n, c, a, b in syms if c == 'text'})
-    text = run_input(['addr2line', '-i', '-a', '-e', elf], ''.join('%x\n' % a for a in addrs))
-    out, addr = {}, None
-    for line in text.splitlines():     # "0xADDR", then innermost .. outermost: keep the last
-        if line.startswith('0x'):
-            addr = int(line, 16)
-            continue
-        f = line.split(' (discriminator')[0].rsplit(':', 1)[0]
-        out[addr] = None if f.startswith('??') else relative(f, dirs)
+    text = run_input(['llvm-symbolizer', '--inlining', '--obj=' + elf],
+                     ''.join('0x%x\n' % a for a in addrs))
+    out = {}
+    for a, group in zip(addrs, text.strip('\n').split('\n\n')):
+        f, line, col = group.splitlines()[-1].rsplit(':', 2)
+        # line 0: DWARF's "no source line" (LLVM then names a bare file)
+        out[a] = None if f.startswith('??') or line == '0' else relative(f, dirs)
     return out
 
 
@@ -128,11 +127,40 @@ def run_input(cmd, data):
 
 
 def data_files(elf, dirs):
+    """Each variable with a fixed address (DW_OP_addr first): the file declaring
+    it, through DW_AT_specification and DW_AT_abstract_origin, from LLVM's
+    dump of the DWARF (the first variable at an address wins)."""
+    dump = subprocess.Popen(
+        ['sh', '-c', 'llvm-dwarfdump --debug-info "$1" | grep -E '
+         '"^0x[0-9a-f]+: +(DW_TAG|NULL)|DW_AT_(decl_file|location|specification|abstract_origin)"',
+         'sh', elf], stdout=subprocess.PIPE, text=True)
+    files, refs, located = {}, {}, []
+    die = tag = None
+    for line in dump.stdout:
+        m = re.match(r'^0x([0-9a-f]+): +(\S+)', line)
+        if m:
+            die, tag = int(m.group(1), 16), m.group(2)
+            continue
+        if tag != 'DW_TAG_variable':
+            continue
+        m = re.search(r'DW_AT_decl_file\t\("(.*)"\)', line)
+        if m:
+            files[die] = m.group(1)
+        m = re.search(r'DW_AT_(?:specification|abstract_origin)\t\(0x([0-9a-f]+)', line)
+        if m:
+            refs[die] = int(m.group(1), 16)
+        m = re.search(r'DW_AT_location\t\(DW_OP_addr 0x([0-9a-f]+)', line)
+        if m:
+            located.append((die, int(m.group(1), 16)))
+    if dump.wait():
+        raise SystemExit('llvm-dwarfdump failed')
     out = {}
-    for line in run('nm', '-l', '--defined-only', elf).splitlines():
-        m = re.match(r'([0-9a-f]+) [a-zA-Z] (\S+)\t(.*):\d+$', line)
-        if m and not m.group(3).startswith('??'):
-            out.setdefault(int(m.group(1), 16), relative(m.group(3), dirs))
+    for die, addr in located:
+        d = die
+        while d not in files and d in refs:
+            d = refs[d]
+        if d in files and addr not in out:
+            out[addr] = relative(files[d], dirs)
     return out
 
 
@@ -145,7 +173,6 @@ def group(f, depth):
 
 def main():
     elf, report, depth = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    code_only = '--code-only' in sys.argv
     fp = json.load(open(report))['analyses']['footprint']
     secs = sections(elf)
     totals = collections.Counter()
@@ -161,17 +188,14 @@ def main():
     assert summary['symbols'] == len(syms), (summary['symbols'], len(syms))
     dirs = comp_dirs(elf)
     files = code_files(elf, syms, dirs)
-    if not code_only:
-        dfiles = data_files(elf, dirs)
+    dfiles = data_files(elf, dirs)
     by_dir, by_file = collections.defaultdict(collections.Counter), \
         collections.defaultdict(collections.Counter)
     for name, cls, addr, nbytes in syms:
-        if cls != 'text' and code_only:
-            continue
         f = files.get(addr) if cls == 'text' else dfiles.get(addr)
         by_dir[group(f, depth)][cls] += nbytes
         by_file[f or '(no source)'][cls] += nbytes
-    cols = ('text',) if code_only else CLASSES
+    cols = CLASSES
     checked = 0
     for table, key, want in (('dirs', 'dir', by_dir), ('files', 'file', by_file)):
         got = {r[key]: r for r in fp['tables'][table] if not r[key].startswith(('[', '(no symbol'))}
