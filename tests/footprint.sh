@@ -171,6 +171,83 @@ test_footprint_refusals() {
 	[ $? = 2 ] && grep -q -- '--by-dir wants a depth' "$WORK/fpe.err"
 }
 
+# report slab --by-dir N --footprint IMAGE: per directory the image's static
+# bytes (footprint's, which tests/footprint_recount.py recounts here too),
+# and the slab dirs table's live and allocated bytes, their sum and waste;
+# page the same in bytes; the HTML draws a sunburst per attribute.
+test_footprint_static_dynamic() {
+	local d img=$WORK/standin/vmlinux
+	standin_built || return 1
+	for d in 1 2; do
+		"$KMTRACE" footprint --vmlinux "$img" --by-dir $d --top 0 --format json \
+			>"$WORK/sfp$d.json" &&
+		python3 "$TOP/tests/footprint_recount.py" "$img" "$WORK/sfp$d.json" $d &&
+		"$KMTRACE" report -i "$WORK/standin/trace.txt" --vmlinux "$img" slab --caller \
+			--by-dir $d --footprint "$img" --format json >"$WORK/sd$d.json" 2>/dev/null ||
+			return 1
+	done
+	"$KMTRACE" report -i "$TRACES/stacks.dat" --kallsyms "$TRACES/stacks.kallsyms" page \
+		--caller --by-dir 1 --footprint "$img" --format json >"$WORK/spage.json" 2>/dev/null ||
+		return 1
+	python3 - "$WORK" <<'PY' || return 1
+import json, sys
+w = sys.argv[1]
+for d in (1, 2):
+    fp = {r['dir']: r['total'] for r in
+          json.load(open(f'{w}/sfp{d}.json'))['analyses']['footprint']['tables']['dirs']}
+    slab = json.load(open(f'{w}/sd{d}.json'))['analyses']['slab']['tables']
+    dyn = {r['dir']: r for r in slab['dirs']}
+    rows = {r['dir']: r for r in slab['static']}
+    assert set(rows) == set(fp) | set(dyn), (sorted(rows), sorted(fp), sorted(dyn))
+    for name, r in rows.items():
+        want = dyn.get(name, {})
+        assert r['static'] == fp.get(name, 0), (d, name, r)
+        assert r['live'] == want.get('live_bytes', 0), (d, name, r)
+        assert r['dynamic'] == want.get('bytes_alloc', 0), (d, name, r)
+        assert r['waste'] == want.get('bytes_alloc', 0) - want.get('bytes_req', 0), (d, name, r)
+        assert r['static_live'] == r['static'] + r['live'], (d, name, r)
+    print(f"  slab --by-dir {d}: {len(rows)} rows, static {sum(fp.values())} bytes, "
+          f"live {sum(r['live'] for r in rows.values())}")
+page = json.load(open(f'{w}/spage.json'))['analyses']['page']
+size = page['summary']['page_size']
+dyn = {r['dir']: r for r in page['tables']['callers']}
+rows = {r['dir']: r for r in page['tables']['static']}
+assert 'waste' not in next(iter(rows.values()))
+for name, r in dyn.items():
+    assert rows[name]['live'] == max(r['live_pages'], 0) * size, (name, r, rows[name])
+    assert rows[name]['dynamic'] == r['pages'] * size, (name, r, rows[name])
+print(f"  page --by-dir 1: {len(rows)} rows, pages as bytes of {size}")
+PY
+	"$KMTRACE" report -i "$WORK/standin/trace.txt" --vmlinux "$img" --html "$WORK/sd.html" \
+		slab --caller --by-dir 2 --footprint "$img" 2>/dev/null || return 1
+	python3 - "$WORK/sd.html" <<'PY'
+import re, sys
+html = open(sys.argv[1]).read()
+part = html[html.index('Static beside dynamic'):]
+svg = part[:part.index('</svg>')]
+titles = re.findall(r'text-anchor="middle">([a-z_]+)</text>', svg)
+assert titles == ['static', 'live', 'static_live', 'dynamic', 'waste'], titles
+assert svg.count('class="mark"') >= 10, svg.count('class="mark"')
+print(f"  HTML: a sunburst each for {', '.join(titles)}")
+PY
+}
+
+# --footprint: an image that is not ELF is refused naming it; without
+# --by-dir there is no static table, and the remark says why.
+test_footprint_static_refusals() {
+	printf 'not an image\n' >"$WORK/fp-not-elf"
+	"$KMTRACE" report -i "$TRACES/small.dat" slab --caller --by-dir 1 \
+		--footprint "$WORK/fp-not-elf" >/dev/null 2>"$WORK/sfe.err"
+	[ $? = 2 ] && [ "$(wc -l <"$WORK/sfe.err")" = 1 ] &&
+		grep -q -- "--footprint .*fp-not-elf: offset 0: not an ELF file" "$WORK/sfe.err" ||
+		{ cat "$WORK/sfe.err"; return 1; }
+	build_footprint_tree || return 1
+	"$KMTRACE" report -i "$TRACES/small.dat" slab --caller --footprint "$WORK/fp/prog" \
+		--format json >"$WORK/sfe.json" 2>"$WORK/sfe.err" || return 1
+	grep -q -- '--footprint sets static bytes beside a --by-dir table' "$WORK/sfe.err" &&
+		! grep -q '"static"' "$WORK/sfe.json"
+}
+
 footprint_parsing_tests() {
 	check "footprint: totals, size(1)'s, and every directory's and file's bytes equal readelf/llvm-symbolizer/llvm-dwarfdump's; known variables in their files" \
 		test_footprint_recount
@@ -179,4 +256,8 @@ footprint_parsing_tests() {
 	check "footprint: text, CSV -o DIR, --table, HTML (0600, never replaced)" test_footprint_formats
 	check "footprint: not ELF, cut short, missing, no --vmlinux, bad --by-dir: one line, exit 2" \
 		test_footprint_refusals
+	check "footprint: slab and page --by-dir --footprint: static, live, their sum, dynamic and waste per directory; a sunburst each" \
+		test_footprint_static_dynamic
+	check "footprint: --footprint of a file that is not ELF: one line, exit 2; without --by-dir: said, no table" \
+		test_footprint_static_refusals
 }

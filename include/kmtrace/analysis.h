@@ -47,6 +47,23 @@ int kmt_session_source_file(const struct kmt_session *s, unsigned long long addr
 			    size_t len);
 bool kmt_session_has_sources(const struct kmt_session *s);
 
+/* Static bytes of a kernel image from one source file (kmt_static_by_file()). */
+struct kmt_static_file {
+	char *file;		/* relative to the build tree; "": no source known; NULL: in no symbol */
+	unsigned long long bytes;	/* text, rodata, data and bss */
+};
+
+/*
+ * The static bytes of ELF image @path by source file, as kmtrace footprint
+ * counts them, into *@files (*@n entries, every byte of the image's
+ * allocated sections once). 0, or -1 with @err naming @path.
+ */
+int kmt_static_by_file(const char *path, struct kmt_static_file **files, size_t *n,
+		       struct kmt_error *err);
+
+/* Free what kmt_static_by_file() gave; NULL is ignored. */
+void kmt_static_free(struct kmt_static_file *files, size_t n);
+
 /*
  * A set of event types, a bit each: more types than 64, so 128 bits (every
  * 64-bit target of GCC and clang has them).

@@ -93,6 +93,7 @@ static void page_free_state(void *priv)
 	kmt_hashmap_free(&st->proc_index);
 	kmt_objmap_free(&st->live);
 	kmt_hashmap_free(&st->recent_index);
+	kmt_rollup_release(&st->rollup);
 	kmt_filter_free(&st->filter);
 	free(st);
 }

@@ -386,6 +386,27 @@ static uint32_t *sorted_callers(struct page_state *st, const struct page_caller 
 	return idx;
 }
 
+/* --footprint: the @n directories @names of @rows beside the image's static bytes. */
+static int report_static(const struct page_state *st, const struct page_caller *rows,
+			 char **names, long n, struct kmt_output *out)
+{
+	struct kmt_rollup_dynamic *dyn = calloc(n + 1, sizeof(*dyn));
+	long i;
+	int ret;
+
+	if (!dyn)
+		return -1;
+	for (i = 0; i < n; i++) {
+		int64_t live = (int64_t)rows[i].c.live_pages;
+
+		dyn[i] = (struct kmt_rollup_dynamic){ names[i], live > 0 ? live * st->page_size : 0,
+						      rows[i].c.pages * st->page_size, 0 };
+	}
+	ret = kmt_rollup_report_static(&st->rollup, dyn, (uint32_t)n, false, out);
+	free(dyn);
+	return ret;
+}
+
 int kmt_page_report_callers(struct page_state *st, struct kmt_output *out)
 {
 	struct kmt_column cols[] = { { 0 }, COUNT_COLUMNS };
@@ -412,6 +433,8 @@ int kmt_page_report_callers(struct page_state *st, struct kmt_output *out)
 		ret = kmt_table_row(t, row);
 	}
 	free(idx);
+	if (!ret && t && grouped && st->rollup.statics)
+		ret = report_static(st, rows, res.names, n, out);
 	if (rows != st->callers) {
 		free(rows);
 		kmt_rollup_free(&res);

@@ -14,35 +14,45 @@
 
 #include <kmtrace/error.h>
 
+struct kmt_output;
 struct kmt_session;
+struct kmt_static_file;
 
 /* Option keys, within the analyses' range (0x100..0x3ff). */
-enum { KMT_OPT_BY_DIR = 0x3e0, KMT_OPT_BRANCH, KMT_OPT_BY_MODULE };
+enum { KMT_OPT_BY_DIR = 0x3e0, KMT_OPT_BRANCH, KMT_OPT_BY_MODULE, KMT_OPT_FOOTPRINT };
 
 #define KMT_ROLLUP_LONGOPTS \
 	{ "by-dir", required_argument, NULL, KMT_OPT_BY_DIR }, \
 	{ "branch", required_argument, NULL, KMT_OPT_BRANCH }, \
-	{ "by-module", no_argument, NULL, KMT_OPT_BY_MODULE }
+	{ "by-module", no_argument, NULL, KMT_OPT_BY_MODULE }, \
+	{ "footprint", required_argument, NULL, KMT_OPT_FOOTPRINT }
 
 #define KMT_ROLLUP_USAGE \
 	"  --by-dir DEPTH      call sites summed per source directory, DEPTH levels\n" \
 	"                      deep (fs/, fs/ext4/; needs --vmlinux with DWARF)\n" \
 	"  --branch DIR        only call sites whose source is under DIR (e.g. fs/ext4)\n" \
-	"  --by-module         call sites summed per module (vmlinux for the kernel)\n"
+	"  --by-module         call sites summed per module (vmlinux for the kernel)\n" \
+	"  --footprint IMAGE   with --by-dir: each directory's static bytes (kmtrace\n" \
+	"                      footprint's, of the vmlinux IMAGE) beside its dynamic ones\n"
 
 struct kmt_rollup {
 	int depth;		/* --by-dir, 0 when not asked */
 	bool by_module;
 	char branch[256];	/* --branch, "" when not asked */
+	struct kmt_static_file *statics;	/* --footprint's image by file; NULL: not asked */
+	size_t nstatics;
 };
 
 /* Whether @key is a rollup option. */
 static inline bool kmt_rollup_is_option(int key)
 {
-	return key >= KMT_OPT_BY_DIR && key <= KMT_OPT_BY_MODULE;
+	return key >= KMT_OPT_BY_DIR && key <= KMT_OPT_FOOTPRINT;
 }
 
-/* Take rollup option @key with @arg; 0, or -1 with @err filled. */
+/*
+ * Take rollup option @key with @arg (--footprint reads its image now); 0,
+ * or -1 with @err filled. kmt_rollup_release() frees what it keeps.
+ */
 int kmt_rollup_option(struct kmt_rollup *ro, int key, const char *arg, struct kmt_error *err);
 
 /* Whether call sites are summed into groups (--by-dir or --by-module). */
@@ -81,6 +91,27 @@ int kmt_rollup_assign(const struct kmt_rollup *ro, const struct kmt_session *s, 
  * "(no source)", or "" without --by-dir. False when --branch leaves it out.
  */
 bool kmt_rollup_file_group(const struct kmt_rollup *ro, const char *file, char *buf, size_t len);
+
+/* Free what the options of @ro keep (--footprint's figures). */
+void kmt_rollup_release(struct kmt_rollup *ro);
+
+/* One group's dynamic figures, for kmt_rollup_report_static(). */
+struct kmt_rollup_dynamic {
+	const char *name;	/* its group (kmt_rollup_assign()'s name) */
+	uint64_t live;		/* bytes live at the end */
+	uint64_t total;		/* bytes allocated */
+	uint64_t waste;		/* bytes allocated beyond those asked for */
+};
+
+/*
+ * With --footprint: table "static" of @out, per source directory (--by-dir,
+ * --branch) the static bytes of the image, the @n groups @dyn's live
+ * bytes, their sum, the bytes allocated and (@with_waste) wasted, as
+ * trace_analyze.py sets them side by side; a directory with either kind
+ * is a row. 0, or -1 when out of memory.
+ */
+int kmt_rollup_report_static(const struct kmt_rollup *ro, const struct kmt_rollup_dynamic *dyn,
+			     uint32_t n, bool with_waste, struct kmt_output *out);
 
 /* Free what kmt_rollup_assign() filled in. */
 void kmt_rollup_free(struct kmt_rollup_result *res);

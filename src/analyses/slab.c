@@ -119,6 +119,7 @@ static void slab_free(void *priv)
 	kmt_slab_audit_free(&st->audit);
 	free(st->points);
 	kmt_filter_free(&st->o.filter);
+	kmt_rollup_release(&st->o.rollup);
 	free(st);
 }
 

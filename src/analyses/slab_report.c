@@ -340,6 +340,27 @@ static int roll_up_callers(const struct slab_state *st, struct slab_group *out)
 	return out->rows ? 0 : -1;
 }
 
+/* --footprint: the directories of @g beside the image's static bytes. */
+static int report_static(const struct kmt_rollup *ro, const struct slab_group *g,
+			 struct kmt_output *out)
+{
+	struct kmt_rollup_dynamic *dyn = calloc(g->n + 1, sizeof(*dyn));
+	uint32_t i;
+	int ret;
+
+	if (!dyn)
+		return -1;
+	for (i = 0; i < g->n; i++) {
+		const struct slab_stat *s = &g->rows[i].st;
+
+		dyn[i] = (struct kmt_rollup_dynamic){ g->rows[i].name, s->live_bytes, s->alloc,
+						      s->alloc - s->req };
+	}
+	ret = kmt_rollup_report_static(ro, dyn, g->n, true, out);
+	free(dyn);
+	return ret;
+}
+
 /* The call-site table rolled up (--by-dir, --by-module, --branch). */
 static int report_rolled_callers(const struct slab_state *st, struct kmt_output *out)
 {
@@ -366,6 +387,8 @@ static int report_rolled_callers(const struct slab_state *st, struct kmt_output 
 		tk.title = title;
 	}
 	ret = report_table(st, &tk, &g, out);
+	if (!ret && ro->statics)
+		ret = report_static(ro, &g, out);
 	for (i = 0; i < g.n; i++)
 		free(g.rows[i].name);
 	free(g.rows);

@@ -86,7 +86,8 @@ static const struct option longopts[] = {
 	{ "table", required_argument, NULL, OPT_TABLE },
 	{ "human", no_argument, NULL, 'H' },
 	{ "help", no_argument, NULL, 'h' },
-	KMT_ROLLUP_LONGOPTS,
+	{ "by-dir", required_argument, NULL, KMT_OPT_BY_DIR },
+	{ "branch", required_argument, NULL, KMT_OPT_BRANCH },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -127,7 +128,7 @@ static int option(struct fp_args *a, int c)
 		a->human = 1;
 		return 0;
 	}
-	if (kmt_rollup_is_option(c) && c != KMT_OPT_BY_MODULE) {
+	if (c == KMT_OPT_BY_DIR || c == KMT_OPT_BRANCH) {
 		if (!kmt_rollup_option(&a->ro, c, optarg, &err))
 			return 0;
 		fprintf(stderr, "kmtrace footprint: %s\n", err.msg);

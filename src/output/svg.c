@@ -506,8 +506,8 @@ static void svg_sunbursts(FILE *fp, const struct kmt_table *t, int dc)
 {
 	int cols[SUN_CHARTS], n = 0, c, r, i;
 
-	for (c = 0; c < t->ncols && n < SUN_CHARTS; c++)
-		if (t->cols[c].kind == KMT_KIND_BYTES)
+	for (c = 0; c < t->ncols && n < SUN_CHARTS; c++)	/* sums, not means per hit */
+		if (t->cols[c].kind == KMT_KIND_BYTES && !strstr(t->cols[c].key, "per_hit"))
 			cols[n++] = c;
 	if (!n || !t->rows)
 		return;
