@@ -13,6 +13,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -648,24 +649,39 @@ static int setup_and_run(struct recorder *r, const sigset_t *old)
 	return 0;
 }
 
-/* extract: the named instance, which must exist and be still. 0, -1 or -2. */
+/* Whether --extract names the top-level buffer ("/"): boot-time events of trace_event=. */
+static bool extract_top(const struct recorder *r)
+{
+	return !strcmp(r->o->extract, "/");
+}
+
+/*
+ * extract: the named instance, or with "/" the top-level buffer (r->inst
+ * stays NULL, which libtracefs takes as the top level), which must exist
+ * and be still. 0, -1 or -2.
+ */
 static int open_existing_instance(struct recorder *r)
 {
 	const char *name = r->o->extract, *dir = tracefs_tracing_dir();
+	char on[PATH_MAX], what[300];
 
-	if (!*name || strchr(name, '/') || !tracefs_instance_exists(name)) {
+	if (!extract_top(r) && (!*name || strchr(name, '/') || !tracefs_instance_exists(name))) {
 		kmt_error_set(r->err, "record", -1, "--extract: no tracing instance '%s' in "
 			      "%s/instances", name, dir);
 		return -2;
 	}
 	errno = 0;
-	r->inst = tracefs_instance_alloc(NULL, name);
-	if (!r->inst)
+	r->inst = extract_top(r) ? NULL : tracefs_instance_alloc(NULL, name);
+	if (!r->inst && !extract_top(r))
 		return kmt_record_fail(r, "cannot open tracing instance %s", name);
 	if (tracefs_trace_is_on(r->inst)) {
-		kmt_error_set(r->err, "record", -1, "--extract: tracing is on in instance %s; "
-			      "turn it off first (echo 0 > %s/instances/%s/tracing_on) so that "
-			      "nothing is added while it is read out", name, dir, name);
+		snprintf(on, sizeof(on), extract_top(r) ? "%s/tracing_on" :
+			 "%s/instances/%s/tracing_on", dir, name);
+		snprintf(what, sizeof(what), extract_top(r) ? "the top-level buffer" :
+			 "instance %s", name);
+		kmt_error_set(r->err, "record", -1, "--extract: tracing is on in %s; turn it "
+			      "off first (echo 0 > %s) so that nothing is added while it is read "
+			      "out", what, on);
 		return -2;
 	}
 	return 0;

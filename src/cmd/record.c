@@ -71,7 +71,8 @@ static void usage(FILE *fp)
 		"  -- COMMAND      run COMMAND and record it and its descendants only\n"
 		"      --extract   write what the existing tracing instance INSTANCE holds\n"
 		"                  (set up by hand or a script, its tracing off) and leave it\n"
-		"                  in place; its enabled events' formats go into the file\n\n"
+		"                  in place; its enabled events' formats go into the file;\n"
+		"                  / is the top-level buffer (trace_event= at boot)\n\n"
 		"Without COMMAND, -p or -d it records system-wide until SIGINT. On a terminal\n"
 		"it shows progress once a second. Exit status: 0, or the command's own when\n"
 		"it failed (127: it could not be run), 1 when recording failed, 2 for a bad\n"
@@ -147,7 +148,9 @@ static void print_summary(const struct kmt_record_opts *o, const struct kmt_reco
 	else if (res->stopped_by == KMT_STOP_PIDS_GONE)
 		fprintf(stderr, "kmtrace: every traced process exited\n");
 	else if (res->stopped_by == KMT_STOP_EXTRACTED)
-		fprintf(stderr, "kmtrace: taken out of instance %s (left in place)\n", o->extract);
+		fprintf(stderr, "kmtrace: taken out of %s%s (left in place)\n",
+			strcmp(o->extract, "/") ? "instance " : "the top-level buffer",
+			strcmp(o->extract, "/") ? o->extract : "");
 	fprintf(stderr, "kmtrace: %llu events, %llu lost, written to %s\n", events, lost,
 		strcmp(o->output, "-") ? o->output : "standard output");
 	if (res->command_status > 0 && WIFEXITED(res->command_status))
