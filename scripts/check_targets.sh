@@ -11,9 +11,10 @@
 # kernels for x86-64 and arm64 come from the same archive's other suites,
 # read through package lists of their own in the cache (apt_opts): nothing
 # but those kernel packages is taken from them. KMT_TARGETS picks the guests
-# (default "x86_64 arm64 armhf s390x x86_64:5.10 arm64:5.10 x86_64:6.12
-# arm64:6.12 footprint"; ARCH alone is 6.1; footprint is kmtrace footprint on
-# the x86-64 6.1 guest kernel's vmlinux, from its -dbg package); KMT_TARGETS_OUT=DIR keeps what came out
+# (default "footprint x86_64 arm64 armhf s390x x86_64:5.10 arm64:5.10
+# x86_64:6.12 arm64:6.12"; ARCH alone is 6.1; footprint is kmtrace footprint
+# on the x86-64 6.1 guest kernel's vmlinux, from its -dbg package, which the
+# x86-64 6.1 guest's boot-time report then uses for --by-dir); KMT_TARGETS_OUT=DIR keeps what came out
 # of each guest in DIR/DEBARCH-VERSION (recordings, text, formats, kallsyms).
 #
 # Exit status: 0 when every guest passed or was skipped (each skip is a
@@ -24,7 +25,7 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${KMT_TARGET_CACHE:-/var/cache/kmtrace-targets}
-targets=${KMT_TARGETS:-"x86_64 arm64 armhf s390x x86_64:5.10 arm64:5.10 x86_64:6.12 arm64:6.12 footprint"}
+targets=${KMT_TARGETS:-"footprint x86_64 arm64 armhf s390x x86_64:5.10 arm64:5.10 x86_64:6.12 arm64:6.12"}
 work=$(mktemp -d /tmp/kmtrace-targets.XXXXXX)
 passed=0 failed=0 skipped=0 failures=""
 say() { echo "check-targets: $*"; }
@@ -169,8 +170,11 @@ run_guest() {
 		skip "$name: the guest did not finish in ${KMT_GUEST_TIMEOUT:-300} s, twice"
 		return
 	fi
-	if [ "$rc" = 0 ] && python3 "$top/tests/targets/check_guest.py" "$top/kmtrace" \
-		"$work/$arch/out" "$name" $version; then
+	# the kernel's debug image, where the footprint target left it: --by-dir
+	vmlinux=$cache/vmlinux-${pkg#linux-image-}
+	[ -s "$vmlinux" ] || vmlinux=
+	if [ "$rc" = 0 ] && KMT_GUEST_VMLINUX=$vmlinux python3 "$top/tests/targets/check_guest.py" \
+		"$top/kmtrace" "$work/$arch/out" "$name" $version; then
 		passed=$((passed + 1))
 		say "$name: passed in $(($(date +%s) - started)) s (boot, recordings, checks)"
 	else
@@ -219,7 +223,8 @@ target_x86_64() {
 		say "x86-64 $v: KVM does not boot the kernel here (/dev/kvm or nesting): TCG"
 	fi
 	# shellcheck disable=SC2086
-	run_guest "x86-64 $v" "amd64-$v" "$top/kmtrace-record" /bin/busybox "$(shipped "$v")" $qemu
+	KMT_GUEST_BOOT_ARGS=$(boot_args "$v") run_guest "x86-64 $v" "amd64-$v" \
+		"$top/kmtrace-record" /bin/busybox "$(shipped "$v")" $qemu
 }
 
 # target_footprint: kmtrace footprint on the x86-64 6.1 guest's vmlinux (the
@@ -253,6 +258,19 @@ check-targets: FAILED: footprint of $vmlinux: $(tail -n 1 "$work/footprint.err")
 	fi
 }
 
+# boot_args VERSION: the kernel command line of boot-time kmem tracing on
+# Linux VERSION: an instance of its own (trace_instance=NAME,EVENTS, 6.5
+# on), else the guest's top-level buffer (trace_event=), kept from being
+# overwritten once full so that it holds the boot's first events.
+boot_args() {
+	ev=kmem:kmalloc,kmem:kfree,kmem:kmem_cache_alloc,kmem:kmem_cache_free
+	ev=$ev,kmem:mm_page_alloc,kmem:mm_page_free
+	case $1 in
+	5.10 | 6.1) echo "trace_event=$ev trace_buf_size=2M trace_options=nooverwrite" ;;
+	*) echo "trace_instance=kmtrace-boot,$ev trace_buf_size=2M" ;;
+	esac
+}
+
 # The formats kmtrace ships for Linux VERSION (formats/linux-VERSION), or "".
 shipped() { [ -d "$top/formats/linux-$1" ] && echo "$1" || true; }
 
@@ -277,7 +295,8 @@ cross_target() {
 	mkdir -p "$work/busybox-$debarch"
 	dpkg-deb -x "$bb" "$work/busybox-$debarch"
 	guest_kernel "$name" "$debarch" "$flavour" "$v" || return 0
-	KMT_GUEST_CONSOLE=$console run_guest "$name" "$debarch-$v" "$bin" \
+	KMT_GUEST_CONSOLE=$console KMT_GUEST_BOOT_ARGS=$(boot_args "$v") \
+		run_guest "$name" "$debarch-$v" "$bin" \
 		"$work/busybox-$debarch/bin/busybox" "" "$@"
 }
 

@@ -16,7 +16,12 @@ VERSION names the formats kmtrace ships for this kernel (formats/linux-*).
      text.dat, the same buffer extracted; its lines per event equal
      text.dat's events per type and trace-cmd report's. With VERSION, the
      shipped formats (--formats VERSION) give the same reports too.
-  3. the recorder's RSS while recording (after the workload), its peak RSS,
+  3. boot.dat, the boot-time buffer (kmem events from the kernel command
+     line), extracted first: its events per type and its slab call sites
+     with their allocations equal trace-cmd report's; by module they add up
+     to the same; with KMT_GUEST_VMLINUX (the kernel's debug image) by
+     source directory too, with the image's static bytes beside.
+  4. the recorder's RSS while recording (after the workload), its peak RSS,
      its CPU time and the recording's length (time -v) in the guest, printed.
 Prints a line per check; exits 1 if any failed.
 """
@@ -215,6 +220,68 @@ def check_footprint():
         if ok else 'no figures from /proc or time -v'))
 
 
+def trace_cmd_sites(dat):
+    """Slab allocations per call site in trace-cmd report's text of @dat."""
+    text = subprocess.run(['trace-cmd', 'report', dat], capture_output=True,
+                          text=True).stdout
+    sites = collections.Counter()
+    for line in text.splitlines():
+        m = re.search(r'\s(kmalloc|kmem_cache_alloc)(?:_node)?:.*?\scall_site=(\S+)', line)
+        if m:
+            sites[m[2]] += 1
+    return sites
+
+
+def check_boot():
+    """boot.dat, the boot-time buffer: its events per type and its slab call
+    sites with their allocations equal trace-cmd report's; rolled up by
+    module (and with the kernel's debug image by source directory, its
+    static bytes beside) they add up to the same."""
+    dat = os.path.join(out, 'boot.dat')
+    if not os.path.exists(dat):
+        rc = open(os.path.join(out, 'boot.rc')).read().strip() if os.path.exists(
+            os.path.join(out, 'boot.rc')) else 'no boot-time buffer in the guest'
+        say(False, 'boot.dat: none (%s)' % rc)
+        return
+    doc, _ = report('-i', dat, '--format', 'json', 'stat', 'slab', '--caller', 'page')
+    mods, _ = report('-i', dat, '--format', 'json', 'slab', '--caller', '--by-module')
+    if not doc or not mods:
+        return
+    mine, tc = stat_counts(doc), trace_cmd_counts(dat)
+    rows = {r['callsite']: r['hits'] for r in doc['analyses']['slab']['tables']['callers']}
+    sites = trace_cmd_sites(dat)
+    lost = doc['analyses']['stat']['summary'].get('lost_events')
+    say(mine == tc and sum(mine.values()) > 0,
+        'boot.dat (boot-time buffer): %d events (%s lost), per type %s trace-cmd report'
+        % (sum(mine.values()), lost, 'equal to' if mine == tc else 'NOT equal to'))
+    say(rows == sites and len(rows) > 0,
+        'boot.dat: %d boot-time slab call sites, %d allocations; trace-cmd report: %d, %d%s'
+        % (len(rows), sum(rows.values()), len(sites), sum(sites.values()),
+           ', each the same' if rows == sites else ', NOT the same'))
+    by_mod = {r['module']: r['hits'] for r in mods['analyses']['slab']['tables']['modules']}
+    say(sum(by_mod.values()) == sum(rows.values()),
+        'boot.dat by module: %s' % ', '.join('%s %d' % kv for kv in
+                                             sorted(by_mod.items(), key=lambda kv: -kv[1])[:4]))
+    vmlinux = os.environ.get('KMT_GUEST_VMLINUX')
+    if not vmlinux:
+        return
+    dirs, _ = report('-i', dat, '--vmlinux', vmlinux, '--format', 'json', 'slab', '--caller',
+                     '--by-dir', '1', '--footprint', vmlinux, 'page')
+    if not dirs:
+        return
+    tables = dirs['analyses']['slab']['tables']
+    by_dir = {r['dir']: r['hits'] for r in tables['dirs']}
+    static = {r['dir']: r for r in tables['static']}
+    top = sorted(static.values(), key=lambda r: -r['dynamic'])[:3]
+    say(sum(by_dir.values()) == sum(rows.values()) and set(by_dir) <= set(static) and
+        sum(r['static'] for r in static.values()) > 0,
+        'boot.dat by source directory (%s): %d directories add up to the %d allocations; '
+        'static beside dynamic: %s' % (os.path.basename(vmlinux), len(by_dir),
+                                       sum(by_dir.values()), '; '.join(
+            '%s static %d, dynamic %d, live %d' % (r['dir'], r['static'], r['dynamic'],
+                                                   r['live']) for r in top)))
+
+
 def seconds(clock):
     """time -v's elapsed time in seconds: GNU's h:mm:ss or m:ss.ss, busybox's 0m 3.98s."""
     total = 0.0
@@ -227,5 +294,6 @@ def seconds(clock):
 check_recording('command.dat', False)
 check_recording('guest.dat', True)
 check_text_path()
+check_boot()
 check_footprint()
 sys.exit(1 if failed else 0)

@@ -19,6 +19,10 @@
 #                 page events, the same workload; text.dat the same buffer
 #                 taken out afterwards with kmtrace-record --extract
 #   formats/      the guest's events/*/*/format and uname -a; kallsyms, vmstat.*
+#   boot.dat      with KMT_GUEST_BOOT_ARGS on the kernel command line (boot-time
+#                 kmem tracing into instance kmtrace-boot, or the top-level
+#                 buffer): that buffer, extracted first thing (boot.err,
+#                 boot.rc, boot.stats: its CPUs' stats)
 set -eu
 
 deb=$1 recorder=$2 busybox=$3 work=$4
@@ -46,6 +50,21 @@ O=/tmp/out
 mkdir -p $O
 work() { /bin/workload; }
 uname -a >$O/uname
+
+# -1. the boot-time buffer: kmem events since early boot, from the kernel
+# command line (trace_instance=kmtrace-boot,... where the kernel has it,
+# else trace_event= into the top-level buffer), stopped and taken out first
+B=
+if [ -d $T/instances/kmtrace-boot ]; then B=kmtrace-boot BD=$T/instances/kmtrace-boot
+elif grep -qs kmem $T/set_event; then B=/ BD=$T
+fi
+if [ -n "$B" ]; then
+	echo 0 >$BD/tracing_on
+	cat $BD/per_cpu/cpu*/stats >$O/boot.stats
+	kmtrace-record --extract $B -o $O/boot.dat 2>$O/boot.err
+	echo $? >$O/boot.rc
+	[ "$B" = / ] || rmdir $BD
+fi
 
 # 0. kmtrace-record -- the workload (it and its children only)
 kmtrace-record -o $O/command.dat -- /bin/workload 2>$O/command.err
@@ -118,7 +137,7 @@ chmod +x "$work/root/bin/workload"
 
 rc=0
 timeout "${KMT_GUEST_TIMEOUT:-300}" "$@" -m 1024 -smp 2 -kernel "$kernel" \
-	-initrd "$work/initrd.gz" -append "${KMT_GUEST_CONSOLE:-console=ttyS0 console=ttyAMA0} quiet panic=-1" \
+	-initrd "$work/initrd.gz" -append "${KMT_GUEST_CONSOLE:-console=ttyS0 console=ttyAMA0} quiet panic=-1 ${KMT_GUEST_BOOT_ARGS:-}" \
 	-nographic -no-reboot </dev/null >"$work/serial.log" 2>&1 || rc=$?
 if [ "$rc" = 124 ]; then
 	echo "guest.sh: the guest did not finish in ${KMT_GUEST_TIMEOUT:-300} s" >&2
