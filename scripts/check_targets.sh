@@ -261,12 +261,15 @@ check-targets: FAILED: footprint of $vmlinux: $(tail -n 1 "$work/footprint.err")
 # boot_args VERSION: the kernel command line of boot-time kmem tracing on
 # Linux VERSION: an instance of its own (trace_instance=NAME,EVENTS, 6.5
 # on), else the guest's top-level buffer (trace_event=), kept from being
-# overwritten once full so that it holds the boot's first events.
+# overwritten once full so that it holds the boot's first events, on the
+# global clock: with an unstable TSC (TCG) the kernel would switch the
+# top-level buffer to it at late_initcall, emptying it.
 boot_args() {
 	ev=kmem:kmalloc,kmem:kfree,kmem:kmem_cache_alloc,kmem:kmem_cache_free
 	ev=$ev,kmem:mm_page_alloc,kmem:mm_page_free
 	case $1 in
-	5.10 | 6.1) echo "trace_event=$ev trace_buf_size=2M trace_options=nooverwrite" ;;
+	5.10 | 6.1) echo "trace_event=$ev trace_buf_size=2M trace_options=nooverwrite" \
+		"trace_clock=global" ;;
 	*) echo "trace_instance=kmtrace-boot,$ev trace_buf_size=2M" ;;
 	esac
 }

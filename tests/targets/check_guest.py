@@ -53,12 +53,16 @@ def report(*args, want_rc=0):
     return (json.loads(p.stdout) if '--format' in args else p.stdout), p.stderr
 
 
-def trace_cmd_counts(dat):
-    """Events per name in trace-cmd report's text of @dat."""
-    text = subprocess.run(['trace-cmd', 'report', dat], capture_output=True,
+def trace_cmd_text(dat):
+    """trace-cmd report's text of @dat."""
+    return subprocess.run(['trace-cmd', 'report', dat], capture_output=True,
                           text=True).stdout
+
+
+def trace_cmd_counts(dat, text=None):
+    """Events per name in trace-cmd report's text of @dat."""
     counts = collections.Counter()
-    for line in text.splitlines():
+    for line in (text or trace_cmd_text(dat)).splitlines():
         m = re.search(r'\s\d+\.\d+:\s+(\w+):', line)
         if m:
             counts[m[1]] += 1
@@ -220,10 +224,8 @@ def check_footprint():
         if ok else 'no figures from /proc or time -v'))
 
 
-def trace_cmd_sites(dat):
-    """Slab allocations per call site in trace-cmd report's text of @dat."""
-    text = subprocess.run(['trace-cmd', 'report', dat], capture_output=True,
-                          text=True).stdout
+def trace_cmd_sites(text):
+    """Slab allocations per call site in trace-cmd report's @text."""
     sites = collections.Counter()
     for line in text.splitlines():
         m = re.search(r'\s(kmalloc|kmem_cache_alloc)(?:_node)?:.*?\scall_site=(\S+)', line)
@@ -247,17 +249,22 @@ def check_boot():
     mods, _ = report('-i', dat, '--format', 'json', 'slab', '--caller', '--by-module')
     if not doc or not mods:
         return
-    mine, tc = stat_counts(doc), trace_cmd_counts(dat)
-    rows = {r['callsite']: r['hits'] for r in doc['analyses']['slab']['tables']['callers']}
-    sites = trace_cmd_sites(dat)
+    text = trace_cmd_text(dat)
+    mine, tc = stat_counts(doc), trace_cmd_counts(dat, text)
+    callers = doc['analyses']['slab']['tables']['callers']
+    rows = collections.Counter()    # by name, as trace-cmd prints them: two static
+    for r in callers:               # functions of one name are two call sites here
+        rows[r['callsite']] += r['hits']
+    sites = trace_cmd_sites(text)
     lost = doc['analyses']['stat']['summary'].get('lost_events')
     say(mine == tc and sum(mine.values()) > 0,
         'boot.dat (boot-time buffer): %d events (%s lost), per type %s trace-cmd report'
         % (sum(mine.values()), lost, 'equal to' if mine == tc else 'NOT equal to'))
     say(rows == sites and len(rows) > 0,
-        'boot.dat: %d boot-time slab call sites, %d allocations; trace-cmd report: %d, %d%s'
-        % (len(rows), sum(rows.values()), len(sites), sum(sites.values()),
-           ', each the same' if rows == sites else ', NOT the same'))
+        'boot.dat: %d boot-time slab call sites (%d names), %d allocations; trace-cmd '
+        'report: %d names, %d allocations%s'
+        % (len(callers), len(rows), sum(rows.values()), len(sites), sum(sites.values()),
+           ', each name the same' if rows == sites else ', NOT the same'))
     by_mod = {r['module']: r['hits'] for r in mods['analyses']['slab']['tables']['modules']}
     say(sum(by_mod.values()) == sum(rows.values()),
         'boot.dat by module: %s' % ', '.join('%s %d' % kv for kv in
