@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <check.h>
 
+#include <kmtrace/analysis.h>
 #include <kmtrace/reader.h>
 #include <traceevent/event-parse.h>
 
@@ -13,7 +14,9 @@
 #include "common/objmap.h"
 #include "common/proctable.h"
 #include "common/radix.h"
+#include "input/footprint.h"
 #include "input/symbols.h"
+#include "input/vmlinux.h"
 #include "fixtures.h"
 #include "suites.h"
 
@@ -292,6 +295,81 @@ START_TEST(test_reader_vmlinux)
 	kmt_reader_close(r);
 	unlink(path);
 	free(path);
+}
+END_TEST
+
+/*
+ * Source paths relative to the build tree: the unit's build directory
+ * dropped, or the source tree above it (at least two levels deep) for an
+ * absolute path outside it; "." and empty components folded, ".." too.
+ */
+START_TEST(test_vmlinux_relative_path)
+{
+	static const char *const cases[][3] = {
+		{ "debian/build/b/arch/x86/kernel/head64.c", "debian/build/b",
+		  "arch/x86/kernel/head64.c" },
+		{ "/build/r/linux-6.1/arch/x86/entry/entry_64.S", "/build/r/linux-6.1/debian/build/b",
+		  "arch/x86/entry/entry_64.S" },
+		{ "/build/x.c", "/build/r", "/build/x.c" },	/* "/build" is one level */
+		{ "/usr/include/stdio.h", "/home/u/proj", "/usr/include/stdio.h" },
+		{ "/home/u/lib/x.h", "/home/u/proj", "lib/x.h" },
+		{ "a//b/./../c.h", NULL, "a/c.h" },
+		{ "fs/ext4/../../include/linux/slab.h", "", "include/linux/slab.h" },
+	};
+	char buf[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		kmt_vmlinux_relative_path(buf, sizeof(buf), cases[i][0], cases[i][1]);
+		ck_assert_str_eq(buf, cases[i][2]);
+	}
+}
+END_TEST
+
+/*
+ * The stand-in image's footprint: its sections by class add up to what
+ * size(1) counts, its symbols' bytes are within their classes' sections,
+ * each function has its file, and kmt_static_by_file() gives every byte once.
+ */
+START_TEST(test_footprint_standin)
+{
+	struct kmt_static_file *files;
+	struct kmt_footprint fp;
+	struct kmt_error err;
+	uint64_t in_class[KMT_FP_NCLASSES] = { 0 }, total = 0, by_file = 0;
+	char image[512];
+	size_t i, n;
+	int c;
+
+	standin_path(image, sizeof(image));
+	ck_assert_int_eq(kmt_footprint_read(image, &fp, &err), 0);
+	ck_assert(fp.dwarf && !fp.relocatable);
+	ck_assert_uint_eq(fp.sections[KMT_FP_TEXT] + fp.sections[KMT_FP_RODATA], fp.size_text);
+	ck_assert_uint_eq(fp.sections[KMT_FP_DATA], fp.size_data);
+	ck_assert_uint_eq(fp.sections[KMT_FP_BSS], fp.size_bss);
+	ck_assert_uint_eq(fp.sections[KMT_FP_TEXT], 115);	/* size -A: .text */
+	ck_assert_uint_eq(fp.nsyms, 5);
+	for (i = 0; i < fp.nsyms; i++) {
+		in_class[fp.syms[i].cls] += fp.syms[i].bytes;
+		ck_assert_ptr_nonnull(fp.syms[i].file);
+		if (!strcmp(fp.syms[i].name, "kstrdup"))
+			ck_assert_str_eq(fp.syms[i].file, "mm/util.c");
+	}
+	for (c = 0; c < KMT_FP_NCLASSES; c++) {
+		ck_assert_uint_le(in_class[c], fp.sections[c]);
+		total += fp.sections[c];
+	}
+	kmt_footprint_free(&fp);
+
+	ck_assert_int_eq(kmt_static_by_file(image, &files, &n, &err), 0);
+	for (i = 0; i < n; i++)
+		by_file += files[i].bytes;
+	ck_assert_uint_eq(by_file, total);
+	ck_assert_ptr_null(files[n - 1].file);		/* the bytes in no symbol, last */
+	kmt_static_free(files, n);
+
+	ck_assert_int_eq(kmt_footprint_read("/dev/null", &fp, &err), -1);
+	ck_assert_str_eq(err.msg, "not an ELF file");
 }
 END_TEST
 
@@ -598,6 +676,8 @@ Suite *support_suite(void)
 	tcase_add_test(tc, test_reader_relocates_kallsyms);
 	tcase_add_test(tc, test_reader_symbol);
 	tcase_add_test(tc, test_reader_vmlinux);
+	tcase_add_test(tc, test_vmlinux_relative_path);
+	tcase_add_test(tc, test_footprint_standin);
 	tcase_add_test(tc, test_migratetype_names);
 	tcase_add_test(tc, test_gfp_names);
 	tcase_add_test(tc, test_machine_byte_order);
