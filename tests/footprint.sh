@@ -108,6 +108,14 @@ for m in re.finditer(r"\]\s+(\S+)\s+(\S+)\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)\
     t[c] += size
 print(",".join(str(t[c]) for c in ("text", "rodata", "data", "bss")))')
 	fp_json --by-dir 1 --modules "$WORK/fp/mod" >"$WORK/fpm.json" || return 1
+	# the same module as a debug-only file (sections without contents, as in
+	# Debian's -dbg packages): data and bss told apart by name, the same row
+	mkdir -p "$WORK/fp/dbgmod" &&
+		objcopy --only-keep-debug "$WORK/fp/mod/three.ko" "$WORK/fp/dbgmod/three.ko" &&
+		[ "$("$KMTRACE" footprint --vmlinux "$WORK/fp/prog" --modules "$WORK/fp/dbgmod" \
+			--format csv --table footprint.dirs | grep '^\[three\],')" = \
+		  "$("$KMTRACE" footprint --vmlinux "$WORK/fp/prog" --modules "$WORK/fp/mod" \
+			--format csv --table footprint.dirs | grep '^\[three\],')" ] || return 1
 	python3 - "$WORK/fpb.json" "$WORK/fpm.json" "$mod" <<'PY'
 import json, sys
 b = json.load(open(sys.argv[1]))['analyses']['footprint']
@@ -120,7 +128,8 @@ row = {r['dir']: r for r in m['tables']['dirs']}['[three]']
 want = [int(x) for x in sys.argv[3].split(',')]
 assert [row[c] for c in ('text', 'rodata', 'data', 'bss')] == want, (row, want)
 assert m['summary']['modules'] == 1 and want[2] >= 512 and want[3] >= 4096
-print(f"  --branch a/b: 1 directory; module [three]: text/rodata/data/bss {want} as readelf says")
+print(f"  --branch a/b: 1 directory; module [three]: text/rodata/data/bss {want} as readelf "
+      "says, and the same from its debug-only copy")
 PY
 }
 
@@ -251,7 +260,7 @@ test_footprint_static_refusals() {
 footprint_parsing_tests() {
 	check "footprint: totals, size(1)'s, and every directory's and file's bytes equal readelf/llvm-symbolizer/llvm-dwarfdump's; known variables in their files" \
 		test_footprint_recount
-	check "footprint: --branch keeps its directory; --modules rows equal readelf's sections" \
+	check "footprint: --branch keeps its directory; --modules rows equal readelf's sections, also from a debug-only copy" \
 		test_footprint_branch_modules
 	check "footprint: text, CSV -o DIR, --table, HTML (0600, never replaced)" test_footprint_formats
 	check "footprint: not ELF, cut short, missing, no --vmlinux, bad --by-dir: one line, exit 2" \
