@@ -25,8 +25,6 @@
 
 #define PROGRESS_AFTER_NS	1000000000ull
 #define PROGRESS_EVERY_NS	250000000ull
-#define COMMIT_MASK		((1u << 27) - 1)
-#define TS_MSB			(0xf8ull << 56)
 
 /* Header texts, formats and options of the recording, all read before writing. */
 struct meta_texts {
@@ -317,14 +315,11 @@ static uint64_t subbuf_end_time(int fd, uint64_t off, unsigned char *page, size_
 		return 0;
 	memcpy(&ts, page, 8);
 	memcpy(&commit, page + 8, sizeof(commit));
-	end = pos + (commit & COMMIT_MASK);
+	end = pos + (commit & KMT_RB_COMMIT_MASK);
 	last = ts;
 	while (end <= len && kmt_rb_step(order, page, pos, end, &st) > 0) {
 		pos = st.next;
-		if (st.type == KMT_RB_TIME_STAMP)
-			ts = st.delta | (ts & TS_MSB);
-		else
-			ts += st.delta;
+		ts = kmt_rb_time_after(&st, ts);
 		if (st.type < KMT_RB_PADDING)
 			last = ts;
 	}

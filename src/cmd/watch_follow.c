@@ -27,8 +27,6 @@
 #include "common/util.h"
 
 #define PAGE_DATA	16	/* sub-buffer header: time stamp, commit (64-bit kernels) */
-#define COMMIT_MASK	((1u << 27) - 1)
-#define TS_MSB		(0xf8ull << 56)
 #define MM_RSS_MEMBERS	((1 << 0) | (1 << 1) | (1 << 3))	/* file, anon, shmem */
 
 extern const struct kmt_analysis kmt_analysis_umem;
@@ -133,18 +131,14 @@ void kmt_watch_data(void *ctx, int cpu, const void *subbuf, size_t len)
 		return;
 	memcpy(&ts, page, 8);
 	memcpy(&commit, page + 8, 8);
-	end = PAGE_DATA + (commit & COMMIT_MASK);
+	end = PAGE_DATA + (commit & KMT_RB_COMMIT_MASK);
 	if (end > len)
 		return;
 	while (kmt_rb_step(order, page, pos, end, &st) > 0) {
 		struct kmt_event ev;
 
 		pos = st.next;
-		if (st.type == KMT_RB_TIME_STAMP) {
-			ts = st.delta | (ts & TS_MSB);
-			continue;
-		}
-		ts += st.delta;
+		ts = kmt_rb_time_after(&st, ts);
 		if (st.type >= KMT_RB_PADDING)
 			continue;
 		if (kmt_decode(w->dec, page + st.data_at, st.data_len, &ev) == KMT_EV_UNKNOWN ||

@@ -16,6 +16,10 @@
 #define KMT_RB_TIME_STAMP	31
 #define KMT_RB_TS_SHIFT		27
 #define KMT_RB_DELTA_MASK	((1u << KMT_RB_TS_SHIFT) - 1)
+#define KMT_RB_COMMIT_MASK	((1u << 27) - 1)	/* of a sub-buffer's commit word: bytes */
+#define KMT_RB_TS_MSB		(0xf8ull << 56)	/* bits an absolute time stamp lacks */
+#define KMT_RB_MISSED_STORED	(1ull << 30)	/* commit word: the count follows the data */
+#define KMT_RB_MISSED_EVENTS	(1ull << 31)	/* commit word: events lost before it */
 
 /* Byte order of the sub-buffers: swapped against the host, big-endian bit fields. */
 struct kmt_rb_order {
@@ -76,6 +80,17 @@ static inline int kmt_rb_step(struct kmt_rb_order o, const unsigned char *page,
 	st->data_at = at;
 	st->next = at + st->data_len;
 	return 1;
+}
+
+/*
+ * The time after header @st, @ts being the time before it: an absolute
+ * time stamp replaces it (but for the bits it lacks), any other header
+ * adds its delta.
+ */
+static inline unsigned long long kmt_rb_time_after(const struct kmt_rb_step *st,
+						   unsigned long long ts)
+{
+	return st->type == KMT_RB_TIME_STAMP ? st->delta | (ts & KMT_RB_TS_MSB) : ts + st->delta;
 }
 
 #endif /* KMT_SUBBUF_H */

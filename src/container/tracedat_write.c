@@ -21,9 +21,6 @@
 #include "common/util.h"
 
 #define COPY_CHUNK	(1u << 20)
-#define COMMIT_MASK	((1u << 27) - 1)
-#define MISSED_STORED	(1ull << 30)	/* the count follows the data */
-#define MISSED_EVENTS	(1ull << 31)
 
 /* An option whose data comes from a file: where it goes in the header. */
 struct hole {
@@ -223,11 +220,11 @@ static unsigned long long missed_before(const struct copier *c, const unsigned c
 					unsigned long long commit)
 {
 	unsigned long long missed = 0;
-	unsigned int at = c->page_header + (commit & COMMIT_MASK);
+	unsigned int at = c->page_header + (commit & KMT_RB_COMMIT_MASK);
 
-	if ((commit & MISSED_STORED) && at + c->long_size <= c->subbuf)
+	if ((commit & KMT_RB_MISSED_STORED) && at + c->long_size <= c->subbuf)
 		memcpy(&missed, page + at, c->long_size);
-	return (commit & MISSED_EVENTS) ? missed : 0;
+	return (commit & KMT_RB_MISSED_EVENTS) ? missed : 0;
 }
 
 /* Count the events of whole sub-buffers at @p into @count. */
@@ -243,8 +240,8 @@ static void count_subbuffers(struct copier *c, const unsigned char *p, size_t le
 		struct kmt_rb_step st;
 
 		memcpy(&commit, page + 8, c->long_size);
-		end = c->page_header + (commit & COMMIT_MASK);
-		if ((commit & COMMIT_MASK) > c->subbuf - c->page_header) {
+		end = c->page_header + (commit & KMT_RB_COMMIT_MASK);
+		if ((commit & KMT_RB_COMMIT_MASK) > c->subbuf - c->page_header) {
 			count->bad_subbuffers++;
 			continue;
 		}

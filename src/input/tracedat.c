@@ -19,9 +19,6 @@
 #include "container/subbuf.h"
 #include "container/tracedat.h"
 
-#define COMMIT_MASK	((1u << 27) - 1)
-#define MISSED_STORED	(1ull << 30)
-
 struct cpu_stream {
 	const unsigned char *data;	/* this CPU's pages */
 	unsigned long long file_offset;
@@ -33,10 +30,6 @@ struct cpu_stream {
 	unsigned int pos;		/* offset in the page of the next event header */
 	unsigned long long ts;		/* time of the event before it */
 };
-
-/* Sub-buffer details beyond the event headers (container/subbuf.h). */
-#define RB_TS_MSB	(0xf8ull << 56)	/* absolute time stamps lack these bits */
-#define MISSED_EVENTS	(1ull << 31)
 
 /* Mapped pages of a CPU's data read past are given back in steps of this. */
 #define RELEASE_STEP	(4u << 20)
@@ -302,8 +295,8 @@ static int load_page(struct kmt_reader *r, struct tracedat *td, int cpu,
 	}
 	commit = tep_read_number(r->tep, page + 8, td->kernel_long_size);
 	flags = commit;
-	commit &= COMMIT_MASK;
-	if (commit > data_room || ((flags & MISSED_STORED) &&
+	commit &= KMT_RB_COMMIT_MASK;
+	if (commit > data_room || ((flags & KMT_RB_MISSED_STORED) &&
 				   commit + td->kernel_long_size > data_room) ||
 	    td->page_header_size + commit > s->size - s->next_page) {
 		kmt_error_set(err, r->path, s->file_offset + s->next_page + 8,
@@ -316,7 +309,7 @@ static int load_page(struct kmt_reader *r, struct tracedat *td, int cpu,
 	s->pos = td->page_header_size;
 	s->ts = tep_read_number(r->tep, page, 8);
 	s->next_page += td->subbuf_size;
-	missed = !(flags & MISSED_EVENTS) ? 0 : !(flags & MISSED_STORED) ? -1 :
+	missed = !(flags & KMT_RB_MISSED_EVENTS) ? 0 : !(flags & KMT_RB_MISSED_STORED) ? -1 :
 		 (long long)tep_read_number(r->tep, page + s->page_end, td->kernel_long_size);
 	if (missed > 0)
 		kmt_cpu_stats_add(&r->stats[cpu], &r->stats[cpu].missed_marked, missed);
@@ -354,10 +347,7 @@ static int next_in_page(struct kmt_reader *r, struct tracedat *td, int cpu,
 			return 1;
 		}
 		s->pos = st.next;
-		if (st.type == KMT_RB_TIME_STAMP)
-			s->ts = st.delta | (s->ts & RB_TS_MSB);
-		else
-			s->ts += st.delta;	/* a time extend, or padding's delta */
+		s->ts = kmt_rb_time_after(&st, s->ts);	/* also padding's delta */
 	}
 	if (ret < 0)
 		kmt_error_set(err, r->path, s->file_offset + (s->page - s->data) + s->pos,
