@@ -239,17 +239,11 @@ static int sum_symbols(const struct fp_args *a, const struct kmt_footprint *fp,
 /* The sections' bytes in no symbol, as a row of their own. 0, or -1. */
 static int sum_leftover(const struct kmt_footprint *fp, struct fp_rows *dirs)
 {
-	uint64_t in_symbols[KMT_FP_NCLASSES] = { 0 };
-	struct fp_row *row;
-	size_t i;
-	int c;
+	struct fp_row *row = row_of(dirs, NO_SYMBOL);
 
-	for (i = 0; i < fp->nsyms; i++)
-		in_symbols[fp->syms[i].cls] += fp->syms[i].bytes;
-	if (!(row = row_of(dirs, NO_SYMBOL)))
+	if (!row)
 		return -1;
-	for (c = 0; c < KMT_FP_NCLASSES; c++)
-		row->bytes[c] = fp->sections[c] - in_symbols[c];
+	memcpy(row->bytes, fp->unclaimed, sizeof(row->bytes));
 	return 0;
 }
 

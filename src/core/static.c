@@ -25,7 +25,7 @@ int kmt_static_by_file(const char *path, struct kmt_static_file **files, size_t 
 {
 	struct kmt_hashmap index = { 0 };
 	struct kmt_footprint fp;
-	uint64_t *by_file, no_source = 0, in_symbols = 0, total = 0;
+	uint64_t *by_file, no_source = 0, unclaimed = 0;
 	size_t i, k = 0;
 	int c, ret = -1;
 
@@ -47,15 +47,14 @@ int kmt_static_by_file(const char *path, struct kmt_static_file **files, size_t 
 			by_file[f] += fp.syms[i].bytes;
 		else
 			no_source += fp.syms[i].bytes;
-		in_symbols += fp.syms[i].bytes;
 	}
 	for (c = 0; c < KMT_FP_NCLASSES; c++)
-		total += fp.sections[c];
+		unclaimed += fp.unclaimed[c];
 	for (i = 0; i < fp.nfiles; i++)
 		if (by_file[i] && set_entry(*files, k++, fp.files[i], by_file[i]))
 			goto out;
 	if ((no_source && set_entry(*files, k++, "", no_source)) ||
-	    set_entry(*files, k++, NULL, total - in_symbols))
+	    set_entry(*files, k++, NULL, unclaimed))
 		goto out;
 	*n = k;
 	ret = 0;

@@ -223,7 +223,7 @@ static int by_place(const void *x, const void *y)
 /*
  * Each symbol's bytes that no symbol before it covers, cut at its
  * section's end, into fp->syms (symbols left with none are dropped), their
- * addresses into b->addrs. ET_REL sections start at 0, their symbols'
+ * addresses into b->addrs; what no symbol took into fp->unclaimed. ET_REL sections start at 0, their symbols'
  * values are offsets: the same sweep.
  */
 static int sweep(struct builder *b, struct raw_sym *raw, uint32_t n)
@@ -233,6 +233,7 @@ static int sweep(struct builder *b, struct raw_sym *raw, uint32_t n)
 	size_t section = (size_t)-1;
 	uint32_t i;
 
+	memcpy(fp->unclaimed, fp->sections, sizeof(fp->unclaimed));
 	qsort(raw, n, sizeof(*raw), by_place);
 	fp->syms = calloc(n ? n : 1, sizeof(*fp->syms));
 	b->addrs = calloc(n ? n : 1, sizeof(*b->addrs));
@@ -257,6 +258,7 @@ static int sweep(struct builder *b, struct raw_sym *raw, uint32_t n)
 			.cls = (enum kmt_fp_class)b->class_of[section] };
 		if (!fp->syms[fp->nsyms - 1].name)
 			return -1;
+		fp->unclaimed[b->class_of[section]] -= to - from;
 	}
 	return 0;
 }

@@ -28,6 +28,7 @@ struct kmt_fp_symbol {
 struct kmt_footprint {
 	uint64_t sections[KMT_FP_NCLASSES];	/* every allocated section's bytes by class */
 	uint64_t size_text, size_data, size_bss;	/* the same sections as size(1) counts them */
+	uint64_t unclaimed[KMT_FP_NCLASSES];	/* of sections[]: bytes in no symbol */
 	struct kmt_fp_symbol *syms;
 	size_t nsyms;
 	bool dwarf;		/* the image has DWARF: files were looked up */

@@ -357,6 +357,7 @@ START_TEST(test_footprint_standin)
 	}
 	for (c = 0; c < KMT_FP_NCLASSES; c++) {
 		ck_assert_uint_le(in_class[c], fp.sections[c]);
+		ck_assert_uint_eq(fp.unclaimed[c], fp.sections[c] - in_class[c]);
 		total += fp.sections[c];
 	}
 	kmt_footprint_free(&fp);
