@@ -263,6 +263,26 @@ struct itree {
 	bool diff;		/* coloured by change, not by depth */
 };
 
+/* An empty tree: its root alone. 0, or -1 when out of memory. */
+static int tree_start(struct itree *tr)
+{
+	memset(tr, 0, sizeof(*tr));
+	if (kmt_grow(&tr->n, &tr->cap, 0, sizeof(*tr->n)))
+		return -1;
+	tr->n[0] = (struct inode){ NULL, 0, 0, -1, -1 };
+	tr->count = 1;
+	return 0;
+}
+
+static void tree_free(struct itree *tr)
+{
+	uint32_t i;
+
+	for (i = 0; i < tr->count; i++)
+		free(tr->n[i].name);
+	free(tr->n);
+}
+
 static int child(struct itree *tr, int parent, const char *name)
 {
 	int c;
@@ -362,10 +382,8 @@ static void svg_icicle(FILE *fp, const struct kmt_table *t)
 	for (c = 0; vc < 0 && c < t->ncols; c++)
 		if (plottable(t->cols[c].kind))
 			vc = c;
-	if (sc < 0 || vc < 0 || !t->rows || kmt_grow(&tr.n, &tr.cap, 0, sizeof(*tr.n)))
+	if (sc < 0 || vc < 0 || !t->rows || tree_start(&tr))
 		return;
-	tr.n[0] = (struct inode){ NULL, 0, 0, -1, -1 };
-	tr.count = 1;
 	tr.diff = t->new_col >= 0;
 	for (r = 0; r < t->rows; r++) {
 		double v = number(t, r, vc), dv = 0;
@@ -382,9 +400,7 @@ static void svg_icicle(FILE *fp, const struct kmt_table *t)
 		W, depth * ICICLE_ROW, W, depth * ICICLE_ROW);
 	draw(fp, &tr, 0, 0, W, 0);
 	fputs("</svg>\n", fp);
-	for (r = 0; r < (int)tr.count; r++)
-		free(tr.n[r].name);
-	free(tr.n);
+	tree_free(&tr);
 }
 
 #define BAR_ROWS	15
@@ -514,22 +530,18 @@ static void svg_sunbursts(FILE *fp, const struct kmt_table *t, int dc)
 	fprintf(fp, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart sunburst\" width=\"%d\" height=\"270\" viewBox=\"0 0 %d 270\">\n",
 		n * 240, n * 240);
 	for (i = 0; i < n; i++) {
-		struct itree tr = { 0 };
+		struct itree tr;
 		double cx = 120 + i * 240;
 
-		if (kmt_grow(&tr.n, &tr.cap, 0, sizeof(*tr.n)))
+		if (tree_start(&tr))
 			break;
-		tr.n[0] = (struct inode){ NULL, 0, 0, -1, -1 };
-		tr.count = 1;
 		for (r = 0; r < t->rows; r++)
 			add_dir(&tr, t->cells[r * t->ncols + dc].s, number(t, r, cols[i]));
 		fprintf(fp, "<text x=\"%.0f\" y=\"16\" font-size=\"12\" text-anchor=\"middle\">%s</text>\n",
 			cx, t->cols[cols[i]].key);
 		if (tr.n[0].value > 0)
 			sun_rings(fp, &tr, 0, cx, 140, -M_PI / 2, 2 * M_PI, 0, 0);
-		for (r = 0; r < (int)tr.count; r++)
-			free(tr.n[r].name);
-		free(tr.n);
+		tree_free(&tr);
 	}
 	fputs("</svg>\n", fp);
 }
