@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1
 /* Call sites by source directory or module, and --branch: see rollup.h. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,18 +152,16 @@ static bool group_name(const struct kmt_rollup *ro, const struct kmt_session *s,
 static uint32_t group_index(struct kmt_rollup_result *res, struct kmt_hashmap *index,
 			    uint32_t *cap, const char *name, bool shared)
 {
-	uint64_t h = kmt_hash_bytes(name, strlen(name)), idx;
+	uint64_t key = 0;
+	uint32_t row = shared ? kmt_hashmap_name_row(index, name, res->names, sizeof(*res->names),
+						     0, &key) : KMT_HASHMAP_NO_ROW;
 
-	/* names collide rarely: probe on to the next key */
-	while (shared && kmt_hashmap_get(index, h, &idx)) {
-		if (!strcmp(res->names[idx], name))
-			return (uint32_t)idx;
-		h++;
-	}
+	if (row != KMT_HASHMAP_NO_ROW)
+		return row;
 	if (kmt_grow(&res->names, cap, res->n, sizeof(*res->names)) ||
 	    !(res->names[res->n] = strdup(name)))
 		return KMT_ROLLUP_OUT;
-	if (shared && kmt_hashmap_put(index, h, res->n)) {
+	if (shared && kmt_hashmap_put(index, key, res->n)) {
 		free(res->names[res->n]);
 		return KMT_ROLLUP_OUT;
 	}
@@ -222,14 +221,13 @@ struct static_row {
 static struct static_row *static_row(struct static_row **rows, uint32_t *n, uint32_t *cap,
 				     struct kmt_hashmap *index, const char *name)
 {
-	uint64_t h = kmt_hash_bytes(name, strlen(name)), idx;
+	uint64_t key;
+	uint32_t row = kmt_hashmap_name_row(index, name, *rows, sizeof(**rows),
+					    offsetof(struct static_row, name), &key);
 
-	while (kmt_hashmap_get(index, h, &idx)) {
-		if (!strcmp((*rows)[idx].name, name))
-			return &(*rows)[idx];
-		h++;
-	}
-	if (kmt_grow(rows, cap, *n, sizeof(**rows)) || kmt_hashmap_put(index, h, *n))
+	if (row != KMT_HASHMAP_NO_ROW)
+		return &(*rows)[row];
+	if (kmt_grow(rows, cap, *n, sizeof(**rows)) || kmt_hashmap_put(index, key, *n))
 		return NULL;
 	(*rows)[*n] = (struct static_row){ .name = strdup(name) };
 	return (*rows)[*n].name ? &(*rows)[(*n)++] : NULL;

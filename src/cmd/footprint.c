@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -168,17 +169,16 @@ static int parse_args(struct fp_args *a, int argc, char **argv, int *status)
 /* The row named @name, added if new; NULL when out of memory. */
 static struct fp_row *row_of(struct fp_rows *t, const char *name)
 {
-	uint64_t h = kmt_hash_bytes(name, strlen(name)), idx;
+	uint64_t key;
+	uint32_t row = kmt_hashmap_name_row(&t->index, name, t->rows, sizeof(*t->rows),
+					    offsetof(struct fp_row, name), &key);
 
-	while (kmt_hashmap_get(&t->index, h, &idx)) {
-		if (!strcmp(t->rows[idx].name, name))
-			return &t->rows[idx];
-		h++;
-	}
+	if (row != KMT_HASHMAP_NO_ROW)
+		return &t->rows[row];
 	if (kmt_grow(&t->rows, &t->cap, t->n, sizeof(*t->rows)))
 		return NULL;
 	t->rows[t->n] = (struct fp_row){ .name = strdup(name) };
-	if (!t->rows[t->n].name || kmt_hashmap_put(&t->index, h, t->n)) {
+	if (!t->rows[t->n].name || kmt_hashmap_put(&t->index, key, t->n)) {
 		free(t->rows[t->n].name);
 		return NULL;
 	}

@@ -204,3 +204,18 @@ uint32_t kmt_hashmap_new_row(struct kmt_hashmap *index, uint64_t key, void *rows
 	memset(*(char **)rows + (size_t)*n * size, 0, size);
 	return (*n)++;
 }
+
+uint32_t kmt_hashmap_name_row(const struct kmt_hashmap *index, const char *name, const void *rows,
+			      size_t stride, size_t offset, uint64_t *key)
+{
+	uint64_t h = kmt_hash_bytes(name, strlen(name)), row;
+	const char *other;
+
+	for (; kmt_hashmap_get(index, h, &row); h++) {	/* names collide rarely */
+		memcpy(&other, (const char *)rows + row * stride + offset, sizeof(other));
+		if (!strcmp(other, name))
+			return (uint32_t)row;
+	}
+	*key = h;
+	return KMT_HASHMAP_NO_ROW;
+}

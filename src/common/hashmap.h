@@ -105,6 +105,16 @@ static inline uint32_t kmt_hashmap_row(struct kmt_hashmap *index, uint64_t key, 
 	return (uint32_t)row;
 }
 
+/*
+ * The row named @name in @index, which maps the hash of a row's name
+ * (kmt_hash_bytes(); a hash already taken is probed on to the next key)
+ * to the row; row i's name is the char * at byte @offset of @rows + i *
+ * @stride. KMT_HASHMAP_NO_ROW when there is none, with *@key the key a
+ * new row of that name goes under.
+ */
+uint32_t kmt_hashmap_name_row(const struct kmt_hashmap *index, const char *name, const void *rows,
+			      size_t stride, size_t offset, uint64_t *key);
+
 /* Number of keys in @m. */
 static inline size_t kmt_hashmap_count(const struct kmt_hashmap *m)
 {

@@ -267,17 +267,16 @@ static int sweep(struct builder *b, struct raw_sym *raw, uint32_t n)
 static long intern_file(struct builder *b, const char *name)
 {
 	struct kmt_footprint *fp = b->fp;
-	uint64_t h = kmt_hash_bytes(name, strlen(name)), idx;
+	uint64_t key;
+	uint32_t row = kmt_hashmap_name_row(&b->file_index, name, fp->files, sizeof(*fp->files),
+					    0, &key);
 
-	while (kmt_hashmap_get(&b->file_index, h, &idx)) {
-		if (!strcmp(fp->files[idx], name))
-			return (long)idx;
-		h++;
-	}
+	if (row != KMT_HASHMAP_NO_ROW)
+		return (long)row;
 	if (kmt_grow(&fp->files, &b->files_cap, (uint32_t)fp->nfiles, sizeof(*fp->files)) ||
 	    !(fp->files[fp->nfiles] = strdup(name)))
 		return -1;
-	if (kmt_hashmap_put(&b->file_index, h, fp->nfiles)) {
+	if (kmt_hashmap_put(&b->file_index, key, fp->nfiles)) {
 		free(fp->files[fp->nfiles]);
 		return -1;
 	}

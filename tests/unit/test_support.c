@@ -374,6 +374,26 @@ START_TEST(test_footprint_standin)
 }
 END_TEST
 
+/* Rows by name: a hash taken by another name is probed past; a new name gets its key. */
+START_TEST(test_hashmap_name_row)
+{
+	static const char *const names[] = { "fs/", "mm/" };
+	struct kmt_hashmap index;
+	uint64_t key = 0, h = kmt_hash_bytes("mm/", 3);
+
+	ck_assert_int_eq(kmt_hashmap_init(&index), 0);
+	ck_assert_int_eq(kmt_hashmap_put(&index, h, 0), 0);	/* "fs/" as if it collided */
+	ck_assert_int_eq(kmt_hashmap_put(&index, h + 1, 1), 0);
+	ck_assert_uint_eq(kmt_hashmap_name_row(&index, "mm/", names, sizeof(*names), 0, &key), 1);
+	ck_assert_uint_eq(kmt_hashmap_name_row(&index, "lib/", names, sizeof(*names), 0, &key),
+			  KMT_HASHMAP_NO_ROW);
+	ck_assert_uint_eq(key, kmt_hash_bytes("lib/", 4));
+	ck_assert_int_eq(kmt_hashmap_put(&index, kmt_hash_bytes("fs/", 3), 0), 0);
+	ck_assert_uint_eq(kmt_hashmap_name_row(&index, "fs/", names, sizeof(*names), 0, &key), 0);
+	kmt_hashmap_free(&index);
+}
+END_TEST
+
 /* The kallsyms a recording carries resolve call sites through the reader. */
 START_TEST(test_reader_symbol)
 {
@@ -669,6 +689,7 @@ Suite *support_suite(void)
 
 	tcase_add_test(tc, test_hashmap_against_array);
 	tcase_add_test(tc, test_hashmap_find);
+	tcase_add_test(tc, test_hashmap_name_row);
 	tcase_add_test(tc, test_objmap_reuses_slots);
 	tcase_add_test(tc, test_radix_sort_stable);
 	tcase_add_test(tc, test_symbols);
