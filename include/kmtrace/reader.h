@@ -54,6 +54,7 @@ enum kmt_reader_text {
 	KMT_TEXT_FORMATS_HINT,	/* text input: which shipped formats fit its lines better */
 	KMT_TEXT_SLABINFO_START,	/* kmtrace record: /proc/slabinfo at start */
 	KMT_TEXT_SLABINFO_STOP,		/* ... and at stop */
+	KMT_TEXT_BOOT_ID,	/* kmtrace record: the kernel's boot id (random/boot_id) */
 	KMT_TEXT_NR
 };
 

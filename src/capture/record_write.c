@@ -41,6 +41,7 @@ struct meta_texts {
 	char fault_source[320];
 	char rusage[256];
 	char kernel[192];
+	char boot_id[64];
 	char *slab_aliases;
 };
 
@@ -146,6 +147,19 @@ static int read_headers(struct recorder *r, struct meta_texts *m)
 	return 0;
 }
 
+/* The kernel's boot id into @buf, without its newline: false when there is none. */
+static bool read_boot_id(char *buf, size_t len)
+{
+	FILE *fp = fopen("/proc/sys/kernel/random/boot_id", "re");
+	bool ok = fp && fgets(buf, len, fp);
+
+	if (fp)
+		fclose(fp);
+	if (ok)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ok && *buf;
+}
+
 static int gather_meta(struct recorder *r, struct meta_texts *m, struct kmt_tracedat_meta *td,
 		       struct kmt_record_result *res)
 {
@@ -167,6 +181,8 @@ static int gather_meta(struct recorder *r, struct meta_texts *m, struct kmt_trac
 	add_option(m, KMT_TD_OPT_KMT_SLABINFO_STOP, r->slabinfo[1]);
 	add_option(m, KMT_TD_OPT_KMT_CPU_NODES, r->cpu_nodes);
 	add_option(m, KMT_TD_OPT_KMT_SCOPE, record_scope(r->o));
+	if (read_boot_id(m->boot_id, sizeof(m->boot_id)))
+		add_option(m, KMT_TD_OPT_KMT_BOOT_ID, m->boot_id);
 	kmt_kernel_identity(NULL, m->kernel, sizeof(m->kernel));
 	if (m->kernel[0])
 		add_option(m, KMT_TD_OPT_KMT_KERNEL, m->kernel);

@@ -38,6 +38,7 @@ enum kmt_td_option_id {
 	KMT_TD_OPT_KMT_FILES = 0x4b5a,		/* "DEV INO PATH": files they mapped or had open */
 	KMT_TD_OPT_KMT_SLABINFO_START = 0x4b5b,	/* /proc/slabinfo at start */
 	KMT_TD_OPT_KMT_SLABINFO_STOP = 0x4b5c,	/* /proc/slabinfo at stop */
+	KMT_TD_OPT_KMT_BOOT_ID = 0x4b5d,	/* /proc/sys/kernel/random/boot_id */
 };
 
 /*
