@@ -52,7 +52,7 @@ else
 STATIC_BIN := kmtrace-record
 LIBPERF_LIBDIR := /usr/local/lib
 endif
-PKGS      := libtracefs libtraceevent libtracecmd libdw json-c babeltrace2
+PKGS      := libtracefs libtraceevent libtracecmd libdw json-c babeltrace2 sqlite3
 # libperf: record layouts (perf/event.h) and the fault sampler's perf events;
 # its shared library carries the libapi parts the static one leaves out.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) libperf 2>/dev/null)

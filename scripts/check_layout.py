@@ -48,6 +48,7 @@ PUBLIC_OWNER = {
     'analysis.h': 'core',
     'output.h': 'output',
     'record.h': 'capture',
+    'sqlite.h': 'output',
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^">]+)[">]', re.M)
 

@@ -6,7 +6,7 @@
 set -eu
 
 BUILD_PKGS="gcc make pkg-config libtraceevent-dev libtracefs-dev libtracecmd-dev
-libzstd-dev libdw-dev libjson-c-dev libbabeltrace2-dev xz-utils python3"
+libzstd-dev libdw-dev libjson-c-dev libbabeltrace2-dev libsqlite3-dev xz-utils python3"
 TEST_PKGS="trace-cmd check time procps linux-perf strace util-linux clang llvm
 libclang-rt-14-dev binutils python3-jsonschema sqlite3 chromium debootstrap git tmux
 valgrind heaptrack lttng-tools liblttng-ust-dev babeltrace"

@@ -235,6 +235,7 @@ core_parsing_tests() {
 . "$TOP/tests/untraced.sh"
 . "$TOP/tests/diff.sh"
 . "$TOP/tests/footprint.sh"
+. "$TOP/tests/sqlite.sh"
 
 parsing_tests() {
 	foreign_machine_check
@@ -253,6 +254,7 @@ parsing_tests() {
 	mm_parsing_tests
 	diff_parsing_tests
 	footprint_parsing_tests
+	sqlite_parsing_tests
 }
 
 if [ "${KMT_IT_PHASE:-}" = parsing ]; then

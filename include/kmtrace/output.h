@@ -17,7 +17,9 @@ enum kmt_format {
 	KMT_FORMAT_FOLDED,	/* "frame;frame;frame VALUE" per stack, for flame graphs */
 	KMT_FORMAT_CHROME,	/* Chrome trace-event JSON: timelines as counters, Perfetto */
 	KMT_FORMAT_HTML,	/* one self-contained page: charts (SVG) and sortable tables */
-	KMT_FORMAT_JSONL,	/* report events: a JSON object per event, written as they come */
+	KMT_FORMAT_JSONL,	/* report events: a JSON object per event, written as they come;
+				   analyses: one per table row */
+	KMT_FORMAT_SQLITE,	/* a database file (kmtrace/sqlite.h) */
 };
 
 /* How a value is shown: the JSON value is always the raw number. */
@@ -59,7 +61,7 @@ struct kmt_output;
 struct kmt_table;
 struct kmt_error;
 
-/* Parse "text", "csv", "json", "folded", "chrome" or "jsonl"; -1 if none of them. */
+/* Parse "text", "csv", "json", "folded", "chrome", "html", "jsonl" or "sqlite"; -1 if none. */
 int kmt_format_parse(const char *name);
 
 /* Make an output that renders into @fp; @human shows sizes as KiB/MiB. */

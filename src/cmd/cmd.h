@@ -70,6 +70,45 @@ extern const struct kmt_analysis kmt_print;
 /* kmtrace report events --format jsonl: a JSON object per event (events.c). */
 extern const struct kmt_analysis kmt_events;
 
+struct tep_format_field;
+
+/* What an event's field holds, as kmt_cmd_field_value() reads it. */
+enum kmt_field_kind {
+	KMT_FIELD_NULL,		/* not inside the record */
+	KMT_FIELD_INT,		/* a signed number (.u holds its two's complement) */
+	KMT_FIELD_UINT,		/* an unsigned number */
+	KMT_FIELD_TEXT,		/* a string: .p, .len bytes (no NUL) */
+	KMT_FIELD_BYTES,	/* any other array, or a field larger than 8 bytes: .p, .len */
+};
+
+struct kmt_field_value {
+	unsigned long long u;
+	const unsigned char *p;
+	int len;
+};
+
+/* The kind of the values of field @f (never KMT_FIELD_NULL): from its format alone. */
+enum kmt_field_kind kmt_cmd_field_kind(const struct tep_format_field *f);
+
+/*
+ * Field @f of the record @data of @size bytes into *@v: its kind, or
+ * KMT_FIELD_NULL when the field is not inside the record.
+ */
+enum kmt_field_kind kmt_cmd_field_value(struct tep_format_field *f, const unsigned char *data,
+					int size, struct kmt_field_value *v);
+
+/* report --format sqlite: every event into the database (database.c). */
+extern const struct kmt_analysis kmt_database;
+
+struct kmt_sqlite;
+struct kmt_error;
+
+/* The database kmt_database's state @priv writes into. */
+void kmt_database_use(void *priv, struct kmt_sqlite *db);
+
+/* What went wrong writing the database, or NULL. */
+const struct kmt_error *kmt_database_error(void *priv);
+
 /*
  * A new file @path (mode 0600, never one that is there) for option @opt of
  * kmtrace @cmd, or NULL after saying why on stderr.

@@ -61,37 +61,30 @@ static int events_start(void *priv, const struct kmt_session *s)
 static void field_value(FILE *fp, struct tep_format_field *f, const unsigned char *data,
 			int size)
 {
-	int off = f->offset, len = f->size, i;
-	bool flexible = !len && (f->flags & TEP_FIELD_IS_ARRAY);	/* raw_data's buf */
-	unsigned long long v;
+	struct kmt_field_value v;
 	char text[4096];
+	int i;
 
-	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-		unsigned int loc;
-
-		memcpy(&loc, data + f->offset, 4);
-		off = (f->flags & TEP_FIELD_IS_RELATIVE ? f->offset + f->size : 0) + (loc & 0xffff);
-		len = loc >> 16;
-	}
-	if (flexible && off >= 0 && off < size)
-		len = size - off;	/* the rest of the record, as hex bytes */
-	if (off < 0 || len < 0 || off + len > size) {
-		fputs("null", fp);
-	} else if ((f->flags & TEP_FIELD_IS_STRING) && !flexible) {
-		snprintf(text, sizeof(text), "%.*s", (int)strnlen((const char *)data + off, len),
-			 data + off);
+	switch (kmt_cmd_field_value(f, data, size, &v)) {
+	case KMT_FIELD_TEXT:
+		snprintf(text, sizeof(text), "%.*s", v.len, v.p);
 		kmt_output_json_string(fp, text);
-	} else if ((f->flags & TEP_FIELD_IS_ARRAY) || len > 8 || !len || flexible) {
+		break;
+	case KMT_FIELD_BYTES:
 		fputc('"', fp);
-		for (i = 0; i < len && i < 1024; i++)
-			fprintf(fp, "%02x", data[off + i]);
+		for (i = 0; i < v.len && i < 1024; i++)
+			fprintf(fp, "%02x", v.p[i]);
 		fputc('"', fp);
-	} else if (!tep_read_number_field(f, data, &v)) {
-		if ((f->flags & TEP_FIELD_IS_SIGNED) && len < 8 && (v >> (len * 8 - 1) & 1))
-			v |= ~0ull << (len * 8);
-		fprintf(fp, f->flags & TEP_FIELD_IS_SIGNED ? "%lld" : "%llu", v);
-	} else {
+		break;
+	case KMT_FIELD_INT:
+		fprintf(fp, "%lld", (long long)v.u);
+		break;
+	case KMT_FIELD_UINT:
+		fprintf(fp, "%llu", v.u);
+		break;
+	case KMT_FIELD_NULL:
 		fputs("null", fp);
+		break;
 	}
 }
 

@@ -14,6 +14,7 @@
 #include <kmtrace/analysis.h>
 #include <kmtrace/output.h>
 #include <kmtrace/reader.h>
+#include <kmtrace/sqlite.h>
 #include "cmd.h"
 #include "analyses/filter.h"
 #include "common/proctable.h"
@@ -34,6 +35,8 @@ struct report_args {
 	const char *html;			/* --html FILE */
 	const char *svg_dir;			/* --svg DIR */
 	FILE *html_fp;
+	struct kmt_sqlite *db;			/* --format sqlite: -o FILE */
+	bool if_present;			/* leave out analyses whose events are not there */
 	const struct kmt_analysis *an[MAX_ANALYSES];
 	void *priv[MAX_ANALYSES];
 	int n;
@@ -68,6 +71,7 @@ static void usage(FILE *fp)
 		"usage: kmtrace report [-i FILE] [--format text|csv|json|folded|chrome] [-H]\n"
 		"                      [-o DIR | --table ANALYSIS.TABLE] [--html FILE]\n"
 		"                      [ANALYSIS [ANALYSIS-OPTIONS]]...\n"
+		"       kmtrace report [-i FILE] --format sqlite -o FILE.db [ANALYSIS...]\n"
 		"       kmtrace report [-i FILE] --print [--time START,END] [--pid-filter PID,..]\n"
 		"                      [--comm NAME] [-O|--plugin-option kmt:raw[=0|1]]\n"
 		"       kmtrace report [-i FILE] --format jsonl events [--time START,END]\n"
@@ -77,7 +81,9 @@ static void usage(FILE *fp)
 		"      --format FMT  text (default), csv, json, folded (the stack tables as\n"
 		"                    'frame;frame;frame VALUE' lines for flame graphs), or\n"
 		"                    chrome (timelines and OOM kills as Chrome trace events),\n"
-		"                    or jsonl (with events: a JSON object per event and line)\n"
+		"                    or jsonl (with events: a JSON object per event and line),\n"
+		"                    or sqlite (-o FILE.db: the events, stacks, symbols,\n"
+		"                    processes and every table; all analyses by default)\n"
 		"      --formats DIR|VERSION  event formats for ftrace text (SYSTEM/EVENT/format\n"
 		"                    files, as in tracefs's events/, and its uname), or those\n"
 		"                    kmtrace ships for Linux VERSION (5.10, 6.1, 6.12, 6.18:\n"
@@ -87,7 +93,8 @@ static void usage(FILE *fp)
 		"      --vmlinux FILE   kernel symbols from an image with a symbol table; with\n"
 		"                    DWARF also file:line and inlined functions (modules still\n"
 		"                    from the kallsyms); refused if its build-id is another's\n"
-		"  -o, --output DIR  CSV: a file per table there, ANALYSIS-TABLE.csv (new files)\n"
+		"  -o, --output DIR  CSV: a file per table there, ANALYSIS-TABLE.csv (new files);\n"
+		"                    sqlite: the database, a new file\n"
 		"      --table NAME  only table ANALYSIS.TABLE (e.g. slab.callers,\n"
 		"                    stat.summary): in text without the section header, in\n"
 		"                    CSV without the name column\n"
@@ -329,6 +336,31 @@ static int add_events(struct report_args *a, int argc, char **argv, int *status)
 	return used;
 }
 
+/*
+ * --format sqlite: the database writer first, then the analyses asked for,
+ * or all of them (those whose events are not there left out).
+ */
+static int add_database(struct report_args *a, int *status)
+{
+	int i, n = a->n;
+	void *priv;
+
+	if (add_analysis(a, &kmt_database, 1, (char *[]){ "database", NULL }, status) < 0)
+		return -1;
+	priv = a->priv[n];
+	memmove(&a->an[1], &a->an[0], n * sizeof(a->an[0]));
+	memmove(&a->priv[1], &a->priv[0], n * sizeof(a->priv[0]));
+	a->an[0] = &kmt_database;
+	a->priv[0] = priv;
+	if (n)
+		return 0;
+	a->if_present = true;
+	for (i = 0; kmt_analyses[i]; i++)
+		if (add_analysis(a, kmt_analyses[i], 1, (char *[]){ "all", NULL }, status) < 0)
+			return -1;
+	return 0;
+}
+
 static int parse_args(struct report_args *a, int argc, char **argv, int *status)
 {
 	int c, used;
@@ -366,13 +398,16 @@ static int parse_args(struct report_args *a, int argc, char **argv, int *status)
 		argc -= used;
 		argv += used;
 	}
+	if (a->format == KMT_FORMAT_SQLITE)
+		return add_database(a, status);
 	return a->n ? 0 : add_analysis(a, kmt_analysis_find("stat"), 1, (char *[]){ "stat", NULL },
 				       status) < 0 ? -1 : 0;
 }
 
 /*
  * An analysis whose events are not in the recording: one line on standard
- * error, and "missing_events" in its section (before its summary).
+ * error (unless it was not asked for), and "missing_events" in its section
+ * (before its summary).
  */
 static int say_missing(const struct report_args *a, const struct kmt_analysis *an,
 		       struct kmt_output *out)
@@ -382,8 +417,21 @@ static int say_missing(const struct report_args *a, const struct kmt_analysis *a
 	if (!kmt_missing_events(&a->s, an, missing, sizeof(missing)))
 		return 0;
 	kmt_escape(input, sizeof(input), a->s.input);
-	fprintf(stderr, "kmtrace: %s: %s: not in the recording: %s\n", input, an->name, missing);
+	if (!a->if_present)	/* not asked for: the database says it (summaries) */
+		fprintf(stderr, "kmtrace: %s: %s: not in the recording: %s\n", input, an->name,
+			missing);
 	return kmt_output_string(out, "missing_events", "Events not in the recording", missing);
+}
+
+/* Whether none of the needs of @an is in the recording (an analysis without needs has some). */
+static bool nothing_recorded(const struct report_args *a, const struct kmt_analysis *an)
+{
+	const struct kmt_need *need;
+	int n = 0;
+
+	for (need = an->needs; need && need->any; need++)
+		n++;
+	return n && kmt_missing_events(&a->s, an, NULL, 0) == n;
 }
 
 /* The section of analysis @i, its remark on standard error; 0 or -1 (said). */
@@ -392,8 +440,10 @@ static int report_one(struct report_args *a, int i, struct kmt_output *out)
 	const struct kmt_analysis *an = a->an[i];
 	const char *remark = an->remark ? an->remark(a->priv[i]) : NULL;
 
-	/* --print and events have written their lines already: no section of their own */
-	if (an != &kmt_print && an != &kmt_events &&
+	if (a->if_present && nothing_recorded(a, an))
+		return 0;
+	/* --print, events and database have written theirs already: no section of their own */
+	if (an != &kmt_print && an != &kmt_events && an != &kmt_database &&
 	    (kmt_output_begin(out, an->name) || say_missing(a, an, out)))
 		goto fail;
 	if (remark)
@@ -402,7 +452,9 @@ static int report_one(struct report_args *a, int i, struct kmt_output *out)
 	if (!an->report(a->priv[i], &a->s, out))
 		return 0;
 fail:
-	if (errno == ENOMEM)
+	if (an == &kmt_database && kmt_database_error(a->priv[i]))
+		kmt_error_print(kmt_database_error(a->priv[i]));
+	else if (errno == ENOMEM)
 		fprintf(stderr, "kmtrace report %s: out of memory\n", an->name);
 	else
 		fprintf(stderr, "kmtrace: %s: cannot build the report\n", an->name);
@@ -421,12 +473,14 @@ static int run(struct report_args *a, struct kmt_output *out)
 		}
 	}
 	if (kmt_replay(&a->s, a->an, a->priv, a->n, &err)) {
-		kmt_error_print(&err);
+		kmt_error_print(a->db && kmt_database_error(a->priv[0]) ?
+				kmt_database_error(a->priv[0]) : &err);
 		return KMT_EXIT_INPUT;
 	}
 	for (i = 0; i < a->n; i++) {
 		if (report_one(a, i, out))
-			return KMT_EXIT_FAIL;
+			return a->db && kmt_database_error(a->priv[0]) ? KMT_EXIT_INPUT :
+			       KMT_EXIT_FAIL;
 		/* its tables hold copies: the next reports build theirs in its memory */
 		a->an[i]->free(a->priv[i]);
 		a->priv[i] = NULL;
@@ -569,6 +623,10 @@ static int open_and_run(struct report_args *a)
 		kmt_output_csv_dir(out, a->csv_dir);
 		kmt_output_only_table(out, a->only_table);
 		kmt_output_svg_dir(out, a->svg_dir);
+		if (a->db) {
+			kmt_output_sqlite(out, a->db);
+			kmt_database_use(a->priv[0], a->db);
+		}
 		if (kmt_reader_processes(a->s.reader))
 			kmt_output_processes(out, kmt_proctable_lookup,
 					     kmt_reader_processes(a->s.reader));
@@ -595,7 +653,7 @@ static int open_and_run(struct report_args *a)
 		kmt_output_discard(out);
 	} else if ((ret = kmt_output_finish(out, &err))) {
 		kmt_error_print(&err);
-		ret = ret == -2 ? KMT_EXIT_INPUT : KMT_EXIT_FAIL;
+		ret = ret == -2 || a->db ? KMT_EXIT_INPUT : KMT_EXIT_FAIL;
 	}
 	kmt_reader_close(a->s.reader);
 	return ret;
@@ -608,10 +666,30 @@ static bool is_directory(const char *path)
 	return !stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
+/* --format sqlite -o FILE: a new database, and no other output. */
+static int open_database(struct report_args *a)
+{
+	struct kmt_error err;
+
+	if (a->format != KMT_FORMAT_SQLITE)
+		return 0;
+	if (!a->csv_dir || a->only_table || a->svg_dir) {
+		fprintf(stderr, "kmtrace report: --format sqlite needs -o FILE (a new database), "
+			"and takes no --table or --svg\n");
+		return -1;
+	}
+	a->db = kmt_sqlite_create(a->csv_dir, &err);
+	if (!a->db) {
+		kmt_error_print(&err);
+		return -1;
+	}
+	return 0;
+}
+
 /* -o: CSV only; --table: text or CSV; not both; -o a directory that is there. */
 static int check_csv_args(const struct report_args *a)
 {
-	if (!a->csv_dir && !a->only_table)
+	if ((!a->csv_dir && !a->only_table) || a->format == KMT_FORMAT_SQLITE)
 		return 0;
 	if ((a->csv_dir && a->format != KMT_FORMAT_CSV) || (a->csv_dir && a->only_table) ||
 	    (a->only_table && a->format != KMT_FORMAT_CSV && a->format != KMT_FORMAT_TEXT)) {
@@ -650,11 +728,12 @@ static int open_html(struct report_args *a)
 int kmt_cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .s.input = "kmtrace.dat", .format = KMT_FORMAT_TEXT };
+	struct kmt_error err;
 	int ret, i;
 
 	if (parse_args(&a, argc, argv, &ret))
 		goto out;
-	if (check_csv_args(&a) || check_svg_dir(&a) || open_html(&a)) {
+	if (check_csv_args(&a) || check_svg_dir(&a) || open_html(&a) || open_database(&a)) {
 		ret = KMT_EXIT_INPUT;
 		goto out;
 	}
@@ -673,8 +752,14 @@ out:
 		fprintf(stderr, "kmtrace report: cannot write %s: %s\n", a.html, strerror(errno));
 		ret = KMT_EXIT_FAIL;
 	}
-	if (a.html && !ret)
-		fprintf(stderr, "kmtrace report: wrote %s\n", a.html);
+	if (a.db && !ret && kmt_sqlite_commit(a.db, &err)) {
+		kmt_error_print(&err);
+		ret = KMT_EXIT_INPUT;
+	} else if (a.db && ret) {
+		kmt_sqlite_abort(a.db);
+	}
+	if ((a.html || a.db) && !ret)
+		fprintf(stderr, "kmtrace report: wrote %s\n", a.html ? a.html : a.csv_dir);
 	else if (a.html_fp)
 		unlink(a.html);		/* nothing half written stays */
 	return ret;

@@ -26,6 +26,8 @@ int kmt_format_parse(const char *name)
 		return KMT_FORMAT_HTML;
 	if (!strcmp(name, "jsonl"))
 		return KMT_FORMAT_JSONL;
+	if (!strcmp(name, "sqlite"))
+		return KMT_FORMAT_SQLITE;
 	return -1;
 }
 
@@ -416,6 +418,9 @@ int kmt_output_finish(struct kmt_output *out, struct kmt_error *err)
 		break;
 	case KMT_FORMAT_JSONL:
 		break;		/* report events wrote its lines as they came */
+	case KMT_FORMAT_SQLITE:
+		ret = kmt_render_sqlite(out, err);
+		break;
 	}
 	if (!ret && (fflush(out->fp) || ferror(out->fp))) {
 		kmt_error_set(err, "report", -1, "cannot write the report: %s", strerror(errno));

@@ -47,6 +47,7 @@ struct kmt_output {
 	const char *csv_dir;		/* CSV: a file per table there */
 	const char *only_table;		/* text, CSV: only this "SECTION.TABLE" */
 	const char *svg_dir;		/* the charts as SVG files there too */
+	struct kmt_sqlite *sqlite;	/* SQLite: the database the tables go into */
 	kmt_process_lookup process;	/* JSON: who each "pid" of a table is, or NULL */
 	void *process_ctx;
 	struct section *sections;
@@ -86,6 +87,8 @@ void kmt_render_json(struct kmt_output *out);
 void kmt_render_folded(struct kmt_output *out);
 void kmt_render_chrome(struct kmt_output *out);
 void kmt_render_html(struct kmt_output *out);
+/* SQLite: the summaries and tables into out->sqlite; 0, or -1 with @err. */
+int kmt_render_sqlite(struct kmt_output *out, struct kmt_error *err);
 
 /* Length of the valid UTF-8 sequence at @s (1-4), or 0 when it is not one. */
 int kmt_utf8_length(const unsigned char *s);
