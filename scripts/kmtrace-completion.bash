@@ -48,7 +48,7 @@ _kmtrace()
 		return
 		;;
 	--format)
-		COMPREPLY=($(compgen -W "text csv json folded chrome jsonl" -- "$cur"))
+		COMPREPLY=($(compgen -W "text csv json folded chrome jsonl sqlite" -- "$cur"))
 		return
 		;;
 	esac

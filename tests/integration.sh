@@ -236,6 +236,7 @@ core_parsing_tests() {
 . "$TOP/tests/diff.sh"
 . "$TOP/tests/footprint.sh"
 . "$TOP/tests/sqlite.sh"
+. "$TOP/tests/fleet.sh"
 
 parsing_tests() {
 	foreign_machine_check
@@ -255,6 +256,7 @@ parsing_tests() {
 	diff_parsing_tests
 	footprint_parsing_tests
 	sqlite_parsing_tests
+	fleet_parsing_tests
 }
 
 if [ "${KMT_IT_PHASE:-}" = parsing ]; then

@@ -170,6 +170,13 @@ void kmt_output_svg_dir(struct kmt_output *out, const char *dir);
 void kmt_output_processes(struct kmt_output *out, kmt_process_lookup lookup, void *ctx);
 
 /*
+ * JSON lines: the host, boot id and kernel release every line carries (the
+ * strings are kept, not copied).
+ */
+void kmt_output_identity(struct kmt_output *out, const char *host, const char *boot_id,
+			 const char *release);
+
+/*
  * Render everything added and free @out. Returns 0, -1 with @err (may be
  * NULL) filled on a write error, -2 for a CSV table that is not there.
  */

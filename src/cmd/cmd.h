@@ -97,14 +97,37 @@ enum kmt_field_kind kmt_cmd_field_kind(const struct tep_format_field *f);
 enum kmt_field_kind kmt_cmd_field_value(struct tep_format_field *f, const unsigned char *data,
 					int size, struct kmt_field_value *v);
 
+/* Which machine and boot a recording is of: "" where it is not known. */
+struct kmt_identity {
+	char host[256];
+	char boot_id[64];
+	char release[256];		/* the kernel's */
+};
+
+struct kmt_reader;
+
+/*
+ * The identity of the recording @r: host @host (NULL: the recording's
+ * uname), boot id @boot_id (NULL: the recording's), kernel release (its
+ * uname's).
+ */
+void kmt_cmd_identity(struct kmt_reader *r, const char *host, const char *boot_id,
+		      struct kmt_identity *id);
+
+/*
+ * report events --host: each line flat, fields beside the event's own
+ * keys, with @id's host, boot id and kernel release, for a columnar store.
+ */
+void kmt_events_fleet(void *priv, const struct kmt_identity *id);
+
 /* report --format sqlite: every event into the database (database.c). */
 extern const struct kmt_analysis kmt_database;
 
 struct kmt_sqlite;
 struct kmt_error;
 
-/* The database kmt_database's state @priv writes into. */
-void kmt_database_use(void *priv, struct kmt_sqlite *db);
+/* The database kmt_database's state @priv writes into, and what it is of (@id, kept). */
+void kmt_database_use(void *priv, struct kmt_sqlite *db, const struct kmt_identity *id);
 
 /* What went wrong writing the database, or NULL. */
 const struct kmt_error *kmt_database_error(void *priv);

@@ -55,6 +55,7 @@ struct database {
 	struct kmt_error err;
 	bool failed;
 	const struct kmt_session *s;
+	const struct kmt_identity *id;
 	struct evtable *tables;
 	int ntables, cap_tables, last;
 	sqlite3_stmt *stack_frame;
@@ -104,9 +105,10 @@ static void database_free(void *priv)
 	free(d);
 }
 
-void kmt_database_use(void *priv, struct kmt_sqlite *db)
+void kmt_database_use(void *priv, struct kmt_sqlite *db, const struct kmt_identity *id)
 {
 	((struct database *)priv)->db = db;
+	((struct database *)priv)->id = id;
 }
 
 const struct kmt_error *kmt_database_error(void *priv)
@@ -591,21 +593,6 @@ static int write_event_types(struct database *d)
 	return ret;
 }
 
-/* Word @n (0 on) of the uname text @u ("Linux HOST RELEASE ..."), into @buf. */
-static const char *uname_word(const char *u, int n, char *buf, size_t len)
-{
-	int i;
-
-	for (i = 0; u && i < n; i++) {
-		u = strchr(u, ' ');
-		u = u ? u + 1 : NULL;
-	}
-	if (!u)
-		return NULL;
-	snprintf(buf, len, "%.*s", (int)strcspn(u, " \n"), u);
-	return *buf ? buf : NULL;
-}
-
 /* The clock in use, "[global]" in the trace_clock file's text @t, into @buf. */
 static const char *clock_in_use(const char *t, char *buf, size_t len)
 {
@@ -619,7 +606,7 @@ static const char *clock_in_use(const char *t, char *buf, size_t len)
 
 static int meta_text(struct database *d, sqlite3_stmt *st, const char *key, const char *v)
 {
-	if (!v)
+	if (!v || !*v)
 		return 0;
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, v, -1, SQLITE_TRANSIENT);
@@ -650,7 +637,7 @@ static int write_meta(struct database *d)
 {
 	struct kmt_reader *r = d->s->reader;
 	const char *uname = kmt_reader_text(r, KMT_TEXT_UNAME);
-	char host[256], release[256], clock[64];
+	char clock[64];
 	sqlite3_stmt *st;
 	int ret;
 
@@ -659,10 +646,10 @@ static int write_meta(struct database *d)
 		return -1;
 	ret = meta_text(d, st, "input", d->s->input) ||
 	      meta_text(d, st, "input_format", kmt_reader_format(r)) ||
-	      meta_text(d, st, "host", uname_word(uname, 1, host, sizeof(host))) ||
-	      meta_text(d, st, "kernel_release", uname_word(uname, 2, release, sizeof(release))) ||
+	      meta_text(d, st, "host", d->id->host) ||
+	      meta_text(d, st, "kernel_release", d->id->release) ||
 	      meta_text(d, st, "uname", uname) ||
-	      meta_text(d, st, "boot_id", kmt_reader_text(r, KMT_TEXT_BOOT_ID)) ||
+	      meta_text(d, st, "boot_id", d->id->boot_id) ||
 	      meta_text(d, st, "trace_clock", clock_in_use(kmt_reader_text(r, KMT_TEXT_TRACE_CLOCK),
 							       clock, sizeof(clock))) ||
 	      meta_number(d, st, "cpus", kmt_reader_cpus(r)) ||

@@ -4,7 +4,9 @@
  * pipeline or a columnar store takes them: time, CPU, pid, tgid, process
  * name, the event and every field of its format (numbers as numbers, with
  * their sign; strings as strings; other arrays as hex), and the call stack
- * when the recording has one.
+ * when the recording has one. With --host, each line is flat, as
+ * ClickHouse's JSONEachRow takes it: host, boot id and kernel release, then
+ * the fields beside the event's own keys.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +23,30 @@ struct events_state {
 	struct kmt_filter filter;
 	struct tep_handle *tep;
 	struct kmt_reader *reader;
+	const struct kmt_identity *fleet;	/* --host: flat lines of this machine */
 };
+
+/* The keys of a flat line besides the fields: a field of one of these names gets "field_". */
+static const char *const fleet_keys[] = { "host", "boot_id", "kernel_release", "ts", "cpu",
+	"pid", "tgid", "comm", "event", "stack", NULL };
+
+void kmt_events_fleet(void *priv, const struct kmt_identity *id)
+{
+	((struct events_state *)priv)->fleet = id;
+}
+
+/* A field's key in a flat line: its name, "field_NAME" where a line's own key has it. */
+static void field_key(FILE *fp, const char *name, bool flat)
+{
+	char key[256];
+	int i;
+
+	for (i = 0; flat && fleet_keys[i]; i++)
+		if (!strcmp(fleet_keys[i], name))
+			break;
+	snprintf(key, sizeof(key), "%s%s", flat && fleet_keys[i] ? "field_" : "", name);
+	kmt_output_json_string(fp, key);
+}
 
 static void *events_init(void)
 {
@@ -97,22 +122,34 @@ static void write_event(struct events_state *st, const struct kmt_event *ev, FIL
 	int i;
 
 	snprintf(name, sizeof(name), "%s:%s", e ? e->system : "?", e ? e->name : "?");
-	fprintf(fp, "{\"ts\": %llu, \"cpu\": %d, \"pid\": %d, \"tgid\": %d, \"comm\": ", ev->ts,
+	fputc('{', fp);
+	if (st->fleet) {
+		fputs("\"host\": ", fp);
+		kmt_output_json_string(fp, st->fleet->host);
+		fputs(", \"boot_id\": ", fp);
+		kmt_output_json_string(fp, st->fleet->boot_id);
+		fputs(", \"kernel_release\": ", fp);
+		kmt_output_json_string(fp, st->fleet->release);
+		fputs(", ", fp);
+	}
+	fprintf(fp, "\"ts\": %llu, \"cpu\": %d, \"pid\": %d, \"tgid\": %d, \"comm\": ", ev->ts,
 		ev->cpu, ev->pid, kmt_reader_tgid(st->reader, ev->pid));
 	kmt_output_json_string(fp, comm ? comm : "<...>");
 	fputs(", \"event\": ", fp);
 	kmt_output_json_string(fp, name);
-	fputs(", \"fields\": {", fp);
+	if (!st->fleet)
+		fputs(", \"fields\": {", fp);
 	fields = e && kmt_formats_record_fits(st->tep, e, ev->raw, ev->raw_size) ?
 		 tep_event_fields(e) : NULL;
 	for (i = 0; fields && fields[i]; i++) {
-		fputs(i ? ", " : "", fp);
-		kmt_output_json_string(fp, fields[i]->name);
+		fputs(i || st->fleet ? ", " : "", fp);
+		field_key(fp, fields[i]->name, st->fleet);
 		fputs(": ", fp);
 		field_value(fp, fields[i], ev->raw, ev->raw_size);
 	}
 	free(fields);
-	fputc('}', fp);
+	if (!st->fleet)
+		fputc('}', fp);
 	if (ev->callchain_nr) {
 		int n = 0;
 

@@ -36,6 +36,8 @@ struct report_args {
 	const char *svg_dir;			/* --svg DIR */
 	FILE *html_fp;
 	struct kmt_sqlite *db;			/* --format sqlite: -o FILE */
+	const char *host, *boot_id;		/* --host, --boot-id */
+	struct kmt_identity id;			/* what the recording is of */
 	bool if_present;			/* leave out analyses whose events are not there */
 	const struct kmt_analysis *an[MAX_ANALYSES];
 	void *priv[MAX_ANALYSES];
@@ -43,7 +45,8 @@ struct report_args {
 };
 
 /* Keys of the common options without a short form (analyses use 0x100..0x3ff). */
-enum { OPT_KALLSYMS = 0x400, OPT_VMLINUX, OPT_THREADS, OPT_TABLE, OPT_HTML, OPT_SVG };
+enum { OPT_KALLSYMS = 0x400, OPT_VMLINUX, OPT_THREADS, OPT_TABLE, OPT_HTML, OPT_SVG, OPT_HOST,
+       OPT_BOOT_ID };
 
 static const struct option common_longopts[] = {
 	{ "input", required_argument, NULL, 'i' },
@@ -58,6 +61,8 @@ static const struct option common_longopts[] = {
 	{ "table", required_argument, NULL, OPT_TABLE },
 	{ "html", required_argument, NULL, OPT_HTML },
 	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "boot-id", required_argument, NULL, OPT_BOOT_ID },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -72,6 +77,8 @@ static void usage(FILE *fp)
 		"                      [-o DIR | --table ANALYSIS.TABLE] [--html FILE]\n"
 		"                      [ANALYSIS [ANALYSIS-OPTIONS]]...\n"
 		"       kmtrace report [-i FILE] --format sqlite -o FILE.db [ANALYSIS...]\n"
+		"       kmtrace report [-i FILE] --format jsonl [--host NAME] [--boot-id ID]\n"
+		"                      events | [--table ANALYSIS.TABLE] ANALYSIS...\n"
 		"       kmtrace report [-i FILE] --print [--time START,END] [--pid-filter PID,..]\n"
 		"                      [--comm NAME] [-O|--plugin-option kmt:raw[=0|1]]\n"
 		"       kmtrace report [-i FILE] --format jsonl events [--time START,END]\n"
@@ -81,7 +88,8 @@ static void usage(FILE *fp)
 		"      --format FMT  text (default), csv, json, folded (the stack tables as\n"
 		"                    'frame;frame;frame VALUE' lines for flame graphs), or\n"
 		"                    chrome (timelines and OOM kills as Chrome trace events),\n"
-		"                    or jsonl (with events: a JSON object per event and line),\n"
+		"                    or jsonl (with events: a JSON object per event and line;\n"
+		"                    with analyses: one per table row),\n"
 		"                    or sqlite (-o FILE.db: the events, stacks, symbols,\n"
 		"                    processes and every table; all analyses by default)\n"
 		"      --formats DIR|VERSION  event formats for ftrace text (SYSTEM/EVENT/format\n"
@@ -101,6 +109,9 @@ static void usage(FILE *fp)
 		"      --html FILE   one self-contained HTML page instead (charts, sortable\n"
 		"                    tables); FILE must not exist\n"
 		"      --svg DIR     the charts also as SVG files there, ANALYSIS-TABLE.svg\n"
+		"      --host NAME   jsonl and sqlite: the host every row names (default: the\n"
+		"                    recording's); with events, flat lines for ClickHouse\n"
+		"      --boot-id ID  the same for the boot id (default: the recording's)\n"
 		"  -H, --human       sizes as KiB/MiB in text\n"
 		"      --threads N   1: all in one thread; 2 (default for two or more analyses\n"
 		"                    on 2 or more CPUs): records read and decoded in a second one\n"
@@ -147,6 +158,12 @@ static int common_option(struct report_args *a, int c, int *status)
 	case OPT_SVG:
 		a->svg_dir = optarg;
 		return 0;
+	case OPT_HOST:
+		a->host = optarg;
+		return 0;
+	case OPT_BOOT_ID:
+		a->boot_id = optarg;
+		return 0;
 	case 'M':
 		a->formats_dir = optarg;
 		return 0;
@@ -177,7 +194,7 @@ static int common_option(struct report_args *a, int c, int *status)
 static bool is_common(int c)
 {
 	return c == 'i' || c == 'F' || c == 'H' || c == 'h' || c == 'M' || c == OPT_KALLSYMS ||
-	       c == OPT_VMLINUX || c == OPT_THREADS;
+	       c == OPT_VMLINUX || c == OPT_THREADS || c == OPT_HOST || c == OPT_BOOT_ID;
 }
 
 /* The option getopt just refused, for the message. */
@@ -386,11 +403,6 @@ static int parse_args(struct report_args *a, int argc, char **argv, int *status)
 	argv += optind;
 	if (argc > 0 && !strcmp(argv[0], "events"))
 		return add_events(a, argc, argv, status) < 0 ? -1 : 0;
-	if (a->format == KMT_FORMAT_JSONL) {
-		fprintf(stderr, "kmtrace report: --format jsonl is for 'report events'\n");
-		*status = KMT_EXIT_INPUT;
-		return -1;
-	}
 	while (argc > 0) {
 		used = add_analysis(a, kmt_analysis_find(argv[0]), argc, argv, status);
 		if (used < 0)
@@ -623,10 +635,14 @@ static int open_and_run(struct report_args *a)
 		kmt_output_csv_dir(out, a->csv_dir);
 		kmt_output_only_table(out, a->only_table);
 		kmt_output_svg_dir(out, a->svg_dir);
+		kmt_cmd_identity(a->s.reader, a->host, a->boot_id, &a->id);
+		kmt_output_identity(out, a->id.host, a->id.boot_id, a->id.release);
 		if (a->db) {
 			kmt_output_sqlite(out, a->db);
-			kmt_database_use(a->priv[0], a->db);
+			kmt_database_use(a->priv[0], a->db, &a->id);
 		}
+		if (a->an[0] == &kmt_events && (a->host || a->boot_id))
+			kmt_events_fleet(a->priv[0], &a->id);
 		if (kmt_reader_processes(a->s.reader))
 			kmt_output_processes(out, kmt_proctable_lookup,
 					     kmt_reader_processes(a->s.reader));
@@ -692,9 +708,10 @@ static int check_csv_args(const struct report_args *a)
 	if ((!a->csv_dir && !a->only_table) || a->format == KMT_FORMAT_SQLITE)
 		return 0;
 	if ((a->csv_dir && a->format != KMT_FORMAT_CSV) || (a->csv_dir && a->only_table) ||
-	    (a->only_table && a->format != KMT_FORMAT_CSV && a->format != KMT_FORMAT_TEXT)) {
+	    (a->only_table && a->format != KMT_FORMAT_CSV && a->format != KMT_FORMAT_TEXT &&
+	     a->format != KMT_FORMAT_JSONL)) {
 		fprintf(stderr, "kmtrace report: -o DIR goes with --format csv, --table NAME with "
-			"text or csv; one of them\n");
+			"text, csv or jsonl; one of them\n");
 		return -1;
 	}
 	if (a->csv_dir && !is_directory(a->csv_dir)) {

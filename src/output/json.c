@@ -75,7 +75,7 @@ static void json_stack(FILE *fp, const char *stack)
 	fputc(']', fp);
 }
 
-static void json_cell(FILE *fp, enum kmt_kind kind, union kmt_cell c)
+void kmt_json_cell(FILE *fp, enum kmt_kind kind, union kmt_cell c)
 {
 	if (kind == KMT_KIND_STACK)
 		json_stack(fp, c.s);
@@ -188,7 +188,7 @@ static void json_table(FILE *fp, const struct kmt_output *out, const struct kmt_
 			fputs(c ? ", " : "", fp);
 			kmt_output_json_string(fp, t->cols[c].key);
 			fputs(": ", fp);
-			json_cell(fp, t->cols[c].kind, t->cells[r * t->ncols + c]);
+			kmt_json_cell(fp, t->cols[c].kind, t->cells[r * t->ncols + c]);
 		}
 		if (pid >= 0)
 			json_process(fp, out, t, t->cells[r * t->ncols + pid].u);
@@ -239,7 +239,7 @@ static void json_section(FILE *fp, const struct kmt_output *out, const struct se
 		fputs(i ? ", " : "", fp);
 		kmt_output_json_string(fp, sec->values[i].key);
 		fputs(": ", fp);
-		json_cell(fp, sec->values[i].kind, sec->values[i].cell);
+		kmt_json_cell(fp, sec->values[i].kind, sec->values[i].cell);
 	}
 	fputs("},\n    \"tables\": {", fp);
 	for (i = 0; i < sec->ntables; i++) {

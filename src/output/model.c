@@ -380,6 +380,14 @@ void kmt_output_svg_dir(struct kmt_output *out, const char *dir)
 	out->svg_dir = dir;
 }
 
+void kmt_output_identity(struct kmt_output *out, const char *host, const char *boot_id,
+			 const char *release)
+{
+	out->host = host;
+	out->boot_id = boot_id;
+	out->release = release;
+}
+
 void kmt_output_processes(struct kmt_output *out, kmt_process_lookup lookup, void *ctx)
 {
 	out->process = lookup;
@@ -417,7 +425,9 @@ int kmt_output_finish(struct kmt_output *out, struct kmt_error *err)
 		kmt_render_html(out);
 		break;
 	case KMT_FORMAT_JSONL:
-		break;		/* report events wrote its lines as they came */
+		/* report events wrote its lines as they came, and has no tables */
+		ret = kmt_render_jsonl(out, err);
+		break;
 	case KMT_FORMAT_SQLITE:
 		ret = kmt_render_sqlite(out, err);
 		break;

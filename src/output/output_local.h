@@ -48,6 +48,7 @@ struct kmt_output {
 	const char *only_table;		/* text, CSV: only this "SECTION.TABLE" */
 	const char *svg_dir;		/* the charts as SVG files there too */
 	struct kmt_sqlite *sqlite;	/* SQLite: the database the tables go into */
+	const char *host, *boot_id, *release;	/* JSON lines: every line's identity */
 	kmt_process_lookup process;	/* JSON: who each "pid" of a table is, or NULL */
 	void *process_ctx;
 	struct section *sections;
@@ -89,6 +90,15 @@ void kmt_render_chrome(struct kmt_output *out);
 void kmt_render_html(struct kmt_output *out);
 /* SQLite: the summaries and tables into out->sqlite; 0, or -1 with @err. */
 int kmt_render_sqlite(struct kmt_output *out, struct kmt_error *err);
+
+/* Cell @c of @kind as a JSON value (a stack: an array of frames; a percent not finite: null). */
+void kmt_json_cell(FILE *fp, enum kmt_kind kind, union kmt_cell c);
+
+/*
+ * JSON lines: a line per summary value and table row, each with the
+ * identity's keys. 0, or -2 when the table asked for is not there (@err filled).
+ */
+int kmt_render_jsonl(struct kmt_output *out, struct kmt_error *err);
 
 /* Length of the valid UTF-8 sequence at @s (1-4), or 0 when it is not one. */
 int kmt_utf8_length(const unsigned char *s);
