@@ -9,6 +9,7 @@
  * the fields beside the event's own keys.
  */
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
@@ -79,6 +80,8 @@ static int events_start(void *priv, const struct kmt_session *s)
 	st->tep = s->tep;
 	st->reader = s->reader;
 	st->filter.tep = s->tep;
+	/* only this thread writes standard output: no lock per character */
+	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
 	return 0;
 }
 

@@ -40,8 +40,18 @@ void kmt_output_json_string(FILE *fp, const char *str)
 
 	fputc('"', fp);
 	while (*s) {
-		int n = kmt_utf8_length(s);
+		size_t plain = 0;
+		int n;
 
+		/* a run of printable ASCII goes out as it is, in one write */
+		while (s[plain] >= 0x20 && s[plain] < 0x80 && s[plain] != '"' && s[plain] != '\\')
+			plain++;
+		if (plain) {
+			fwrite(s, 1, plain, fp);
+			s += plain;
+			continue;
+		}
+		n = kmt_utf8_length(s);
 		if (*s == '"' || *s == '\\')
 			fprintf(fp, "\\%c", *s);
 		else if (*s < 0x20)
