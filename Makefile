@@ -97,7 +97,7 @@ PLUGINS   := $(patsubst plugins/%.c,$(BUILD)/plugins/%.so,$(PLUGIN_SRC))
 # Plugins link against nothing: trace-cmd and perf provide libtraceevent.
 PIC_FLAGS := -fPIC -fvisibility=hidden -DKMT_PLUGIN_SO
 
-.PHONY: all plugins deps check layout unit unit-san integration fuzz fuzz-check demo examples check-fresh bench screenshot static check-targets install \
+.PHONY: all plugins deps check layout unit unit-san integration fuzz fuzz-check demo examples check-fresh bench screenshot static check-targets check-fleet install \
 	install-user clean
 
 all: kmtrace plugins $(HEAP_LIB)
@@ -261,6 +261,10 @@ bench: kmtrace
 check-targets: kmtrace
 	@sh scripts/check_targets.sh
 
+# Four hosts' recordings in Debian's ClickHouse (a server of its own); .ci/run runs it after check-targets.
+check-fleet: kmtrace
+	@bash scripts/check_fleet.sh
+
 # The README's picture of the HTML report, made by the test that checks it.
 screenshot: kmtrace
 	@d=$$(mktemp -d) && python3 tests/check_html.py ./kmtrace traces "$$d" docs/kmtrace-report.png; \
@@ -269,6 +273,7 @@ screenshot: kmtrace
 install: kmtrace plugins $(HEAP_LIB)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(MAN7DIR) $(DESTDIR)$(PLUGIN_DIR)
 	install -m 0755 kmtrace $(DESTDIR)$(BINDIR)/kmtrace
+	install -m 0755 scripts/kmtrace-fleet-load $(DESTDIR)$(BINDIR)/kmtrace-fleet-load
 	install -m 0644 docs/*.1 $(DESTDIR)$(MANDIR)/
 	install -m 0644 docs/*.7 $(DESTDIR)$(MAN7DIR)/
 	install -m 0644 $(PLUGINS) $(DESTDIR)$(PLUGIN_DIR)/

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Install what kmtrace needs to build and test; skip whatever is already there.
-# "deps.sh build" installs only what building kmtrace needs (make demo).
+# "deps.sh build" installs only what building kmtrace needs (make demo),
+# "deps.sh fleet" only ClickHouse (make check-fleet).
 # Debian packages come from apt; libperf is built from tools/lib/perf of
 # Debian's linux-source package and installed under $LIBPERF_PREFIX.
 set -eu
@@ -45,7 +46,9 @@ install_missing() {
 case ${1:-all} in
 build) install_missing "$BUILD_PKGS" ;;
 all) install_missing "$BUILD_PKGS $TEST_PKGS" ;;
-*) die "unknown set '$1' (build or all)" ;;
+# make check-fleet: Debian's ClickHouse (18.16), its server run as ours
+fleet) install_missing "clickhouse-server clickhouse-client"; exit 0 ;;
+*) die "unknown set '$1' (build, all or fleet)" ;;
 esac
 
 # libperf (and libapi.a: fdarray and friends, in libperf.so but not in
