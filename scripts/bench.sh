@@ -284,3 +284,36 @@ if heap > 0.0001:
 for name, sec in rows:
     print(f"{name:<44}{sec:>9.3f}{sec/plain:>9.2f}x")
 PY
+
+# 8. the recording into SQLite (report --format sqlite stat: every event
+# written) and into ClickHouse (kmtrace-fleet-load, a server of our own),
+# the mid-size trace.dat.
+n=$(events_of "$mid")
+rm -f "$out/bench.db"
+r=$(best 3 sh -c 'rm -f "$1" && exec "$2" report -i "$3" --format sqlite -o "$1" stat' sh "$out/bench.db" "$KMTRACE" "$mid") || exit 1
+s=$(stat -c %s "$out/bench.db")
+rm -f "$out/bench.db"
+python3 -c "import sys; n, s = int(sys.argv[1]), int(sys.argv[3]); sec, rss = (max(float(v), 0.01) for v in sys.argv[2].split()); print(f'\nSQLite: {n} events into the database in {sec:.2f} s, {n / sec / 1e6:.2f}M events/s, {s / 2**20:.0f} MiB file, peak RSS {rss / 1024:.0f} MiB')" "$n" "$r" "$s"
+if command -v clickhouse-server >/dev/null && command -v clickhouse-client >/dev/null; then
+	. "$dir/fleet_server.sh"
+	ch=$(mktemp -d /tmp/kmtrace-bench-ch.XXXXXX)
+	if fleet_start "$ch"; then
+		python3 - "$dir/../docs/fleet.md" "$ch" <<'PY'
+import re, sys
+for i, q in enumerate(re.findall(r'```sql\n(.*?)```', open(sys.argv[1]).read(), re.S)):
+    if q.startswith('-- schema'):
+        open('%s/schema.%02d.sql' % (sys.argv[2], i), 'w').write(q)
+PY
+		for q in "$ch"/schema.*.sql; do
+			clickhouse-client --port "$FLEET_PORT" --multiquery <"$q"
+		done
+		echo "ClickHouse $(clickhouse-client --port "$FLEET_PORT" --query 'SELECT version()'):" \
+			"kmtrace-fleet-load of the same file (kmtrace's jsonl and the server's insert together)"
+		KMTRACE=$KMTRACE bash "$dir/kmtrace-fleet-load" --port "$FLEET_PORT" --host bench "$mid" 2>&1 |
+			sed 's/^kmtrace-fleet-load: /  /'
+		fleet_stop
+	fi
+	rm -rf "$ch"
+else
+	echo "ClickHouse load rate: no clickhouse-server (make check-fleet installs it)"
+fi

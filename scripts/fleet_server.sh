@@ -2,13 +2,13 @@
 # A ClickHouse server of our own for make check-fleet and make bench:
 # Debian's clickhouse-server on 127.0.0.1, free ports, its configuration,
 # data and logs under a directory of ours, the cluster kmtrace_fleet of
-# docs/fleet.md. Sourced (bash); sets FLEET_PORT and FLEET_PID.
+# docs/fleet.md. Sourced (sh or bash); sets FLEET_PORT and FLEET_PID.
 
 # fleet_free_port: a TCP port nothing on this machine listens on.
 fleet_free_port() {
 	local p
 	for _ in $(seq 50); do
-		p=$((20000 + RANDOM % 20000))
+		p=$(shuf -i 20000-39999 -n 1)
 		ss -Htln "sport = :$p" 2>/dev/null | grep -q . || { echo $p; return 0; }
 	done
 	return 1

@@ -427,6 +427,7 @@ untraced_live_tests
 diff_live_tests
 umem_live_tests
 mm_live_tests
+sqlite_live_tests
 
 # Only what this run started is ours: an instance named kmtrace-PID of a
 # process this run did not start is neither reported nor removed.

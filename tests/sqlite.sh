@@ -140,6 +140,23 @@ test_sqlite_full_disk() {
 	done
 }
 
+# Live: a recording of kmem and every syscall event; each event's rows in
+# the database, per event, are trace-cmd report's count of it.
+test_sqlite_live_tracecmd() {
+	local f=$WORK/sys.dat db=$WORK/sys.db
+	"$KMTRACE" record -e syscalls -e kmem -o "$f" -- sh -c 'ls -R /usr/share/doc >/dev/null' \
+		>/dev/null 2>&1 || return 1
+	sqlite_of "$f" "$db" stat || return 1
+	[ "$(sqlite3 -separator ' ' "$db" \
+		"SELECT substr(event, instr(event, ':') + 1), count FROM event_types" | LC_ALL=C sort)" = \
+	  "$(tc_counts "$f")" ] || { echo "  per event counts differ from trace-cmd report's"; return 1; }
+	[ "$(sqlite3 "$db" "SELECT count(*) FROM events")" = \
+	  "$(sqlite3 "$db" "SELECT value FROM meta WHERE key = 'events'")" ] &&
+	[ "$(sqlite3 "$db" "SELECT value FROM meta WHERE key = 'boot_id'")" = \
+	  "$(cat /proc/sys/kernel/random/boot_id)" ] &&
+	[ "$(sqlite3 "$db" "SELECT count(*) FROM event_types")" -gt 20 ]
+}
+
 sqlite_parsing_tests() {
 	check "sqlite: on every fixture SQL over the events gives the report's slab callers, page orders, fault classes and vm calls; every table copied" \
 		test_sqlite_recount
@@ -150,4 +167,9 @@ sqlite_parsing_tests() {
 	check "sqlite: an existing file, no -o, a missing directory, bad input: one line, exit 2, nothing left" \
 		test_sqlite_refusals
 	check "sqlite: a full disk while writing: one line, exit 2, nothing left" test_sqlite_full_disk
+}
+
+sqlite_live_tests() {
+	live "sqlite: a recording of kmem and every syscall event: rows per event equal trace-cmd report's; this boot's id" \
+		test_sqlite_live_tracecmd
 }

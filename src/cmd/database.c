@@ -241,8 +241,10 @@ static int event_sql(const struct evtable *t, char **create, char **insert)
 		"stack_id INTEGER", t->name);
 	fprintf(inf, "INSERT INTO \"%s\" VALUES (?, ?, ?, ?, ?", t->name);
 	for (i = 0; i < t->nfields; i++) {
-		const char *name = t->fields[i]->name;
+		char name[128];
 
+		/* a format's field names are C names; one that is not keeps to [A-Za-z0-9_] */
+		kmt_sqlite_name(name, sizeof(name), t->fields[i]->name, NULL);
 		fprintf(cf, ", \"%s%s\" %s", is_common_name(name) ? "field_" : "", name,
 			field_type(t->fields[i]));
 		fputs(", ?", inf);
@@ -557,6 +559,18 @@ static int write_processes(struct database *d)
 	return ret;
 }
 
+/* @s as an SQL string literal: in single quotes, each one in it doubled. */
+static void sql_string(FILE *fp, const char *s)
+{
+	fputc('\'', fp);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', fp);
+		fputc(*s, fp);
+	}
+	fputc('\'', fp);
+}
+
 /* event_types, and the view "events" over the event tables' common columns. */
 static int write_event_types(struct database *d)
 {
@@ -569,9 +583,16 @@ static int write_event_types(struct database *d)
 	if (!fp)
 		return -1;
 	fputs("CREATE VIEW events AS ", fp);
-	for (i = 0; i < d->ntables; i++)
-		fprintf(fp, "%sSELECT ts, cpu, pid, tgid, '%s' AS event, stack_id FROM \"%s\"",
-			i ? " UNION ALL " : "", d->tables[i].event, d->tables[i].name);
+	for (i = 0; i < d->ntables; i++) {
+		/* SQLite takes 500 terms a compound SELECT: groups of 250 in subqueries */
+		if (i % 250 == 0)
+			fprintf(fp, "%sSELECT * FROM (", i ? ") UNION ALL " : "");
+		fprintf(fp, "%sSELECT ts, cpu, pid, tgid, ", i % 250 ? " UNION ALL " : "");
+		sql_string(fp, d->tables[i].event);
+		fprintf(fp, " AS event, stack_id FROM \"%s\"", d->tables[i].name);
+	}
+	if (d->ntables)
+		fputc(')', fp);
 	if (!d->ntables)
 		fputs("SELECT 0 AS ts, 0 AS cpu, 0 AS pid, 0 AS tgid, '' AS event, "
 		      "0 AS stack_id WHERE 0", fp);

@@ -5,8 +5,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <check.h>
+#include <sqlite3.h>
 
+#include <kmtrace/error.h>
 #include <kmtrace/output.h>
+#include <kmtrace/sqlite.h>
 #include "suites.h"
 
 static const struct kmt_column cols[] = {
@@ -189,6 +192,75 @@ START_TEST(test_format_names)
 }
 END_TEST
 
+/* One value of the query @sql in @path, as text (the caller frees it), or NULL. */
+static char *query_one(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	char *v = NULL;
+
+	ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		v = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+static void expect_value(const char *path, const char *sql, const char *want)
+{
+	char *got = query_one(path, sql);
+
+	ck_assert_ptr_nonnull(got);
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+
+START_TEST(test_sqlite_tables)
+{
+	char dir[] = "/tmp/kmt-sqlite-XXXXXX", path[128], name[64];
+	struct kmt_output *out;
+	struct kmt_sqlite *db;
+	struct kmt_table *t;
+	struct kmt_error err;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.db", dir);
+	ck_assert_str_eq(kmt_sqlite_name(name, sizeof(name), "kmem", "mm_page-alloc"),
+			 "kmem_mm_page_alloc");
+	db = kmt_sqlite_create(path, &err);
+	ck_assert_ptr_nonnull(db);
+	ck_assert_int_ne(access(path, F_OK), 0);	/* not under its name yet */
+	out = kmt_output_new(KMT_FORMAT_SQLITE, stdout, 0);
+	kmt_output_sqlite(out, db);
+	ck_assert_int_eq(kmt_output_begin(out, "slab"), 0);
+	ck_assert_int_eq(kmt_output_count(out, "allocs", "Allocations", 7), 0);
+	t = kmt_output_table(out, "sites", "Per site", 3, cols);
+	ck_assert_int_eq(kmt_table_row(t, (union kmt_cell[]){ { .s = "a" },
+		{ .u = 0xffffffff816c9c44ull }, { .d = 12.5 } }), 0);
+	add_calls_table(out);
+	ck_assert_int_eq(kmt_output_finish(out, &err), 0);
+	ck_assert_int_eq(kmt_sqlite_commit(db, &err), 0);
+	expect_value(path, "SELECT printf('0x%x', bytes) || ' ' || share FROM slab_sites",
+		     "0xffffffff816c9c44 12.5");
+	expect_value(path, "SELECT callsite || ' ' || hits FROM slab_calls", "kfree+0x10 [mod] 3");
+	expect_value(path, "SELECT unit FROM report_columns WHERE tbl = 'slab_sites' AND "
+		     "name = 'bytes'", "bytes");
+	expect_value(path, "SELECT value || ' ' || label FROM summaries WHERE key = 'allocs'",
+		     "7 Allocations");
+	/* never over a file that is there; an aborted one leaves nothing */
+	ck_assert_ptr_null(kmt_sqlite_create(path, &err));
+	ck_assert_ptr_nonnull(strstr(err.msg, "already there"));
+	snprintf(path, sizeof(path), "%s/b.db", dir);
+	db = kmt_sqlite_create(path, &err);
+	ck_assert_ptr_nonnull(db);
+	kmt_sqlite_abort(db);
+	snprintf(path, sizeof(path), "rm -r %s/r.db && rmdir %s", dir, dir);
+	ck_assert_int_eq(system(path), 0);	/* nothing else was left in it */
+}
+END_TEST
+
 Suite *output_suite(void)
 {
 	Suite *s = suite_create("output");
@@ -200,6 +272,7 @@ Suite *output_suite(void)
 	tcase_add_test(tc, test_csv);
 	tcase_add_test(tc, test_text);
 	tcase_add_test(tc, test_format_names);
+	tcase_add_test(tc, test_sqlite_tables);
 	suite_add_tcase(s, tc);
 	return s;
 }
