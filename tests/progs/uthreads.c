@@ -6,7 +6,11 @@
  * timer's SIGALRM handler mallocs and frees too (as real programs do,
  * though malloc is not async-signal-safe); then it forks a child that
  * makes N pairs and execs "ls /", and waits for it. Exit 0 when all went
- * well.
+ * well. The handler runs only in the main thread while it waits in
+ * pthread_join() or pause() (a thousand times), which hold no malloc lock: the four threads block
+ * SIGALRM, as the main thread does while it creates them (pthread_create
+ * mallocs). A handler's malloc landing inside a malloc of its own thread
+ * would wait for the lock it holds.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -52,21 +56,29 @@ int main(int argc, char **argv)
 {
 	struct itimerval every = { { 0, 1000 }, { 0, 1000 } };
 	pthread_t t[4];
+	sigset_t alarm;
 	void *ret;
 	int i, status;
 	pid_t child;
 
 	if (argc != 2 || (pairs = atol(argv[1])) <= 0)
 		return 2;
+	sigemptyset(&alarm);
+	sigaddset(&alarm, SIGALRM);
+	pthread_sigmask(SIG_BLOCK, &alarm, NULL);	/* the threads inherit it */
 	signal(SIGALRM, on_alarm);
 	setitimer(ITIMER_REAL, &every, NULL);
 	for (i = 0; i < 4; i++)
 		if (pthread_create(&t[i], NULL, churn, (void *)(long)i))
 			return 1;
+	pthread_sigmask(SIG_UNBLOCK, &alarm, NULL);
 	for (i = 0; i < 4; i++)
 		if (pthread_join(t[i], &ret) || ret)
 			return 1;
+	while (ticks < 1000)	/* enough handler mallocs for the sampling to see some */
+		pause();
 	setitimer(ITIMER_REAL, &(struct itimerval){ 0 }, NULL);
+	pthread_sigmask(SIG_BLOCK, &alarm, NULL);	/* one may still be pending */
 	child = fork();
 	if (child == 0) {
 		if (churn((void *)9L))
