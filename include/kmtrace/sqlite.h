@@ -41,6 +41,20 @@ int kmt_sqlite_failed(struct kmt_sqlite *db, const char *what, struct kmt_error 
  */
 char *kmt_sqlite_name(char *buf, size_t len, const char *a, const char *b);
 
+/* A column of a table kmt_sqlite_statements() makes: its name and SQL type. */
+struct kmt_sqlite_column {
+	const char *name;
+	const char *type;
+};
+
+/*
+ * The statements of table @name with the @n columns @cols: its CREATE
+ * TABLE into *@create and an INSERT of one row (a parameter per column)
+ * into *@insert, both to free. 0, or -1 when out of memory.
+ */
+int kmt_sqlite_statements(const char *name, const struct kmt_sqlite_column *cols, int n,
+			  char **create, char **insert);
+
 /*
  * Commit, close and give the file its name (never replacing a file that
  * appeared meanwhile). 0, or -1 with @err filled and nothing left behind.

@@ -28,7 +28,7 @@
 #include "common/proctable.h"
 #include "input/formats.h"
 
-/* The common columns before each event table's fields; a field of one of these names gets "field_". */
+/* The columns before each event table's fields; a field named like one gets "field_". */
 static const char *const common_columns[] = { "ts", "cpu", "pid", "tgid", "stack_id", NULL };
 #define NCOMMON	5
 
@@ -226,32 +226,27 @@ static const char *field_type(const struct tep_format_field *f)
 /* CREATE TABLE and INSERT of @t into the two strings. 0, or -1 when out of memory. */
 static int event_sql(const struct evtable *t, char **create, char **insert)
 {
-	size_t clen, ilen;
-	FILE *cf = open_memstream(create, &clen), *inf = open_memstream(insert, &ilen);
-	int i;
+	int n = NCOMMON + t->nfields, i, ret;
+	struct kmt_sqlite_column *cols = calloc(n, sizeof(*cols));
+	char (*names)[136] = calloc(t->nfields + 1, sizeof(*names));
 
-	if (!cf || !inf) {
-		if (cf)
-			fclose(cf);
-		if (inf)
-			fclose(inf);
-		return -1;
-	}
-	fprintf(cf, "CREATE TABLE \"%s\" (ts INTEGER, cpu INTEGER, pid INTEGER, tgid INTEGER, "
-		"stack_id INTEGER", t->name);
-	fprintf(inf, "INSERT INTO \"%s\" VALUES (?, ?, ?, ?, ?", t->name);
-	for (i = 0; i < t->nfields; i++) {
+	ret = cols && names ? 0 : -1;
+	for (i = 0; !ret && i < NCOMMON; i++)
+		cols[i] = (struct kmt_sqlite_column){ common_columns[i], "INTEGER" };
+	for (i = 0; !ret && i < t->nfields; i++) {
 		char name[128];
 
 		/* a format's field names are C names; one that is not keeps to [A-Za-z0-9_] */
 		kmt_sqlite_name(name, sizeof(name), t->fields[i]->name, NULL);
-		fprintf(cf, ", \"%s%s\" %s", is_common_name(name) ? "field_" : "", name,
-			field_type(t->fields[i]));
-		fputs(", ?", inf);
+		snprintf(names[i], sizeof(names[i]), "%s%s", is_common_name(name) ? "field_" : "",
+			 name);
+		cols[NCOMMON + i] = (struct kmt_sqlite_column){ names[i], field_type(t->fields[i]) };
 	}
-	fputc(')', cf);
-	fputc(')', inf);
-	return fclose(cf) | fclose(inf) ? -1 : 0;
+	if (!ret)
+		ret = kmt_sqlite_statements(t->name, cols, n, create, insert);
+	free(cols);
+	free(names);
+	return ret;
 }
 
 /* Fill table @t for event @e: its name, fields and statements. */

@@ -266,7 +266,8 @@ static int write_summary(struct kmt_sqlite *db, struct catalog *c, const struct 
 }
 
 /* CREATE TABLE and INSERT statements of table @t named @name, into @create and @insert. */
-static int table_sql(const struct kmt_table *t, const char *name, char **create, char **insert)
+int kmt_sqlite_statements(const char *name, const struct kmt_sqlite_column *cols, int n,
+			  char **create, char **insert)
 {
 	size_t clen, ilen;
 	FILE *cf = open_memstream(create, &clen), *inf = open_memstream(insert, &ilen);
@@ -281,14 +282,27 @@ static int table_sql(const struct kmt_table *t, const char *name, char **create,
 	}
 	fprintf(cf, "CREATE TABLE \"%s\" (", name);
 	fprintf(inf, "INSERT INTO \"%s\" VALUES (", name);
-	for (i = 0; i < t->ncols; i++) {
-		fprintf(cf, "%s\"%s\" %s", i ? ", " : "", t->cols[i].key,
-			sql_type(t->cols[i].kind));
+	for (i = 0; i < n; i++) {
+		fprintf(cf, "%s\"%s\" %s", i ? ", " : "", cols[i].name, cols[i].type);
 		fputs(i ? ", ?" : "?", inf);
 	}
 	fputc(')', cf);
 	fputc(')', inf);
 	return fclose(cf) | fclose(inf) ? -1 : 0;
+}
+
+static int table_sql(const struct kmt_table *t, const char *name, char **create, char **insert)
+{
+	struct kmt_sqlite_column *cols = calloc(t->ncols, sizeof(*cols));
+	int i, ret;
+
+	if (!cols)
+		return -1;
+	for (i = 0; i < t->ncols; i++)
+		cols[i] = (struct kmt_sqlite_column){ t->cols[i].key, sql_type(t->cols[i].kind) };
+	ret = kmt_sqlite_statements(name, cols, t->ncols, create, insert);
+	free(cols);
+	return ret;
 }
 
 /* Describe table @t, @name, of section @sec in report_tables and report_columns. */
