@@ -128,7 +128,7 @@ test_rec_max_size() {
 	bytes=$(awk '/^CPU [0-9]+:/ { b += $5 } END { print b }' "$RWORK/max.err")
 	echo "  raw data $bytes bytes; $(grep -o 'stopped at.*' "$RWORK/max.err")"
 	grep -q 'stopped at --max-size 1.0 MiB' "$RWORK/max.err" &&
-	[ "$bytes" -ge 1048576 ] && [ "$bytes" -le $((1048576 + 2 * 65536)) ] &&
+	[ "$bytes" -ge 1048576 ] && [ "$bytes" -le $((1048576 + $(nproc) * 65536)) ] &&
 	"$KMTRACE" report -i "$RWORK/max.dat" >/dev/null
 }
 

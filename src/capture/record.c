@@ -187,13 +187,23 @@ static int watch_read(struct cpu_recorder *c)
 	return n;
 }
 
+/*
+ * The raw data has reached --max-size: each CPU's thread stops writing by
+ * itself, without waiting for the main thread, so that at most the write
+ * each one had under way goes past it.
+ */
+static bool raw_size_reached(struct recorder *r)
+{
+	return r->o->max_size && atomic_load(&r->bytes) >= r->o->max_size;
+}
+
 static void *cpu_thread(void *arg)
 {
 	struct cpu_recorder *c = arg;
 	struct recorder *r = c->r;
 	int n;
 
-	while (!atomic_load(&r->stop)) {
+	while (!atomic_load(&r->stop) && !raw_size_reached(r)) {
 		n = r->o->watch_tick ? watch_read(c) : tracefs_cpu_write(c->tcpu, c->fd, false);
 		if (n > 0) {
 			count_bytes(r, n);
@@ -203,7 +213,7 @@ static void *cpu_thread(void *arg)
 			return NULL;
 		}
 	}
-	if (r->stopped_by == KMT_STOP_MAX_SIZE)
+	if (r->stopped_by == KMT_STOP_MAX_SIZE || raw_size_reached(r))
 		return NULL;	/* what the buffer still holds stays out */
 	/* Drain: whole sub-buffers by splice, then the partly filled rest. */
 	while ((n = tracefs_cpu_write(c->tcpu, c->fd, true)) > 0)
