@@ -35,6 +35,7 @@ static const char *const common_columns[] = { "ts", "cpu", "pid", "tgid", "stack
 /* One event type's table. */
 struct evtable {
 	int id;
+	struct tep_event *format;
 	char name[128];			/* the table's */
 	char event[160];		/* "system:name" */
 	struct tep_format_field **fields;
@@ -57,7 +58,8 @@ struct database {
 	const struct kmt_session *s;
 	const struct kmt_identity *id;
 	struct evtable *tables;
-	int ntables, cap_tables, last;
+	struct kmt_hashmap table_index;		/* event id -> its table's index */
+	uint32_t ntables, cap_tables;
 	sqlite3_stmt *stack_frame;
 	struct kmt_hashmap stack_index;		/* hash of the frames -> stack index */
 	struct stack *stacks;
@@ -75,8 +77,9 @@ static void *database_init(void)
 
 	if (!d)
 		return NULL;
-	if (kmt_hashmap_init(&d->stack_index) || kmt_hashmap_init(&d->addrs) ||
-	    kmt_hashmap_init(&d->pids)) {
+	if (kmt_hashmap_init(&d->table_index) || kmt_hashmap_init(&d->stack_index) ||
+	    kmt_hashmap_init(&d->addrs) || kmt_hashmap_init(&d->pids)) {
+		kmt_hashmap_free(&d->table_index);
 		kmt_hashmap_free(&d->stack_index);
 		kmt_hashmap_free(&d->addrs);
 		free(d);
@@ -88,7 +91,7 @@ static void *database_init(void)
 static void database_free(void *priv)
 {
 	struct database *d = priv;
-	int i;
+	uint32_t i;
 
 	for (i = 0; i < d->ntables; i++) {
 		sqlite3_finalize(d->tables[i].insert);
@@ -96,6 +99,7 @@ static void database_free(void *priv)
 		free(d->tables[i].code);
 	}
 	free(d->tables);
+	kmt_hashmap_free(&d->table_index);
 	sqlite3_finalize(d->stack_frame);
 	kmt_hashmap_free(&d->stack_index);
 	kmt_hashmap_free(&d->addrs);
@@ -161,7 +165,6 @@ static int database_start(void *priv, const struct kmt_session *s)
 	struct database *d = priv;
 
 	d->s = s;
-	d->last = -1;
 	if (exec(d, start_sql) ||
 	    prepare(d, "INSERT INTO stacks VALUES (?, ?, ?, ?, ?)", &d->stack_frame))
 		return -1;
@@ -199,7 +202,7 @@ static bool table_named(const struct database *d, const char *name, const struct
 {
 	static const char *const ours[] = { "stacks", "symbols", "processes", "meta",
 		"event_types", "events", "summaries", "report_tables", "report_columns", NULL };
-	int i;
+	uint32_t i;
 
 	for (i = 0; ours[i]; i++)
 		if (!strcasecmp(ours[i], name))
@@ -282,37 +285,29 @@ static struct evtable *table_of(struct database *d, int id, bool *failed)
 {
 	struct tep_event *e;
 	struct evtable *t;
-	int i;
+	uint64_t row;
 
 	*failed = false;
-	if (d->last >= 0 && d->tables[d->last].id == id)
-		return &d->tables[d->last];
-	for (i = 0; i < d->ntables; i++)
-		if (d->tables[i].id == id)
-			return &d->tables[d->last = i];
+	if (kmt_hashmap_find(&d->table_index, (uint32_t)id, &row))
+		return &d->tables[row];
 	e = tep_find_event(d->s->tep, id);
 	if (!e)
 		return NULL;
-	if (d->ntables == d->cap_tables) {
-		int cap = d->cap_tables ? 2 * d->cap_tables : 16;
-		struct evtable *grown = realloc(d->tables, cap * sizeof(*grown));
-
-		if (!grown) {
-			*failed = true;
-			return NULL;
-		}
-		d->tables = grown;
-		d->cap_tables = cap;
+	/* freed with the others even if half made */
+	row = kmt_hashmap_new_row(&d->table_index, (uint32_t)id, &d->tables, &d->cap_tables,
+				  &d->ntables, sizeof(*d->tables));
+	if (row == KMT_HASHMAP_NO_ROW) {
+		*failed = true;
+		return NULL;
 	}
-	t = &d->tables[d->ntables];
-	memset(t, 0, sizeof(*t));
+	t = &d->tables[row];
 	t->id = id;
-	d->ntables++;		/* freed with the others even if half made */
+	t->format = e;
 	if (make_table(d, t, e)) {
 		*failed = true;
 		return NULL;
 	}
-	return &d->tables[d->last = d->ntables - 1];
+	return t;
 }
 
 static int note_key(struct kmt_hashmap *m, uint64_t key)
@@ -414,8 +409,7 @@ static int bind_fields(struct database *d, struct evtable *t, const struct kmt_e
 {
 	sqlite3_stmt *st = t->insert;
 	struct kmt_field_value v;
-	bool fits = kmt_formats_record_fits(d->s->tep, tep_find_event(d->s->tep, ev->id),
-					    ev->raw, ev->raw_size);
+	bool fits = kmt_formats_record_fits(d->s->tep, t->format, ev->raw, ev->raw_size);
 	int i;
 
 	for (i = 0; i < t->nfields; i++) {
@@ -573,7 +567,8 @@ static int write_event_types(struct database *d)
 	size_t len;
 	char *view = NULL;
 	FILE *fp = open_memstream(&view, &len);
-	int i, ret = 0;
+	uint32_t i;
+	int ret = 0;
 
 	if (!fp)
 		return -1;
