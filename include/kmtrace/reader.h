@@ -55,6 +55,8 @@ enum kmt_reader_text {
 	KMT_TEXT_SLABINFO_START,	/* kmtrace record: /proc/slabinfo at start */
 	KMT_TEXT_SLABINFO_STOP,		/* ... and at stop */
 	KMT_TEXT_BOOT_ID,	/* kmtrace record: the kernel's boot id (random/boot_id) */
+	KMT_TEXT_PAGE_OWNER,	/* kmtrace record: debugfs page_owner at start, compact
+				   (see kmt_before_load()) */
 	KMT_TEXT_NR
 };
 

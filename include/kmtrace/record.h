@@ -48,6 +48,7 @@ struct kmt_record_opts {
 	bool force;			/* replace an existing regular file */
 	bool no_kallsyms;		/* leave /proc/kallsyms out (5+ MB) */
 	bool no_kprobes;		/* no return probe on handle_mm_fault */
+	bool no_page_owner;		/* leave debugfs's page_owner out */
 	bool stacks;			/* -g: a kernel stack after each chosen event */
 	const char *const *stack_events;	/* those events; none: slab and page ones */
 	int nstack_events;
@@ -136,6 +137,8 @@ struct kmt_record_result {
 	int exec_errno;			/* the command could not be run: why */
 	unsigned long long fault_samples;	/* perf fault samples stored */
 	unsigned long long left_in_buffers;	/* events not taken out (--max-size) */
+	unsigned long long page_owner_blocks;	/* page_owner at start: blocks kept */
+	unsigned long long page_owner_pages;	/* ... and their pages */
 };
 
 /*

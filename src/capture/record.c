@@ -651,6 +651,9 @@ static int setup_and_run(struct recorder *r, const sigset_t *old)
 		return kmt_record_fail(r, "cannot turn tracing on");
 	if ((r->o->user || r->o->user_sample) && !(r->umaps = kmt_umaps_start(r->inst)))
 		return kmt_record_fail(r, "cannot start following the traced processes' maps");
+	/* after tracing is on: a page freed meanwhile has its free in the trace */
+	if (kmt_page_owner_snapshot(r))
+		return -1;
 	if (r->o->watch_tick)
 		r->o->watch_tick(r->o->ctx, false);	/* a first look while every event exists */
 	kmt_command_release(r);
@@ -789,6 +792,8 @@ static void free_recorder(struct recorder *r)
 	free(r->vmstat[1]);
 	free(r->slabinfo[0]);
 	free(r->slabinfo[1]);
+	if (r->page_owner_fd >= 0)
+		close(r->page_owner_fd);
 	free(r->cpu_nodes);
 	free(r->trace_clock);
 	free(r->stack_events);
@@ -882,6 +887,7 @@ int kmt_record(const struct kmt_record_opts *o, struct kmt_record_result *res,
 	       struct kmt_error *err)
 {
 	struct recorder r = { .o = o, .err = err, .go_fd = -1, .exec_fd = -1, .marker_fd = -1,
+			      .page_owner_fd = -1,
 			      .child_status = -1, .main_thread = pthread_self() };
 	struct kmt_record_progress done = { .phase = KMT_RECORD_DONE };
 	sigset_t old;

@@ -170,6 +170,9 @@ struct recorder {
 	int stop_signal;
 	char *vmstat[2];
 	char *slabinfo[2];		/* /proc/slabinfo at start and stop */
+	int page_owner_fd;		/* page_owner at start, compact; -1: none */
+	unsigned int page_owner_size;
+	unsigned long long page_owner_blocks, page_owner_pages;
 	char *cpu_nodes;
 	char *trace_clock;
 	char *stack_events;			/* -g: "SYSTEM:EVENT ..." with triggers */
@@ -315,5 +318,13 @@ void kmt_kernel_identity(const char *kallsyms, char *buf, size_t len);
  * NULL when there is none or it cannot be read.
  */
 char *kmt_slab_aliases(void);
+
+/*
+ * Where debugfs has a page_owner file (CONFIG_PAGE_OWNER, page_owner=on)
+ * and neither --no-page-owner nor --extract was given: read it into a
+ * temporary file in the layout of KMT_TD_OPT_KMT_PAGE_OWNER
+ * (r->page_owner_fd). 0 (also when there is none), or -1 with r->err filled.
+ */
+int kmt_page_owner_snapshot(struct recorder *r);
 
 #endif /* KMT_RECORD_LOCAL_H */

@@ -192,6 +192,12 @@ static int gather_meta(struct recorder *r, struct meta_texts *m, struct kmt_trac
 	add_option(m, KMT_TD_OPT_KMT_USER_MAPS, r->user_maps);
 	add_option(m, KMT_TD_OPT_KMT_PROCESSES, r->processes);
 	add_option(m, KMT_TD_OPT_KMT_FILES, r->file_names);
+	if (r->page_owner_fd >= 0) {
+		m->options[m->noptions++] = (struct kmt_td_option){
+			KMT_TD_OPT_KMT_PAGE_OWNER, NULL, r->page_owner_size, r->page_owner_fd };
+		res->page_owner_blocks = r->page_owner_blocks;
+		res->page_owner_pages = r->page_owner_pages;
+	}
 	if (gather_fault_texts(r, m, res))
 		return -1;
 	for (i = 0; i < r->ncpus; i++) {

@@ -23,7 +23,8 @@ static void usage(FILE *fp)
 		"usage: kmtrace record [-e EVENT|GROUP:EVENT|GROUP]... [-p PID]... [-b KB]\n"
 		"                      [-d SECONDS] [--max-size SIZE] [-f] [-o FILE|-]\n"
 		"                      [--filter 'GROUP:EVENT:EXPR']... [--no-kallsyms]\n"
-		"                      [--no-kprobes] [-g] [--stack-events EVENT,...]\n"
+		"                      [--no-kprobes] [--no-page-owner] [-g]\n"
+		"                      [--stack-events EVENT,...]\n"
 		"                      [--user [--user-lib PATH] [--user-min-size SIZE]]\n"
 		"                      [--user-sample[=SIZE] [--user-unwind dwarf|fp]]\n"
 		"                      [--cgroup PATH] [--container ID] [--comm NAME] [--exe PATH]\n"
@@ -44,6 +45,8 @@ static void usage(FILE *fp)
 		"                  call sites are then shown as addresses\n"
 		"      --no-kprobes  no return probe on handle_mm_fault; minor and major\n"
 		"                  faults then come from perf's fault events if it can\n"
+		"      --no-page-owner  leave out debugfs's page_owner (who held each\n"
+		"                  allocated page at the start), read where the kernel has it\n"
 		"  -g, --call-graph  a kernel stack after each slab and page allocation and\n"
 		"                  free (ftrace stacktrace triggers, in the same buffers)\n"
 		"      --stack-events  the events to take stacks of instead (implies -g),\n"
@@ -151,6 +154,9 @@ static void print_summary(const struct kmt_record_opts *o, const struct kmt_reco
 		fprintf(stderr, "kmtrace: taken out of %s%s (left in place)\n",
 			strcmp(o->extract, "/") ? "instance " : "the top-level buffer",
 			strcmp(o->extract, "/") ? o->extract : "");
+	if (res->page_owner_blocks)
+		fprintf(stderr, "kmtrace: page_owner at start: %llu pages in %llu blocks\n",
+			res->page_owner_pages, res->page_owner_blocks);
 	fprintf(stderr, "kmtrace: %llu events, %llu lost, written to %s\n", events, lost,
 		strcmp(o->output, "-") ? o->output : "standard output");
 	if (res->command_status > 0 && WIFEXITED(res->command_status))
@@ -184,6 +190,7 @@ static const struct option longopts[] = {
 	{ "filter", required_argument, NULL, 'F' },
 	{ "no-kallsyms", no_argument, NULL, 'K' },
 	{ "no-kprobes", no_argument, NULL, 'P' },
+	{ "no-page-owner", no_argument, NULL, 'O' },
 	{ "call-graph", no_argument, NULL, 'g' },
 	{ "stack-events", required_argument, NULL, 'G' },
 	{ "user", no_argument, NULL, 'U' },
@@ -275,6 +282,9 @@ static int take_option(struct record_args *a, int c)
 		return 0;
 	case 'P':
 		o->no_kprobes = true;
+		return 0;
+	case 'O':
+		o->no_page_owner = true;
 		return 0;
 	case 'g':
 		o->stacks = true;

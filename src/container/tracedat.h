@@ -39,6 +39,11 @@ enum kmt_td_option_id {
 	KMT_TD_OPT_KMT_SLABINFO_START = 0x4b5b,	/* /proc/slabinfo at start */
 	KMT_TD_OPT_KMT_SLABINFO_STOP = 0x4b5c,	/* /proc/slabinfo at stop */
 	KMT_TD_OPT_KMT_BOOT_ID = 0x4b5d,	/* /proc/sys/kernel/random/boot_id */
+	KMT_TD_OPT_KMT_PAGE_OWNER = 0x4b5e,	/* debugfs page_owner at start, compact:
+						   "page_owner 1 PATH", then "stack ID"
+						   and its frames (" FRAME" lines) before
+						   its first use, "page PFN ORDER GFP PID
+						   TGID TS_NS STACK-ID COMM" per block */
 };
 
 /*

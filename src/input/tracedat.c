@@ -161,6 +161,9 @@ static bool parse_options(struct kmt_cursor *c, struct kmt_reader *r)
 		case KMT_TD_OPT_KMT_BOOT_ID:
 			set_text(r, KMT_TEXT_BOOT_ID, data, size);
 			break;
+		case KMT_TD_OPT_KMT_PAGE_OWNER:
+			set_text(r, KMT_TEXT_PAGE_OWNER, data, size);
+			break;
 		case KMT_TD_OPT_KMT_SCOPE:
 			set_text(r, KMT_TEXT_SCOPE, data, size);
 			break;
