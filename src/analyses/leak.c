@@ -82,6 +82,7 @@ static void leak_free(void *priv)
 		kmt_objmap_free(&st->live[i]);
 	kmt_hashmap_free(&st->cache_index);
 	kmt_hashmap_free(&st->sized_caches);
+	kmt_page_owner_release(&st->owner);
 	kmt_slab_audit_free(&st->audit);
 	kmt_stacks_free(&st->stacks);
 	kmt_filter_free(&st->filter);
@@ -118,7 +119,7 @@ static int leak_start(void *priv, const struct kmt_session *s)
 	st->filter.tep = s->tep;
 	kmt_cache_namer_init(&st->namer, s->tep);
 	st->page_size = s->tep && tep_get_page_size(s->tep) > 0 ? tep_get_page_size(s->tep) : 4096;
-	return 0;
+	return kmt_page_owner_load(&st->owner, kmt_reader_text(s->reader, KMT_TEXT_PAGE_OWNER));
 }
 
 /* The caches[] index of the cache named @name (@len bytes), made if new; LEAK_NONE when out of memory. */
@@ -218,6 +219,8 @@ static int on_alloc(struct leak_state *st, const struct kmt_event *ev, int kind)
 	/* st->live[kind] does not change until *slot is set */
 	if (!(slot = leak_live_cell(&st->live[kind], addr, &live)))
 		return -1;
+	if (kind == LEAK_PAGES)
+		kmt_page_owner_alloc(&st->owner, addr);
 	if (live && slot->selected) {
 		if (kind == LEAK_SLAB && kmt_slab_audit_reuse(&st->audit, slot->cache))
 			return -1;
@@ -256,6 +259,8 @@ static int on_free(struct leak_state *st, const struct kmt_event *ev, int kind)
 	if (leak_live_take(&st->live[kind], addr, &o))
 		return kind == LEAK_SLAB && o.selected ?
 		       kmt_slab_audit_free_seen(&st->audit, o.cache) : 0;
+	if (ev->type == KMT_EV_PAGE_FREE)
+		kmt_page_owner_free(&st->owner, addr);
 	/* A batched free may repeat a page mm_page_free gave already: not unseen. */
 	if (ev->type == KMT_EV_PAGE_FREE_BATCHED || !kmt_filter_pass(&st->filter, ev))
 		return 0;

@@ -10,6 +10,7 @@
 #include <kmtrace/output.h>
 #include "cachename.h"
 #include "filter.h"
+#include "pageowner.h"
 #include "slabaudit.h"
 #include "stacks.h"
 #include "common/hashmap.h"
@@ -65,6 +66,7 @@ struct leak_state {
 
 	struct kmt_objmap live[LEAK_KINDS];	/* pointer or pfn -> struct leak_obj */
 	struct kmt_slab_audit audit;		/* by caches[]: frees the kernel does not trace */
+	struct kmt_page_owner owner;		/* pages allocated before the recording */
 
 	char **caches;			/* names; the page allocator's by order too */
 	uint32_t ncaches, cap_caches;

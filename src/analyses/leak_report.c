@@ -307,12 +307,13 @@ int kmt_leak_report(void *priv, const struct kmt_session *s, struct kmt_output *
 		return -1;
 	}
 	kmt_leak_judge(st);
-	ret = report_summary(st, now, out) ||
+	ret = report_summary(st, now, out) || kmt_page_owner_summary(&st->owner, out) ||
 	      kmt_leak_report_untraced(st, now, out) ||
 	      report_groups(st, &group_tables[by], now, buf, KMT_STACK_TEXT_MAX, out) ||
 	      report_groups(st, &group_tables[LEAK_BY_CACHE], now, buf, KMT_STACK_TEXT_MAX, out) ||
 	      report_groups(st, &group_tables[LEAK_BY_PID], now, buf, KMT_STACK_TEXT_MAX, out) ||
-	      (st->interval_ns && report_points(st, by, buf, KMT_STACK_TEXT_MAX, out));
+	      (st->interval_ns && report_points(st, by, buf, KMT_STACK_TEXT_MAX, out)) ||
+	      kmt_page_owner_tables(&st->owner, &st->stacks, "before", st->lines, out);
 	free(buf);
 	return ret ? -1 : 0;
 }

@@ -92,6 +92,7 @@ static void page_free_state(void *priv)
 	kmt_hashmap_free(&st->gfp_index);
 	kmt_hashmap_free(&st->proc_index);
 	kmt_objmap_free(&st->live);
+	kmt_page_owner_release(&st->owner);
 	kmt_hashmap_free(&st->recent_index);
 	kmt_rollup_release(&st->rollup);
 	kmt_filter_free(&st->filter);
@@ -127,7 +128,7 @@ static int page_start(void *priv, const struct kmt_session *s)
 	st->filter.tep = s->tep;
 	st->kernel_version = kmt_kernel_version(kmt_reader_text(s->reader, KMT_TEXT_UNAME));
 	st->page_size = tep_get_page_size(s->tep) > 0 ? tep_get_page_size(s->tep) : 4096;
-	return 0;
+	return kmt_page_owner_load(&st->owner, kmt_reader_text(s->reader, KMT_TEXT_PAGE_OWNER));
 }
 
 /* The row of @pid, made if new (named at report time). */
@@ -261,6 +262,7 @@ static int on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel)
 	}
 	if (!(slot = page_live_cell(&st->live, ev->pfn, &was_live)))
 		return -1;
+	kmt_page_owner_alloc(&st->owner, ev->pfn);
 	if (was_live)
 		drop_replaced(st, slot);	/* does not change st->live */
 	*slot = b;
@@ -341,6 +343,8 @@ static int on_free(struct page_state *st, const struct kmt_event *ev, uint64_t o
 	struct page_block b = { 0 };
 	bool found = page_live_take(&st->live, ev->pfn, &b);
 
+	if (!found)
+		kmt_page_owner_free(&st->owner, ev->pfn);
 	if (!sel)
 		return 0;
 	if (!p)
@@ -446,7 +450,8 @@ const struct kmt_analysis kmt_analysis_page = {
 	"  --order             table per order\n"
 	"  --migratetype       table per migratetype\n"
 	"  --gfp               table per GFP flags value\n"
-	"  --live              pages still allocated at the end, oldest first\n"
+	"  --live              pages still allocated at the end, oldest first; and\n"
+	"                      those allocated before the recording (page_owner)\n"
 	"  --caller            per call site (needs call stacks in the recording)\n"
 	KMT_STACK_USAGE
 	"  --timeline MS       outstanding pages per MS-millisecond interval, total and\n"

@@ -9,6 +9,7 @@
 #include <kmtrace/analysis.h>
 #include <kmtrace/output.h>
 #include "filter.h"
+#include "pageowner.h"
 #include "rollup.h"
 #include "stacks.h"
 #include "common/hashmap.h"
@@ -140,6 +141,7 @@ struct page_state {
 	uint32_t nprocs, cap_procs;
 
 	struct kmt_objmap live;		/* pfn -> struct page_block */
+	struct kmt_page_owner owner;	/* blocks allocated before the recording */
 
 	/* --caller: rows per calling function; per ip, its row (0: allocator) */
 	struct kmt_hashmap caller_index;	/* function start -> callers[] */

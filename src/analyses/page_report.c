@@ -606,6 +606,7 @@ static int report_summary(const struct page_state *st, struct kmt_output *out)
 		snprintf(version, sizeof(version), "%d.%d", st->kernel_version / 1000,
 			 st->kernel_version % 1000);
 	return report_requests(st, out) || report_pages(st, out) ||
+	       kmt_page_owner_summary(&st->owner, out) ||
 	       kmt_output_string(out, "kernel", "Kernel (for migratetype names)", version) ||
 	       report_vmstat(st, out);
 }
@@ -648,6 +649,8 @@ int kmt_page_report(void *priv, const struct kmt_session *s, struct kmt_output *
 	      ((st->tables & PAGE_TABLE_MIGRATETYPE) && report_migratetypes(st, out)) ||
 	      ((st->tables & PAGE_TABLE_PID) && report_procs(st, out)) ||
 	      ((st->tables & PAGE_TABLE_LIVE) && kmt_page_report_live(st, out, names)) ||
+	      ((st->tables & PAGE_TABLE_LIVE) &&
+	       kmt_page_owner_tables(&st->owner, &st->stacks, "before", st->lines, out)) ||
 	      ((st->tables & PAGE_TABLE_CALLER) && st->ncallers &&
 	       kmt_page_report_callers(st, out)) ||
 	      ((st->tables & PAGE_TABLE_STACK) && kmt_page_report_stacks(st, out)) ||

@@ -149,6 +149,12 @@ static bool is_plumbing(const char *name, const char *mod)
 	return (mod && !strcmp(mod, BPF_MODULE)) || has_prefix(name, plumbing_frames, INT32_MAX);
 }
 
+bool kmt_stacks_allocator_name(const struct kmt_stacks *s, const char *name)
+{
+	return is_plumbing(name, NULL) ||
+	       has_prefix(name, (const char *const *)s->prefixes, s->nprefixes);
+}
+
 static enum frame_verdict verdict(struct kmt_stacks *s, uint64_t ip)
 {
 	unsigned long long start;

@@ -86,6 +86,9 @@ int kmt_stacks_first_caller(struct kmt_stacks *s, const unsigned long long *chai
 int kmt_stacks_intern(struct kmt_stacks *s, const unsigned long long *chain, int nr,
 		      uint32_t *id);
 
+/* Is function @name an allocator frame (by @s's prefixes) or tracing plumbing? */
+bool kmt_stacks_allocator_name(const struct kmt_stacks *s, const char *name);
+
 /* Room for a stack's text: frames that do not fit are left out. */
 #define KMT_STACK_TEXT_MAX	16384
 

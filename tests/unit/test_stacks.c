@@ -13,6 +13,7 @@
 #include <kmtrace/analysis.h>
 #include <kmtrace/output.h>
 #include <kmtrace/reader.h>
+#include "analyses/pageowner.h"
 #include "analyses/stacks.h"
 #include "fixtures.h"
 #include "suites.h"
@@ -260,6 +261,89 @@ START_TEST(test_stack_cells)
 }
 END_TEST
 
+/* A page_owner snapshot as kmtrace record keeps it: two stacks, four blocks. */
+static const char owner_text[] =
+	"page_owner 1 /sys/kernel/debug/page_owner\n"
+	"stack 0\n"
+	" post_alloc_hook+0x20c/0x230\n"
+	" get_page_from_freelist+0x5c1/0x1050\n"
+	" __alloc_pages+0x15f/0x300\n"
+	" virtblk_probe+0x1b/0x90 [virtio_blk]\n"
+	" really_probe+0xde/0x380\n"
+	"page 4096 0 0xcc0 1 1 1000 0 swapper/0\n"
+	"page 8192 3 0xcc0 1 1 1100 0 swapper/0\n"
+	"stack 7\n"
+	" post_alloc_hook+0x20c/0x230\n"
+	" pcpu_populate_chunk+0x40/0x200\n"
+	"page 12288 1 0x2dc2 5 5 2000 7 kworker/0:1\n"
+	"page 16384 0 0x2dc2 5 5 2100 7 kworker/0:1\n"
+	"page 20480 0 0x2dc2 5 5 2200 9 bad-stack-id\n"
+	"garbage\n";
+
+/* Render @po's summary and tables as JSON into a string (free it). */
+static char *render_owner(const struct kmt_page_owner *po, const struct kmt_stacks *st)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	struct kmt_output *out = kmt_output_new(KMT_FORMAT_JSON, fp, 0);
+
+	ck_assert_int_eq(kmt_output_begin(out, "page"), 0);
+	ck_assert_int_eq(kmt_page_owner_summary(po, out), 0);
+	ck_assert_int_eq(kmt_page_owner_tables(po, st, "before", -1, out), 0);
+	ck_assert_int_eq(kmt_output_finish(out, NULL), 0);
+	fclose(fp);
+	return text;
+}
+
+START_TEST(test_page_owner_followed)
+{
+	struct kmt_page_owner po;
+	struct kmt_stacks st;
+	char *json;
+
+	ck_assert_int_eq(kmt_stacks_init(&st), 0);
+	ck_assert_int_eq(kmt_page_owner_load(&po, owner_text), 0);
+	ck_assert(po.present);
+	ck_assert_uint_eq(po.blocks, 4);
+	ck_assert_uint_eq(po.pages, 1 + 8 + 2 + 1);
+	ck_assert_uint_eq(po.unparsed, 2);	/* the unknown stack id, the garbage line */
+	ck_assert(kmt_page_owner_free(&po, 8192));	/* freed in the trace */
+	ck_assert(!kmt_page_owner_free(&po, 8192));	/* not twice */
+	ck_assert(!kmt_page_owner_free(&po, 8193));	/* inside a block: not its pfn */
+	kmt_page_owner_alloc(&po, 16384);	/* allocated again in the trace */
+	kmt_page_owner_alloc(&po, 99999);	/* not listed: nothing */
+	ck_assert_uint_eq(po.freed_pages, 8);
+	ck_assert_uint_eq(po.again_pages, 1);
+	json = render_owner(&po, &st);
+	ck_assert_ptr_nonnull(strstr(json, "\"before_listed_pages\": 12"));
+	ck_assert_ptr_nonnull(strstr(json, "\"before_traced_pages\": 1"));
+	ck_assert_ptr_nonnull(strstr(json, "\"before_pages\": 11"));
+	ck_assert_ptr_nonnull(strstr(json, "\"before_held_pages\": 3"));
+	/* the stack holding most pages first, its caller past the allocator frames */
+	ck_assert_ptr_nonnull(strstr(json, "{\"pages\": 2, \"blocks\": 1, \"caller\": "
+				     "\"pcpu_populate_chunk+0x40\", \"module\": \"vmlinux\""));
+	ck_assert_ptr_nonnull(strstr(json, "{\"pages\": 1, \"blocks\": 1, \"caller\": "
+				     "\"virtblk_probe+0x1b [virtio_blk]\", \"module\": \"virtio_blk\""));
+	ck_assert_ptr_nonnull(strstr(json, "\"stack\": [\"post_alloc_hook+0x20c\", "
+				     "\"get_page_from_freelist+0x5c1\""));
+	ck_assert_ptr_nonnull(strstr(json, "{\"module\": \"vmlinux\", \"pages\": 2, "
+				     "\"blocks\": 1}"));
+	free(json);
+	kmt_page_owner_release(&po);
+
+	/* no snapshot: nothing said, nothing followed */
+	ck_assert_int_eq(kmt_page_owner_load(&po, NULL), 0);
+	ck_assert(!po.present);
+	ck_assert(!kmt_page_owner_free(&po, 4096));
+	json = render_owner(&po, &st);
+	ck_assert_ptr_null(strstr(json, "before"));
+	free(json);
+	kmt_page_owner_release(&po);
+	kmt_stacks_free(&st);
+}
+END_TEST
+
 Suite *stacks_suite(void)
 {
 	Suite *s = suite_create("stacks");
@@ -269,6 +353,7 @@ Suite *stacks_suite(void)
 	tcase_add_test(tc, test_allocator_frames_cut);
 	tcase_add_test(tc, test_plumbing_removed);
 	tcase_add_test(tc, test_stack_cells);
+	tcase_add_test(tc, test_page_owner_followed);
 	suite_add_tcase(s, tc);
 	return s;
 }
