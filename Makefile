@@ -17,6 +17,8 @@
 #                -s390x, after make deps ARCH=arm64, armhf or s390x)
 #   make check-targets  Debian 12's 6.1 kernels (x86-64, arm64) under qemu: record there,
 #                report here (downloads from Debian's archive; CI runs it after check)
+#   make check-pageowner  a kernel built from Debian's linux-source-6.1 with page_owner,
+#                booted page_owner=on: record's snapshot of it checked (CI: after check-targets)
 
 VERSION   := 0.1
 PREFIX    ?= /usr/local
@@ -97,7 +99,7 @@ PLUGINS   := $(patsubst plugins/%.c,$(BUILD)/plugins/%.so,$(PLUGIN_SRC))
 # Plugins link against nothing: trace-cmd and perf provide libtraceevent.
 PIC_FLAGS := -fPIC -fvisibility=hidden -DKMT_PLUGIN_SO
 
-.PHONY: all plugins deps check layout unit unit-san integration fuzz fuzz-check demo examples check-fresh bench screenshot static check-targets check-fleet install \
+.PHONY: all plugins deps check layout unit unit-san integration fuzz fuzz-check demo examples check-fresh bench screenshot static check-targets check-pageowner check-fleet install \
 	install-user clean
 
 all: kmtrace plugins $(HEAP_LIB)
@@ -260,6 +262,11 @@ bench: kmtrace
 # kmtrace on Debian's 6.1 kernels under qemu (downloads them; .ci/run runs it after check).
 check-targets: kmtrace
 	@sh scripts/check_targets.sh
+
+# A guest whose kernel, built here from Debian's linux-source-6.1 (once, then
+# cached), has page_owner: record's snapshot of it; .ci/run runs it after check-targets.
+check-pageowner: kmtrace
+	@KMT_TARGETS=pageowner sh scripts/check_targets.sh
 
 # Four hosts' recordings in Debian's ClickHouse (a server of its own); .ci/run runs it after check-targets.
 check-fleet: kmtrace

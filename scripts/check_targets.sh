@@ -14,7 +14,9 @@
 # (default "footprint x86_64 arm64 armhf s390x x86_64:5.10 arm64:5.10
 # x86_64:6.12 arm64:6.12"; ARCH alone is 6.1; footprint is kmtrace footprint
 # on the x86-64 6.1 guest kernel's vmlinux, from its -dbg package, which the
-# x86-64 6.1 guest's boot-time report then uses for --by-dir); KMT_TARGETS_OUT=DIR keeps what came out
+# x86-64 6.1 guest's boot-time report then uses for --by-dir; pageowner, not
+# in the default, is make check-pageowner: a kernel built here with
+# page_owner); KMT_TARGETS_OUT=DIR keeps what came out
 # of each guest in DIR/DEBARCH-VERSION (recordings, text, formats, kallsyms).
 #
 # Exit status: 0 when every guest passed or was skipped (each skip is a
@@ -258,6 +260,79 @@ check-targets: FAILED: footprint of $vmlinux: $(tail -n 1 "$work/footprint.err")
 	fi
 }
 
+# build_pageowner_kernel IMAGE: Linux 6.1 from Debian's linux-source-6.1
+# package ($src) with tinyconfig and tests/targets/pageowner.config, its
+# bzImage into IMAGE (built once: the cache keeps it). False after a SKIP
+# line when it cannot be built here.
+build_pageowner_kernel() {
+	dir=$work/kbuild
+	log=$work/kbuild.log
+	say "pageowner: building $(basename "$src" .deb) with page_owner (tinyconfig and" \
+		"tests/targets/pageowner.config, make -j$(nproc); once, then cached)"
+	mkdir -p "$dir"
+	if ! { dpkg-deb --fsys-tarfile "$src" |
+		tar -xO --wildcards './usr/src/linux-source-*.tar.xz' | tar -xJ -C "$dir" &&
+		cd "$dir"/linux-source-* && make tinyconfig &&
+		scripts/kconfig/merge_config.sh -m .config "$top/tests/targets/pageowner.config" &&
+		make olddefconfig && grep -q '^CONFIG_PAGE_OWNER=y' .config &&
+		make -j"$(nproc)" bzImage && cp arch/x86/boot/bzImage "$1.part" &&
+		mv "$1.part" "$1"; } >"$log" 2>&1; then
+		cd "$top"
+		skip "pageowner: the kernel did not build here: $(tail -n 1 "$log")"
+		rm -rf "$dir"
+		return 1
+	fi
+	cd "$top"
+	rm -rf "$dir"
+}
+
+# target_pageowner: no Debian kernel has CONFIG_PAGE_OWNER, so an x86-64
+# Linux 6.1 built here from Debian's source boots with page_owner=on;
+# kmtrace-record's snapshot of page_owner is checked against the guest's
+# own reads of it and trace-cmd report (tests/targets/check_pageowner.py).
+target_pageowner() {
+	started=$(date +%s)
+	have_packages qemu-system-x86 busybox-static gcc make flex bison bc libelf-dev cpio ||
+		{ skip "pageowner: qemu-system-x86, busybox-static or the kernel's build tools are not installed"; return; }
+	src=$(fetch linux-source-6.1 all) ||
+		{ skip "pageowner: cannot download linux-source-6.1 from Debian's archive"; return; }
+	image=$cache/bzImage-pageowner-$(basename "$src" _all.deb | sed 's/^linux-source-6.1_//')
+	[ -s "$image" ] || build_pageowner_kernel "$image" || return 0
+	make -s -C "$top" static >/dev/null
+	qemu="qemu-system-x86_64 -accel tcg,thread=single -cpu max"
+	[ "${KMT_GUEST_KVM:-1}" != 0 ] && [ -w /dev/kvm ] &&
+		qemu="qemu-system-x86_64 -enable-kvm -cpu $kvm_cpu"
+	say "pageowner: booting $(basename "$image") with page_owner=on under $qemu"
+	rc=0
+	# shellcheck disable=SC2086
+	sh "$top/tests/targets/pageowner.sh" "$image" "$top/kmtrace-record" /bin/busybox \
+		"$work/pageowner" $qemu || rc=$?
+	if [ "$rc" = 3 ] && [ "$qemu" != "${qemu#*kvm}" ]; then
+		say "pageowner: no end under KVM; booting it once more under TCG"
+		rm -rf "$work/pageowner"
+		rc=0
+		sh "$top/tests/targets/pageowner.sh" "$image" "$top/kmtrace-record" /bin/busybox \
+			"$work/pageowner" qemu-system-x86_64 -accel tcg,thread=single -cpu max || rc=$?
+	fi
+	if [ "$rc" = 3 ]; then
+		skip "pageowner: the guest did not finish in ${KMT_GUEST_TIMEOUT:-300} s"
+		return
+	fi
+	if [ "$rc" = 0 ] && python3 "$top/tests/targets/check_pageowner.py" "$top/kmtrace" \
+		"$work/pageowner/out" pageowner; then
+		passed=$((passed + 1))
+		say "pageowner: passed in $(($(date +%s) - started)) s (kernel, boot, recording, checks)"
+	else
+		failed=$((failed + 1))
+		failures="$failures
+check-targets: FAILED: pageowner: $(guest_failure "$rc" "$work/pageowner")"
+	fi
+	if [ -n "${KMT_TARGETS_OUT:-}" ] && [ -d "$work/pageowner/out" ]; then
+		mkdir -p "$KMT_TARGETS_OUT/pageowner" &&
+			cp -r "$work/pageowner/out/." "$KMT_TARGETS_OUT/pageowner/"
+	fi
+}
+
 # boot_args VERSION: the kernel command line of boot-time kmem tracing on
 # Linux VERSION: an instance of its own (trace_instance=NAME,EVENTS, 6.5
 # on), else the guest's top-level buffer (trace_event=), kept from being
@@ -317,8 +392,9 @@ for t in $targets; do
 	s390x) cross_target "s390x $v" s390x s390x-linux-gnu s390x "$v" console=ttysclp0 \
 		qemu-system-misc qemu-system-s390x -M s390-ccw-virtio ;;
 	footprint) target_footprint ;;
+	pageowner) target_pageowner ;;
 	*) say "unknown target $t (x86_64, arm64, armhf, s390x, each with :5.10 or :6.12;" \
-	       "footprint)"
+	       "footprint, pageowner)"
 	   failed=$((failed + 1)) ;;
 	esac
 done

@@ -237,6 +237,7 @@ core_parsing_tests() {
 . "$TOP/tests/footprint.sh"
 . "$TOP/tests/sqlite.sh"
 . "$TOP/tests/fleet.sh"
+. "$TOP/tests/pageowner.sh"
 
 parsing_tests() {
 	foreign_machine_check
@@ -257,6 +258,7 @@ parsing_tests() {
 	footprint_parsing_tests
 	sqlite_parsing_tests
 	fleet_parsing_tests
+	pageowner_parsing_tests
 }
 
 if [ "${KMT_IT_PHASE:-}" = parsing ]; then
