@@ -24,28 +24,16 @@
 #                 buffer): that buffer, extracted first thing (boot.err,
 #                 boot.rc, boot.stats: its CPUs' stats)
 set -eu
+. "$(dirname "$0")/boot.sh"
 
 deb=$1 recorder=$2 busybox=$3 work=$4
 shift 4
-mkdir -p "$work/deb" "$work/root/bin" "$work/root/proc" "$work/root/sys" "$work/root/dev" \
-	"$work/root/tmp"
+mkdir -p "$work/deb"
 dpkg-deb -x "$deb" "$work/deb"
 kernel=$(ls "$work"/deb/boot/vmlinuz-* | head -n 1)
-
-cp "$busybox" "$work/root/bin/busybox"
-for a in sh mount cat base64 sleep ls poweroff seq echo dd rm rmdir mkdir cp find tar gzip \
-	time uname sed pidof grep; do
-	ln -sf busybox "$work/root/bin/$a"
-done
-cp "$recorder" "$work/root/bin/kmtrace-record"
-cat >"$work/root/init" <<'EOF'
-#!/bin/sh
-export PATH=/bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-mount -t tracefs nodev /sys/kernel/tracing
-T=/sys/kernel/tracing
+make_root "$work" "$busybox" "$recorder" sh mount cat base64 sleep ls poweroff seq echo dd rm \
+	rmdir mkdir cp find tar gzip time uname sed pidof grep
+cat >>"$work/root/init" <<'EOF'
 O=/tmp/out
 mkdir -p $O
 work() { /bin/workload; }
@@ -115,13 +103,8 @@ done
 uname -a >$O/formats/uname
 cat /proc/kallsyms >$O/kallsyms
 
-tar -czf /tmp/out.tgz -C /tmp out
-echo "===KMT-OUT==="
-base64 /tmp/out.tgz
-echo "===KMT-END==="
-poweroff -f
 EOF
-chmod +x "$work/root/init"
+end_init "$work"
 # Page cache pages (a 32 MB file written, read and removed) and slab objects
 # (a walk of /sys), from few processes: every fork takes a kernel stack from
 # the bulk page allocator, which /proc/vmstat counts and no event traces.
@@ -133,20 +116,6 @@ rm -f /tmp/big
 ls -R /sys/kernel >/dev/null 2>&1
 EOF
 chmod +x "$work/root/bin/workload"
-(cd "$work/root" && find . | cpio -o -H newc 2>/dev/null | gzip) >"$work/initrd.gz"
-
-rc=0
-timeout "${KMT_GUEST_TIMEOUT:-300}" "$@" -m 1024 -smp 2 -kernel "$kernel" \
-	-initrd "$work/initrd.gz" -append "${KMT_GUEST_CONSOLE:-console=ttyS0 console=ttyAMA0} quiet panic=-1 ${KMT_GUEST_BOOT_ARGS:-}" \
-	-nographic -no-reboot </dev/null >"$work/serial.log" 2>&1 || rc=$?
-if [ "$rc" = 124 ]; then
-	echo "guest.sh: the guest did not finish in ${KMT_GUEST_TIMEOUT:-300} s" >&2
-	exit 3
-fi
-sed -n '/===KMT-OUT===/,/^===KMT-END===/p' "$work/serial.log" | tr -d '\r' |
-	sed '1d;$d' | base64 -d 2>/dev/null | tar -xzf - -C "$work" 2>/dev/null || true
-[ -s "$work/out/guest.dat" ] && [ "$(cat "$work/out/record.rc" 2>/dev/null)" = 0 ] || {
-	echo "guest.sh: no recording came out (see $work/serial.log)" >&2
-	tail -n 20 "$work/serial.log" >&2
-	exit 1
-}
+boot_initramfs guest.sh "$work" "$kernel" 1024 \
+	"${KMT_GUEST_CONSOLE:-console=ttyS0 console=ttyAMA0} quiet panic=-1 ${KMT_GUEST_BOOT_ARGS:-}" \
+	guest.dat "$@"

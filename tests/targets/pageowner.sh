@@ -17,25 +17,14 @@
 #                its page_owner snapshot (fixture.err)
 #   uname
 set -eu
+. "$(dirname "$0")/boot.sh"
 
 kernel=$1 recorder=$2 busybox=$3 work=$4
 shift 4
-mkdir -p "$work/root/bin" "$work/root/proc" "$work/root/sys" "$work/root/dev" "$work/root/tmp"
-cp "$busybox" "$work/root/bin/busybox"
-for a in sh mount cat base64 sleep poweroff echo dd rm mkdir tar gzip uname awk pidof kill \
-	grep ls; do
-	ln -sf busybox "$work/root/bin/$a"
-done
-cp "$recorder" "$work/root/bin/kmtrace-record"
-cat >"$work/root/init" <<'EOF'
-#!/bin/sh
-export PATH=/bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-mount -t tracefs nodev /sys/kernel/tracing
+make_root "$work" "$busybox" "$recorder" sh mount cat base64 sleep poweroff echo dd rm mkdir \
+	tar gzip uname awk pidof kill grep ls
+cat >>"$work/root/init" <<'EOF'
 mount -t debugfs nodev /sys/kernel/debug
-T=/sys/kernel/tracing
 P=/sys/kernel/debug/page_owner
 O=/tmp/out
 mkdir -p $O
@@ -67,27 +56,8 @@ dd if=/dev/zero of=/tmp/held bs=1M count=32 2>/dev/null
 kmtrace-record -b 256 -d 120 -o $O/owner.dat 2>$O/record.err
 echo $? >$O/record.rc
 wait
-tar -czf /tmp/out.tgz -C /tmp out
-echo "===KMT-OUT==="
-base64 /tmp/out.tgz
-echo "===KMT-END==="
-poweroff -f
 EOF
-chmod +x "$work/root/init"
-(cd "$work/root" && find . | cpio -o -H newc 2>/dev/null | gzip) >"$work/initrd.gz"
-
-rc=0
-timeout "${KMT_GUEST_TIMEOUT:-300}" "$@" -m 512 -smp 2 -kernel "$kernel" \
-	-initrd "$work/initrd.gz" -append "console=ttyS0 quiet panic=-1 page_owner=on" \
-	-nographic -no-reboot </dev/null >"$work/serial.log" 2>&1 || rc=$?
-if [ "$rc" = 124 ]; then
-	echo "pageowner.sh: the guest did not finish in ${KMT_GUEST_TIMEOUT:-300} s" >&2
-	exit 3
-fi
-sed -n '/===KMT-OUT===/,/^===KMT-END===/p' "$work/serial.log" | tr -d '\r' |
-	sed '1d;$d' | base64 -d 2>/dev/null | tar -xzf - -C "$work" 2>/dev/null || true
-[ -s "$work/out/owner.dat" ] && [ "$(cat "$work/out/record.rc" 2>/dev/null)" = 0 ] || {
-	echo "pageowner.sh: no recording came out (see $work/serial.log)" >&2
-	tail -n 20 "$work/serial.log" >&2
-	exit 1
-}
+end_init "$work"
+boot_initramfs pageowner.sh "$work" "$kernel" 512 \
+	"console=ttyS0 quiet panic=-1 page_owner=on" \
+	owner.dat "$@"
