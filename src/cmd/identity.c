@@ -10,31 +10,31 @@
 
 #include <kmtrace/reader.h>
 #include "cmd.h"
+#include "common/mmnames.h"
 
-/* Word @n (0 on) of the uname text @u ("Linux HOST RELEASE ..."), into @buf ("" if none). */
-static void uname_word(const char *u, int n, char *buf, size_t len)
+/* The host of the uname text @u ("Linux HOST RELEASE ..."), its second word, into @buf. */
+static void uname_host(const char *u, char *buf, size_t len)
 {
-	int i;
+	const char *host = u ? strchr(u, ' ') : NULL;
 
-	for (i = 0; u && i < n; i++) {
-		u = strchr(u, ' ');
-		u = u ? u + 1 : NULL;
-	}
-	snprintf(buf, len, "%.*s", u ? (int)strcspn(u, " \n") : 0, u ? u : "");
+	host = host ? host + 1 : "";
+	snprintf(buf, len, "%.*s", (int)strcspn(host, " \n"), host);
 }
 
 void kmt_cmd_identity(struct kmt_reader *r, const char *host, const char *boot_id,
 		      struct kmt_identity *id)
 {
 	const char *uname = kmt_reader_text(r, KMT_TEXT_UNAME);
-	const char *recorded_boot = kmt_reader_text(r, KMT_TEXT_BOOT_ID);
+	const char *recorded_boot = kmt_reader_text(r, KMT_TEXT_BOOT_ID), *release;
+	size_t len;
 
 	if (host)
 		snprintf(id->host, sizeof(id->host), "%s", host);
 	else
-		uname_word(uname, 1, id->host, sizeof(id->host));
+		uname_host(uname, id->host, sizeof(id->host));
 	snprintf(id->boot_id, sizeof(id->boot_id), "%.*s",
 		 (int)strcspn(boot_id ? boot_id : recorded_boot ? recorded_boot : "", "\n"),
 		 boot_id ? boot_id : recorded_boot ? recorded_boot : "");
-	uname_word(uname, 2, id->release, sizeof(id->release));
+	release = kmt_kernel_release(uname, &len);
+	snprintf(id->release, sizeof(id->release), "%.*s", (int)len, release ? release : "");
 }

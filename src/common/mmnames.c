@@ -8,19 +8,30 @@
 
 #include "mmnames.h"
 
-int kmt_kernel_version(const char *uname)
+const char *kmt_kernel_release(const char *uname, size_t *len)
 {
 	const char *p;
 	int major, minor;
 
-	if (!uname)
-		return -1;
-	/* The release is the first word that starts "DIGITS.DIGITS". */
-	for (p = uname; *p; p++) {
-		if ((p == uname || p[-1] == ' ') && sscanf(p, "%d.%d", &major, &minor) == 2)
-			return major * 1000 + minor;
+	*len = 0;
+	for (p = uname; p && *p; p++) {
+		if ((p == uname || p[-1] == ' ') && sscanf(p, "%d.%d", &major, &minor) == 2) {
+			*len = strcspn(p, " \n");
+			return p;
+		}
 	}
-	return -1;
+	return NULL;
+}
+
+int kmt_kernel_version(const char *uname)
+{
+	size_t len;
+	const char *release = kmt_kernel_release(uname, &len);
+	int major, minor;
+
+	if (!release || sscanf(release, "%d.%d", &major, &minor) != 2)
+		return -1;
+	return major * 1000 + minor;
 }
 
 const char *kmt_kernel_machine(const char *uname)

@@ -14,6 +14,13 @@ struct tep_event;
 #define KMT_MIGRATETYPES	6
 
 /*
+ * The kernel release in a uname text ("Linux host 6.1.0-9-amd64 ..." or a
+ * bare release): its first word that starts "DIGITS.DIGITS", *@len bytes
+ * long; NULL (and 0) when it has none.
+ */
+const char *kmt_kernel_release(const char *uname, size_t *len);
+
+/*
  * Kernel version "MAJOR.MINOR..." of a uname text ("Linux host 6.1.0-9 ..."
  * or a bare release) as MAJOR * 1000 + MINOR, or -1 when it has none.
  */

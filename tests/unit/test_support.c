@@ -427,6 +427,20 @@ START_TEST(test_migratetype_names)
 	ck_assert_int_eq(kmt_kernel_version("4.3.0"), 4003);
 	ck_assert_int_eq(kmt_kernel_version("Linux host release-x"), -1);
 	ck_assert_int_eq(kmt_kernel_version(NULL), -1);
+	{
+		size_t len;
+		const char *r = kmt_kernel_release("Linux host 6.1.0-9-amd64 #1 SMP x86_64", &len);
+
+		ck_assert_ptr_nonnull(r);
+		ck_assert_int_eq(strncmp(r, "6.1.0-9-amd64", len), 0);
+		ck_assert_uint_eq(len, 13);
+		/* no host word: the release all the same, not uname's third word */
+		r = kmt_kernel_release("Linux 5.10.0-32-arm64 #1 SMP aarch64", &len);
+		ck_assert(r && len == 15 && !strncmp(r, "5.10.0-32-arm64", len));
+		ck_assert_ptr_null(kmt_kernel_release("Linux host release-x", &len));
+		ck_assert_uint_eq(len, 0);
+		ck_assert_ptr_null(kmt_kernel_release(NULL, &len));
+	}
 	/* 4.4 swapped Movable and Reclaimable; unknown versions take the new order. */
 	ck_assert_str_eq(kmt_migratetype_name(1, 6018, buf, sizeof(buf)), "Movable");
 	ck_assert_str_eq(kmt_migratetype_name(2, 4004, buf, sizeof(buf)), "Reclaimable");
