@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <kmtrace/cpustats.h>
@@ -320,11 +321,20 @@ void kmt_kernel_identity(const char *kallsyms, char *buf, size_t len);
 char *kmt_slab_aliases(void);
 
 /*
- * Where debugfs has a page_owner file (CONFIG_PAGE_OWNER, page_owner=on)
- * and neither --no-page-owner nor --extract was given: read it into a
- * temporary file in the layout of KMT_TD_OPT_KMT_PAGE_OWNER
- * (r->page_owner_fd). 0 (also when there is none), or -1 with r->err filled.
+ * Where debugfs has a page_owner file (CONFIG_PAGE_OWNER, page_owner=on),
+ * a recording is written, and neither --no-page-owner nor --extract was
+ * given: read it into a temporary file in the layout of
+ * KMT_TD_OPT_KMT_PAGE_OWNER (r->page_owner_fd). 0 (also when there is
+ * none), or -1 with r->err filled.
  */
 int kmt_page_owner_snapshot(struct recorder *r);
+
+/*
+ * page_owner's text @in (read from @path) into @out in the layout of
+ * KMT_TD_OPT_KMT_PAGE_OWNER, its blocks and pages counted into *@blocks
+ * and *@pages. 0, or -1 with errno (a read, a write, memory).
+ */
+int kmt_page_owner_compact(FILE *in, const char *path, FILE *out, unsigned long long *blocks,
+			   unsigned long long *pages);
 
 #endif /* KMT_RECORD_LOCAL_H */

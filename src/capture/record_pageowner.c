@@ -221,38 +221,48 @@ static void free_writer(struct owner_writer *w)
 	kmt_hashmap_free(&w->index);
 }
 
+int kmt_page_owner_compact(FILE *in, const char *path, FILE *out, unsigned long long *blocks,
+			   unsigned long long *pages)
+{
+	struct owner_writer w = { .out = out };
+	int ret = -1;
+
+	if (!kmt_hashmap_init(&w.index) && fprintf(out, "page_owner 1 %s\n", path) >= 0 &&
+	    !copy_snapshot(&w, in) && !fflush(out)) {
+		*blocks = w.blocks;
+		*pages = w.pages;
+		ret = 0;
+	}
+	free_writer(&w);
+	return ret;
+}
+
 /* Write the snapshot of @path into a temporary file, its descriptor and size into @r. */
 static int take_snapshot(struct recorder *r, const char *path)
 {
-	struct owner_writer w = { .out = NULL };
-	FILE *in = fopen(path, "re");
+	FILE *in = fopen(path, "re"), *out = NULL;
 	int fd = -1, ret = -1;
 	long size;
 
 	if (!in)	/* not enabled (page_owner=off refuses it), or not ours to read */
 		return 0;
-	if (kmt_hashmap_init(&w.index) || (fd = kmt_temp_fd(r->dest.dir)) < 0 ||
-	    !(w.out = fdopen(fd, "w+")))
+	if ((fd = kmt_temp_fd(r->dest.dir)) < 0 || !(out = fdopen(fd, "w+")))
 		goto out;
 	fd = -1;
-	if (fprintf(w.out, "page_owner 1 %s\n", path) < 0 || copy_snapshot(&w, in) ||
-	    fflush(w.out) || (size = ftell(w.out)) < 0 || size > UINT32_MAX)
-		goto out;
-	if ((r->page_owner_fd = dup(fileno(w.out))) < 0)
+	if (kmt_page_owner_compact(in, path, out, &r->page_owner_blocks, &r->page_owner_pages) ||
+	    (size = ftell(out)) < 0 || size > UINT32_MAX ||
+	    (r->page_owner_fd = dup(fileno(out))) < 0)
 		goto out;
 	r->page_owner_size = (unsigned int)size;
-	r->page_owner_blocks = w.blocks;
-	r->page_owner_pages = w.pages;
 	ret = 0;
 out:
 	if (ret)
 		kmt_record_fail(r, "cannot keep %s in a temporary file in %s", path, r->dest.dir);
-	if (w.out)
-		fclose(w.out);
+	if (out)
+		fclose(out);
 	if (fd >= 0)
 		close(fd);
 	fclose(in);
-	free_writer(&w);
 	return ret;
 }
 
@@ -260,8 +270,8 @@ int kmt_page_owner_snapshot(struct recorder *r)
 {
 	char *dir, path[4200];
 
-	if (r->o->no_page_owner || r->o->extract)
-		return 0;
+	if (r->o->no_page_owner || r->o->extract || !r->o->output)
+		return 0;	/* not asked, not this recording's start, or nothing written */
 	if (!(dir = debugfs_dir()))
 		return 0;
 	snprintf(path, sizeof(path), "%s/page_owner", dir);

@@ -14,6 +14,7 @@
 #include <check.h>
 
 #include "fixtures.h"
+#include "analyses/pageowner.h"
 #include "capture/record_local.h"
 #include "suites.h"
 #include "common/util.h"
@@ -274,6 +275,70 @@ START_TEST(test_write_cancel)
 }
 END_TEST
 
+/*
+ * page_owner's text as 5.10 (no tgid), 6.1 and 6.12 (hex PFN) print it,
+ * with lines to pass over and a record without its PFN line.
+ */
+static const char raw_owner[] =
+	"Page allocated via order 0, mask 0x100cca(GFP_HIGHUSER_MOVABLE), pid 7, ts 1000 ns, "
+	"free_ts 0 ns\n"
+	"PFN 4096 type Movable Block 8 type Movable Flags 0x17ffffc0000000()\n"
+	" post_alloc_hook+0x20c/0x230\n"
+	" foo+0x1/0x2 [mod]\n"
+	"\n"
+	"Page allocated via order 2, mask 0xcc0(GFP_KERNEL), pid 8, tgid 8 (sh), ts 2000 ns, "
+	"free_ts 0 ns\n"
+	"PFN 8192 type Unmovable Block 16 type Unmovable Flags 0x0()\n"
+	" post_alloc_hook+0x20c/0x230\n"
+	" foo+0x1/0x2 [mod]\n"
+	"Page has been migrated, last migrate reason: compaction\n"
+	"\n"
+	"Page allocated via order 3, mask 0xcc0(GFP_KERNEL), pid 1, tgid 1 (init), ts 2500 ns\n"
+	" lost_pfn_line+0x1/0x2\n"
+	"\n"
+	"Page allocated via order 1, mask 0x2dc2(GFP_KERNEL|__GFP_ZERO), pid 9, tgid 9 "
+	"(kworker/u8:0 x), ts 3000 ns\n"
+	"PFN 0x3000 type Unmovable Block 24 type Unmovable Flags 0x0()\n"
+	" bar+0x3/0x4\n"
+	"Slab cache page\n";	/* and no empty line at the end */
+
+static const char compact_owner[] =
+	"page_owner 1 /d/page_owner\n"
+	"stack 0\n"
+	" post_alloc_hook+0x20c/0x230\n"
+	" foo+0x1/0x2 [mod]\n"
+	"page 4096 0 0x100cca 7 -1 1000 0 -\n"
+	"page 8192 2 0xcc0 8 8 2000 0 sh\n"
+	"stack 1\n"
+	" bar+0x3/0x4\n"
+	"page 12288 1 0x2dc2 9 9 3000 1 kworker/u8:0_x\n";
+
+START_TEST(test_page_owner_compact)
+{
+	FILE *in = fmemopen((void *)raw_owner, sizeof(raw_owner) - 1, "r");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	unsigned long long blocks, pages;
+	struct kmt_page_owner po;
+
+	ck_assert_int_eq(kmt_page_owner_compact(in, "/d/page_owner", out, &blocks, &pages), 0);
+	fclose(out);
+	fclose(in);
+	ck_assert_str_eq(text, compact_owner);
+	ck_assert_uint_eq(blocks, 3);
+	ck_assert_uint_eq(pages, 1 + 4 + 2);
+	/* and report reads back what record wrote */
+	ck_assert_int_eq(kmt_page_owner_load(&po, text), 0);
+	ck_assert_uint_eq(po.blocks, 3);
+	ck_assert_uint_eq(po.pages, 7);
+	ck_assert_uint_eq(po.nstacks, 2);
+	ck_assert_uint_eq(po.unparsed, 0);
+	kmt_page_owner_release(&po);
+	free(text);
+}
+END_TEST
+
 Suite *record_suite(void)
 {
 	Suite *s = suite_create("record");
@@ -287,6 +352,7 @@ Suite *record_suite(void)
 	tcase_add_test(tc, test_write_counts);
 	tcase_add_test(tc, test_write_starts);
 	tcase_add_test(tc, test_write_cancel);
+	tcase_add_test(tc, test_page_owner_compact);
 	suite_add_tcase(s, tc);
 	return s;
 }
