@@ -17,6 +17,8 @@
 #include "common/hashmap.h"
 #include "common/util.h"
 
+#define OWNER_READ_SIZE	65536	/* print_page_owner() writes at most a page */
+
 /* One record of page_owner: its first line's figures, its PFN, its stack. */
 struct owner_block {
 	unsigned long long pfn, order, gfp, ts;
@@ -246,24 +248,32 @@ static int take_snapshot(struct recorder *r, const char *path)
 
 	if (!in)	/* not enabled (page_owner=off refuses it), or not ours to read */
 		return 0;
-	if ((fd = kmt_temp_fd(r->dest.dir)) < 0 || !(out = fdopen(fd, "w+")))
+	/* each read gives one whole block or fails: room for a block of 64 KiB pages */
+	if (setvbuf(in, NULL, _IOFBF, OWNER_READ_SIZE) ||
+	    (fd = kmt_temp_fd(r->dest.dir)) < 0 || !(out = fdopen(fd, "w+")))
 		goto out;
 	fd = -1;
 	if (kmt_page_owner_compact(in, path, out, &r->page_owner_blocks, &r->page_owner_pages) ||
-	    (size = ftell(out)) < 0 || size > UINT32_MAX ||
-	    (r->page_owner_fd = dup(fileno(out))) < 0)
+	    (size = ftell(out)) < 0)
 		goto out;
-	r->page_owner_size = (unsigned int)size;
-	ret = 0;
+	if ((unsigned long long)size > UINT32_MAX) {
+		errno = 0;
+		kmt_record_fail(r, "%s: %ld bytes kept, more than a trace.dat option holds (give "
+				"--no-page-owner)", path, size);
+		ret = -2;
+	} else if ((r->page_owner_fd = dup(fileno(out))) >= 0) {
+		r->page_owner_size = (unsigned int)size;
+		ret = 0;
+	}
 out:
-	if (ret)
+	if (ret == -1)
 		kmt_record_fail(r, "cannot keep %s in a temporary file in %s", path, r->dest.dir);
 	if (out)
 		fclose(out);
 	if (fd >= 0)
 		close(fd);
 	fclose(in);
-	return ret;
+	return ret ? -1 : 0;
 }
 
 int kmt_page_owner_snapshot(struct recorder *r)
