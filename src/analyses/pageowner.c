@@ -103,10 +103,8 @@ void kmt_page_owner_alloc(struct kmt_page_owner *po, uint64_t pfn)
 {
 	struct kmt_owner_block b;
 
-	if (po->present && owner_block_take(&po->held, pfn, &b)) {
-		po->again_blocks++;
+	if (po->present && owner_block_take(&po->held, pfn, &b))
 		po->again_pages += 1ull << b.order;
-	}
 }
 
 bool kmt_page_owner_free(struct kmt_page_owner *po, uint64_t pfn)
@@ -115,7 +113,6 @@ bool kmt_page_owner_free(struct kmt_page_owner *po, uint64_t pfn)
 
 	if (!po->present || !owner_block_take(&po->held, pfn, &b))
 		return false;
-	po->freed_blocks++;
 	po->freed_pages += 1ull << b.order;
 	return true;
 }
@@ -145,21 +142,20 @@ int kmt_page_owner_summary(const struct kmt_page_owner *po, struct kmt_output *o
 						 "  page_owner lines not understood", po->unparsed));
 }
 
-/* One frame's function name (up to '+'), module ("vmlinux" without "[mod]"). */
+/* A frame of a page_owner stack: its text (no newline), function name and module. */
 struct owner_frame {
 	const char *text;
 	size_t len, name_len;
-	const char *mod;
+	const char *mod;	/* "vmlinux" without "[mod]" */
 	size_t mod_len;
 };
 
-/* Frame @f of @len bytes (no newline), picked apart. */
+/* Frame @f of @len bytes, picked apart. */
 static struct owner_frame split_frame(const char *f, size_t len)
 {
-	struct owner_frame fr = { f, len, 0, "vmlinux", 7 };
+	struct owner_frame fr = { f, len, strcspn(f, "+ \n"), "vmlinux", 7 };
 	const char *open = memchr(f, '[', len), *close;
 
-	fr.name_len = strcspn(f, "+ \n");
 	if (fr.name_len > len)
 		fr.name_len = len;
 	if (open && (close = memchr(open, ']', len - (open - f))) && close > open + 1) {
@@ -167,6 +163,24 @@ static struct owner_frame split_frame(const char *f, size_t len)
 		fr.mod_len = close - open - 1;
 	}
 	return fr;
+}
+
+/* The frame at @p (a " FRAME\n" line of a stack's text). */
+static struct owner_frame frame_at(const char *p)
+{
+	p += strspn(p, " ");
+	return split_frame(p, strcspn(p, "\n"));
+}
+
+/* @fr as a KMT_KIND_SYMBOL text, "func+0xOFF [mod]" (page_owner's "/0xSIZE" left out). */
+static void frame_symbol(const struct owner_frame *fr, char *buf, size_t len)
+{
+	size_t off = strcspn(fr->text, "/\n ");
+	const char *rest = fr->text + off;
+
+	if (off < fr->len && *rest == '/')
+		rest += strcspn(rest, " \n");
+	snprintf(buf, len, "%.*s%.*s", (int)off, fr->text, (int)(fr->text + fr->len - rest), rest);
 }
 
 /* Is @fr an allocator frame, by @s's prefixes or page_owner's own? */
@@ -182,43 +196,45 @@ static bool allocator_frame(const struct kmt_stacks *s, const struct owner_frame
 	return kmt_stacks_allocator_name(s, name);
 }
 
-/*
- * Stack @st as a KMT_KIND_STACK text into @buf ("func+0xOFF [mod]" lines,
- * page_owner's "/0xSIZE" left out), and its first frame outside the
- * allocator into @caller and its module into @mod.
- */
-static void stack_texts(const struct kmt_stacks *s, const struct kmt_owner_stack *st, char *buf,
-			size_t len, char *caller, size_t caller_len, char *mod, size_t mod_len)
+/* Stack @st as a KMT_KIND_STACK text into @buf: its frames as frame_symbol() gives them. */
+static void stack_text(const struct kmt_owner_stack *st, char *buf, size_t len)
 {
-	const char *p = st->frames, *end = st->frames + st->len;
+	const char *p, *end = st->frames + st->len;
 	size_t used = 0;
 
-	buf[0] = '\0';
-	snprintf(caller, caller_len, "(allocator frames only)");
-	snprintf(mod, mod_len, "vmlinux");
-	for (; p < end; p += strcspn(p, "\n") + 1) {
-		const char *f = p + strspn(p, " ");
-		size_t flen = strcspn(f, "\n"), off = strcspn(f, "/\n ");
-		const char *rest = f + off + (f[off] == '/' ? strcspn(f + off, " \n") : 0);
-		struct owner_frame fr = split_frame(f, flen);
-		int n = snprintf(buf + used, len - used, "%s%.*s%.*s", used ? "\n" : "", (int)off, f,
-				 (int)(f + flen - rest), rest);
+	for (p = st->frames; p < end; p += strcspn(p, "\n") + 1) {
+		struct owner_frame fr = frame_at(p);
 
-		if (n > 0 && (size_t)n < len - used)
-			used += n;
-		if (!strcmp(caller, "(allocator frames only)") && !allocator_frame(s, &fr)) {
-			snprintf(caller, caller_len, "%.*s%.*s", (int)off, f, (int)(f + flen - rest),
-				 rest);
-			snprintf(mod, mod_len, "%.*s", (int)fr.mod_len, fr.mod);
-		}
+		if (used + 1 >= len)
+			break;
+		if (used)
+			buf[used++] = '\n';
+		frame_symbol(&fr, buf + used, len - used);
+		used += strlen(buf + used);
 	}
-	if (!used)
-		snprintf(buf, len, "(no stack recorded)");
+	snprintf(buf + used, len - used, "%s", used ? "" : "(no stack recorded)");
 }
 
+/* Stack @st's first frame past the allocator into *@fr; false when it has none. */
+static bool stack_caller(const struct kmt_stacks *s, const struct kmt_owner_stack *st,
+			 struct owner_frame *fr)
+{
+	const char *p, *end = st->frames + st->len;
+
+	for (p = st->frames; p < end; p += strcspn(p, "\n") + 1) {
+		*fr = frame_at(p);
+		if (!allocator_frame(s, fr))
+			return true;
+	}
+	return false;
+}
+
+/* The pages and blocks still held of one stack, with its caller, or of one module. */
 struct owner_row {
 	uint64_t pages, blocks;
 	uint32_t key;		/* stack, or module row */
+	bool has_caller;
+	struct owner_frame caller;
 	char *name;		/* module rows */
 };
 
@@ -231,8 +247,9 @@ static int most_pages(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-/* Per stack: pages and blocks still held, in stacks[] order. NULL when out of memory. */
-static struct owner_row *rows_per_stack(const struct kmt_page_owner *po)
+/* Per stack: pages and blocks still held and the caller, most pages first. NULL: no memory. */
+static struct owner_row *rows_per_stack(const struct kmt_page_owner *po,
+					const struct kmt_stacks *s)
 {
 	struct owner_row *rows = calloc(po->nstacks + 1, sizeof(*rows));
 	const void *item;
@@ -242,20 +259,30 @@ static struct owner_row *rows_per_stack(const struct kmt_page_owner *po)
 
 	if (!rows)
 		return NULL;
-	for (i = 0; i < po->nstacks; i++)
+	for (i = 0; i < po->nstacks; i++) {
 		rows[i].key = i;
+		rows[i].has_caller = stack_caller(s, &po->stacks[i], &rows[i].caller);
+	}
 	while (kmt_objmap_next(&po->held, &pos, &pfn, &item)) {
 		const struct kmt_owner_block *b = item;
 
 		rows[b->stack].pages += 1ull << b->order;
 		rows[b->stack].blocks++;
 	}
+	qsort(rows, po->nstacks, sizeof(*rows), most_pages);
 	return rows;
 }
 
-static int stack_table(const struct kmt_page_owner *po, const struct kmt_stacks *s,
-		       const char *name, struct owner_row *rows, long long lines,
-		       struct kmt_output *out)
+/* The module of stack row @r's caller ("vmlinux" without one) into @buf. */
+static const char *caller_module(const struct owner_row *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.*s", r->has_caller ? (int)r->caller.mod_len : 7,
+		 r->has_caller ? r->caller.mod : "vmlinux");
+	return buf;
+}
+
+static int stack_table(const struct kmt_page_owner *po, const char *name,
+		       const struct owner_row *rows, long long lines, struct kmt_output *out)
 {
 	static const struct kmt_column cols[] = {
 		{ "pages", "PAGES", KMT_KIND_COUNT }, { "blocks", "BLOCKS", KMT_KIND_COUNT },
@@ -269,52 +296,58 @@ static int stack_table(const struct kmt_page_owner *po, const struct kmt_stacks 
 	int ret = t && stack ? 0 : -1;
 
 	for (i = 0; !ret && i < po->nstacks && rows[i].blocks && (lines < 0 || i < lines); i++) {
-		union kmt_cell row[5];
+		const struct owner_row *r = &rows[i];
+		union kmt_cell row[5] = { { .u = r->pages }, { .u = r->blocks }, { .s = caller },
+					  { .s = caller_module(r, mod, sizeof(mod)) },
+					  { .s = stack } };
 
-		stack_texts(s, &po->stacks[rows[i].key], stack, KMT_STACK_TEXT_MAX, caller,
-			    sizeof(caller), mod, sizeof(mod));
-		row[0].u = rows[i].pages;
-		row[1].u = rows[i].blocks;
-		row[2].s = caller;
-		row[3].s = mod;
-		row[4].s = stack;
+		if (r->has_caller)
+			frame_symbol(&r->caller, caller, sizeof(caller));
+		else
+			snprintf(caller, sizeof(caller), "(allocator frames only)");
+		stack_text(&po->stacks[r->key], stack, KMT_STACK_TEXT_MAX);
 		ret = kmt_table_row(t, row);
 	}
 	free(stack);
 	return ret;
 }
 
-/* @rows (per stack) summed per caller's module into *@mods, *@n of them. 0, or -1. */
-static int rows_per_module(const struct kmt_page_owner *po, const struct kmt_stacks *s,
-			   const struct owner_row *rows, struct owner_row **mods, uint32_t *n)
+/* The stack @rows summed per caller's module into *@mods, *@n of them, most pages first. 0, or -1. */
+static int rows_per_module(const struct kmt_page_owner *po, const struct owner_row *rows,
+			   struct owner_row **mods, uint32_t *n)
 {
-	char stack[64], caller[512], mod[128];
-	uint32_t i, j;
+	struct kmt_hashmap index;
+	uint32_t i, j, cap = 0;
+	char mod[128];
+	uint64_t key;
+	int ret = kmt_hashmap_init(&index);
 
+	*mods = NULL;
 	*n = 0;
-	if (!(*mods = calloc(po->nstacks + 1, sizeof(**mods))))
-		return -1;
-	for (i = 0; i < po->nstacks && rows[i].blocks; i++) {
-		stack_texts(s, &po->stacks[rows[i].key], stack, sizeof(stack), caller,
-			    sizeof(caller), mod, sizeof(mod));
-		for (j = 0; j < *n && strcmp((*mods)[j].name, mod); j++)
-			;
-		if (j == *n) {
-			if (!((*mods)[j].name = strdup(mod)))
-				return -1;
-			(*mods)[j].key = j;
-			(*n)++;
+	for (i = 0; !ret && i < po->nstacks && rows[i].blocks; i++) {
+		caller_module(&rows[i], mod, sizeof(mod));
+		j = kmt_hashmap_name_row(&index, mod, *mods, sizeof(**mods),
+					 offsetof(struct owner_row, name), &key);
+		if (j == KMT_HASHMAP_NO_ROW) {
+			if (kmt_grow(mods, &cap, *n, sizeof(**mods)) ||
+			    kmt_hashmap_put(&index, key, *n) ||
+			    !((*mods)[*n] = (struct owner_row){ .key = *n, .name = strdup(mod) }).name) {
+				ret = -1;
+				break;
+			}
+			j = (*n)++;
 		}
 		(*mods)[j].pages += rows[i].pages;
 		(*mods)[j].blocks += rows[i].blocks;
 	}
-	qsort(*mods, *n, sizeof(**mods), most_pages);
-	return 0;
+	kmt_hashmap_free(&index);
+	if (!ret)
+		qsort(*mods, *n, sizeof(**mods), most_pages);
+	return ret;
 }
 
-static int module_table(const struct kmt_page_owner *po, const struct kmt_stacks *s,
-			const char *name, const struct owner_row *rows, long long lines,
-			struct kmt_output *out)
+static int module_table(const struct kmt_page_owner *po, const char *name,
+			const struct owner_row *rows, long long lines, struct kmt_output *out)
 {
 	static const struct kmt_column cols[] = {
 		{ "module", "MODULE", KMT_KIND_STRING }, { "pages", "PAGES", KMT_KIND_COUNT },
@@ -325,7 +358,7 @@ static int module_table(const struct kmt_page_owner *po, const struct kmt_stacks
 					       "the caller", 3, cols);
 	struct owner_row *mods = NULL;
 	uint32_t n = 0, i;
-	int ret = t ? rows_per_module(po, s, rows, &mods, &n) : -1;
+	int ret = t ? rows_per_module(po, rows, &mods, &n) : -1;
 
 	for (i = 0; !ret && i < n && (lines < 0 || i < lines); i++) {
 		union kmt_cell row[3] = { { .s = mods[i].name }, { .u = mods[i].pages },
@@ -333,7 +366,7 @@ static int module_table(const struct kmt_page_owner *po, const struct kmt_stacks
 
 		ret = kmt_table_row(t, row);
 	}
-	for (i = 0; mods && i < po->nstacks && mods[i].name; i++)
+	for (i = 0; i < n; i++)
 		free(mods[i].name);
 	free(mods);
 	return ret;
@@ -348,13 +381,12 @@ int kmt_page_owner_tables(const struct kmt_page_owner *po, const struct kmt_stac
 
 	if (!po->present)
 		return 0;
-	if (!(rows = rows_per_stack(po)))
+	if (!(rows = rows_per_stack(po, s)))
 		return -1;
-	qsort(rows, po->nstacks, sizeof(*rows), most_pages);
-	ret = stack_table(po, s, prefix, rows, lines, out);
+	ret = stack_table(po, prefix, rows, lines, out);
 	snprintf(name, sizeof(name), "%s_modules", prefix);
 	if (!ret)
-		ret = module_table(po, s, name, rows, lines, out);
+		ret = module_table(po, name, rows, lines, out);
 	free(rows);
 	return ret;
 }

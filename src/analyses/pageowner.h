@@ -35,8 +35,8 @@ struct kmt_page_owner {
 	uint32_t nstacks, cap_stacks;
 	struct kmt_hashmap stack_ids;	/* "stack ID" -> stacks[] */
 	uint64_t blocks, pages;		/* at the start */
-	uint64_t freed_blocks, freed_pages;	/* freed in the trace */
-	uint64_t again_blocks, again_pages;	/* allocated in the trace before any free */
+	uint64_t freed_pages;		/* freed in the trace */
+	uint64_t again_pages;		/* allocated in the trace before any free */
 	uint64_t unparsed;		/* lines not understood */
 };
 
