@@ -26,7 +26,7 @@ struct owner_block {
 	char comm[32];
 	bool have_pfn;
 	char *stack;		/* frames, each ending in '\n' */
-	size_t stack_len, stack_cap;
+	uint32_t stack_len, stack_cap;
 };
 
 struct owner_stack {
@@ -114,15 +114,8 @@ static int add_frame(struct owner_block *b, const char *line)
 	len = strcspn(line, "\n");
 	if (!len)
 		return 0;
-	if (b->stack_len + len + 2 > b->stack_cap) {
-		size_t cap = (b->stack_len + len + 2) * 2;
-		char *p = realloc(b->stack, cap);
-
-		if (!p)
-			return -1;
-		b->stack = p;
-		b->stack_cap = cap;
-	}
+	if (kmt_grow(&b->stack, &b->stack_cap, b->stack_len + len + 1, 1))
+		return -1;	/* room for the frame, its newline and a NUL */
 	memcpy(b->stack + b->stack_len, line, len);
 	b->stack_len += len;
 	b->stack[b->stack_len++] = '\n';
