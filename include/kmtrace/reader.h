@@ -141,6 +141,15 @@ bool kmt_reader_merged(struct kmt_reader *r);
 int kmt_reader_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 		    struct kmt_error *err);
 
+/*
+ * Up to @max next records of the merged stream into @recs, all valid until
+ * the next call (a reader that cannot keep several gives one at a time).
+ * Returns how many, 0 at the end of the stream, -1 on corrupt data (fills
+ * @err).
+ */
+int kmt_reader_next_batch(struct kmt_reader *r, struct kmt_record *recs, int max,
+			  struct kmt_error *err);
+
 /* Loss and buffer figures of @cpu (missed counts grow as streams are read). */
 const struct kmt_cpu_stats *kmt_reader_cpu_stats(struct kmt_reader *r, int cpu);
 

@@ -14,10 +14,27 @@
 #include "replay_local.h"
 #include "common/proctable.h"
 
+#define MERGED_BATCH	256	/* records of a merged stream read at once */
+
 static int stream_next(struct merge *m, struct kmt_reader *r, int stream,
 		       struct kmt_error *err)
 {
-	return kmt_reader_next(r, m->merged ? -1 : stream, &m->head[stream], err);
+	return kmt_reader_next(r, stream, &m->head[stream], err);
+}
+
+/* The merged stream's next batch; m->n 0 at its end. 0 or -1. */
+static int next_batch(struct merge *m, struct kmt_reader *r, struct kmt_error *err)
+{
+	int got = kmt_reader_next_batch(r, m->batch, MERGED_BATCH, err);
+
+	if (got < 0)
+		return -1;
+	m->head = m->batch;
+	m->at = 0;
+	m->count = got;
+	m->heap[0] = 0;
+	m->n = got > 0;
+	return 0;
 }
 
 static bool earlier(const struct merge *m, int a, int b)
@@ -51,9 +68,13 @@ static void sift_down(struct merge *m, int i)
 	}
 }
 
-int kmt_merge_advance(struct merge *m, struct kmt_reader *r, struct kmt_error *err)
+int kmt_merge_next(struct merge *m, struct kmt_reader *r, struct kmt_error *err)
 {
-	int ret = stream_next(m, r, m->heap[0], err);
+	int ret;
+
+	if (m->merged)
+		return next_batch(m, r, err);
+	ret = stream_next(m, r, m->heap[0], err);
 
 	if (ret < 0)
 		return -1;
@@ -72,8 +93,15 @@ static int merge_init(struct merge *m, const struct kmt_session *s, struct kmt_e
 	int ncpus = kmt_reader_cpus(r), cpu, i;
 
 	m->merged = kmt_reader_merged(r);
-	if (m->merged)
-		ncpus = 1;
+	if (m->merged) {
+		m->batch = calloc(MERGED_BATCH, sizeof(*m->batch));
+		m->heap = calloc(1, sizeof(*m->heap));
+		if (!m->batch || !m->heap) {
+			kmt_error_set(err, s->input, -1, "out of memory");
+			return -1;
+		}
+		return next_batch(m, r, err);
+	}
 	m->head = calloc(ncpus ? ncpus : 1, sizeof(*m->head));
 	m->heap = calloc(ncpus ? ncpus : 1, sizeof(*m->heap));
 	m->n = 0;
@@ -96,7 +124,7 @@ static int merge_init(struct merge *m, const struct kmt_session *s, struct kmt_e
 
 static void merge_free(struct merge *m)
 {
-	free(m->head);
+	free(m->merged ? m->batch : m->head);
 	free(m->heap);
 }
 

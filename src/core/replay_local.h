@@ -9,17 +9,34 @@
 
 /*
  * A min-heap of CPUs keyed by the timestamp of their pending record. A
- * reader whose records come merged already has one stream, read as CPU -1.
+ * reader whose records come merged already has one stream, read in
+ * batches: head is then the current record of the batch, heap[0] 0.
  */
 struct merge {
 	struct kmt_record *head;	/* pending record per stream */
 	int *heap;
 	int n;
 	bool merged;
+	struct kmt_record *batch;	/* merged: records read at once */
+	int at, count;			/* head is batch[at] of count */
 };
 
-/* Refill the root's CPU; drop it from the heap at the end of its stream. 0 or -1. */
-int kmt_merge_advance(struct merge *m, struct kmt_reader *r, struct kmt_error *err);
+/*
+ * The per-CPU merge's step (refill the root's CPU, drop it from the heap
+ * at the end of its stream), or the merged stream's next batch. 0 or -1.
+ */
+int kmt_merge_next(struct merge *m, struct kmt_reader *r, struct kmt_error *err);
+
+/* Past the record at the root: to the next of the batch, else kmt_merge_next(). */
+static inline int kmt_merge_advance(struct merge *m, struct kmt_reader *r,
+				    struct kmt_error *err)
+{
+	if (m->merged && ++m->at < m->count) {
+		m->head++;
+		return 0;
+	}
+	return kmt_merge_next(m, r, err);
+}
 
 /* Decode @rec into @ev, with the replay's checks and counts in @s->replay. */
 void kmt_replay_take(struct kmt_session *s, const struct kmt_decoder *dec,

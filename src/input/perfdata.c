@@ -639,29 +639,40 @@ static int read_round(struct kmt_reader *r, struct perfdata *pd, struct kmt_erro
 	return 0;
 }
 
-static int perfdata_next_any(struct kmt_reader *r, struct kmt_record *rec,
-			     struct kmt_error *err)
+/* @s into @rec, with its thread's name at its time. */
+static void to_record(struct perfdata *pd, const struct pd_sample *s, struct kmt_record *rec)
+{
+	rec->ts = s->ts;
+	rec->data = s->data;
+	rec->size = s->size;
+	rec->cpu = s->cpu;
+	rec->callchain = s->chain;
+	rec->callchain_nr = s->nchain;
+	rec->kept = !s->chunk;	/* read in place from the mapped file */
+	rec->comm = kmt_pd_tasks_name(&pd->tasks, s->tid, s->ts);
+}
+
+static int perfdata_next_batch(struct kmt_reader *r, struct kmt_record *recs, int max,
+			       struct kmt_error *err)
 {
 	struct perfdata *pd = r->priv;
 	const struct pd_sample *s;
+	int n = 0;
 
-	for (;;) {
+	if (max > PD_TAKE_MAX)
+		max = PD_TAKE_MAX;
+	kmt_pd_order_release(&pd->order);	/* the last batch is read */
+	while (n < max) {
 		if ((s = kmt_pd_order_take(&pd->order, pd->done))) {
-			rec->ts = s->ts;
-			rec->data = s->data;
-			rec->size = s->size;
-			rec->cpu = s->cpu;
-			rec->callchain = s->chain;
-			rec->callchain_nr = s->nchain;
-			rec->kept = !s->chunk;	/* read in place from the mapped file */
-			rec->comm = kmt_pd_tasks_name(&pd->tasks, s->tid, s->ts);
-			return 1;
+			to_record(pd, s, &recs[n++]);
+			continue;
 		}
-		if (pd->done)
-			return 0;
+		if (pd->done || n)
+			break;		/* a round is read only when nothing waits */
 		if (read_round(r, pd, err))
 			return -1;
 	}
+	return n;
 }
 
 static void perfdata_close(struct kmt_reader *r)
@@ -695,7 +706,7 @@ static int perfdata_finish(struct kmt_reader *r)
 }
 
 static const struct kmt_reader_ops perfdata_ops = {
-	.next_any = perfdata_next_any,
+	.next_batch = perfdata_next_batch,
 	.close = perfdata_close,
 	.finish = perfdata_finish,
 };

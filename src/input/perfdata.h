@@ -96,6 +96,8 @@ struct pd_ready {
 	uint32_t cpu;
 };
 
+#define PD_TAKE_MAX	256	/* samples taken between two releases */
+
 struct pd_order {
 	struct pd_queue *cpus;
 	uint32_t ncpus;
@@ -105,7 +107,11 @@ struct pd_order {
 	uint32_t nlate, late_cap;
 	struct pd_chunk *chunk;		/* where new samples are copied */
 	struct pd_sample taken;		/* a late sample handed out */
-	struct pd_chunk *held;		/* of the sample handed out last */
+	struct pd_held {		/* chunks of the samples handed out since the */
+		struct pd_chunk *chunk;	/* last kmt_pd_order_release(), and how */
+		uint32_t samples;	/* many samples of each */
+	} held[PD_TAKE_MAX];
+	uint32_t nheld;
 	uint64_t seq;
 	uint64_t flush_limit;		/* samples at or before it are final */
 	uint64_t round_max;		/* latest time seen so far */
@@ -125,10 +131,15 @@ void kmt_pd_order_round(struct pd_order *o);
 
 /*
  * The earliest queued sample if it is final (or @all: there is no more
- * input), valid until the next call and until the next sample is queued;
- * NULL when there is none.
+ * input), NULL when there is none. The sample itself is valid until the
+ * next call and until the next sample is queued, its payload and callchain
+ * until kmt_pd_order_release(), which must come at least every
+ * PD_TAKE_MAX samples.
  */
 const struct pd_sample *kmt_pd_order_take(struct pd_order *o, bool all);
+
+/* The samples taken so far are no longer read: their copies may go. */
+void kmt_pd_order_release(struct pd_order *o);
 
 /* Free all queued samples. */
 void kmt_pd_order_free(struct pd_order *o);

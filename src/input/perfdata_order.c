@@ -286,13 +286,26 @@ static void advance_ready(struct pd_order *o)
 	}
 }
 
+/*
+ * A sample of chunk @c is handed out: @c stays until kmt_pd_order_release()
+ * (or, from a caller that took more than PD_TAKE_MAX without one, until
+ * the list is full).
+ */
+static void hold(struct pd_order *o, struct pd_chunk *c)
+{
+	if (o->nheld == PD_TAKE_MAX)
+		kmt_pd_order_release(o);
+	if (o->nheld && o->held[o->nheld - 1].chunk == c)
+		o->held[o->nheld - 1].samples++;
+	else
+		o->held[o->nheld++] = (struct pd_held){ c, 1 };
+}
+
 const struct pd_sample *kmt_pd_order_take(struct pd_order *o, bool all)
 {
 	const struct pd_sample *first = NULL;
 	uint64_t limit = all ? UINT64_MAX : o->flush_limit;
 
-	chunk_release(o->held);
-	o->held = NULL;
 	if (o->nready) {
 		const struct pd_queue *q = &o->cpus[o->ready[0].cpu];
 
@@ -309,15 +322,30 @@ const struct pd_sample *kmt_pd_order_take(struct pd_order *o, bool all)
 	} else {
 		advance_ready(o);	/* *first stays until the next add */
 	}
-	o->held = first->chunk;
+	if (first->chunk)
+		hold(o, first->chunk);
 	return first;
+}
+
+void kmt_pd_order_release(struct pd_order *o)
+{
+	uint32_t i;
+
+	for (i = 0; i < o->nheld; i++) {
+		struct pd_chunk *c = o->held[i].chunk;
+
+		c->refs -= o->held[i].samples;
+		if (!c->refs && c->retired)
+			free(c);
+	}
+	o->nheld = 0;
 }
 
 void kmt_pd_order_free(struct pd_order *o)
 {
 	uint32_t i, k;
 
-	chunk_release(o->held);
+	kmt_pd_order_release(o);
 	for (i = 0; i < o->ncpus; i++) {
 		for (k = o->cpus[i].head; k < o->cpus[i].n; k++)
 			chunk_release(o->cpus[i].s[k].chunk);

@@ -257,7 +257,17 @@ bool kmt_reader_reads_apart(struct kmt_reader *r)
 
 bool kmt_reader_merged(struct kmt_reader *r)
 {
-	return r->ops->next_any != NULL;
+	return r->ops->next_any || r->ops->next_batch;
+}
+
+int kmt_reader_next_batch(struct kmt_reader *r, struct kmt_record *recs, int max,
+			  struct kmt_error *err)
+{
+	if (max <= 0)
+		return 0;
+	if (r->ops->next_batch)
+		return r->ops->next_batch(r, recs, max, err);
+	return kmt_reader_next(r, -1, recs, err);
 }
 
 int kmt_reader_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
@@ -268,6 +278,8 @@ int kmt_reader_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 	rec->kept = false;
 	if (cpu == -1 && r->ops->next_any)
 		return r->ops->next_any(r, rec, err);
+	if (cpu == -1 && r->ops->next_batch)
+		return r->ops->next_batch(r, rec, 1, err);
 	if (cpu < 0 || cpu >= r->ncpus || !r->ops->next)
 		return 0;
 	if (r->stacks)

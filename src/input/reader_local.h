@@ -15,11 +15,17 @@ struct kmt_reader_symbols;
 /* CPUs a recording may name: a file that counts more is corrupt. */
 #define KMT_MAX_CPUS	8192
 
-/* A backend gives per-CPU streams (next) or one stream in time order (next_any). */
+/*
+ * A backend gives per-CPU streams (next) or one stream in time order
+ * (next_any, or next_batch).
+ */
 struct kmt_reader_ops {
 	int (*next)(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 		    struct kmt_error *err);
 	int (*next_any)(struct kmt_reader *r, struct kmt_record *rec, struct kmt_error *err);
+	/* Or up to @max records of the one stream at once (kmt_reader_next_batch()). */
+	int (*next_batch)(struct kmt_reader *r, struct kmt_record *recs, int max,
+			  struct kmt_error *err);
 	void (*close)(struct kmt_reader *r);
 	/* All records were replayed (kmt_reader_finish()); may be NULL. 0 or -1. */
 	int (*finish)(struct kmt_reader *r);

@@ -36,6 +36,7 @@ static uint64_t take(struct pd_order *o, bool all, uint32_t *cpu)
 	ck_assert_uint_eq(s->nchain, 2);
 	ck_assert_uint_eq(s->chain[1], s->ts + 1);
 	*cpu = s->cpu;
+	kmt_pd_order_release(o);
 	return s->ts;
 }
 
@@ -133,8 +134,42 @@ START_TEST(test_backwards_times_in_order_and_linear)
 		last_ts = s->ts;
 		last_id = id;
 		got++;
+		kmt_pd_order_release(&o);
 	}
 	ck_assert_uint_eq(got, n);
+	kmt_pd_order_free(&o);
+}
+END_TEST
+
+/*
+ * Copies of the samples taken stay until the release, across chunks: a
+ * batch of them is read after it was taken whole (ASan sees a copy freed
+ * early).
+ */
+START_TEST(test_copies_last_until_release)
+{
+	static char big[200000];
+	const unsigned char *data[PD_TAKE_MAX];
+	struct pd_order o = { 0 };
+	const struct pd_sample *s;
+	uint32_t i, k, n, batches = 0;
+
+	for (i = 0; i < 3000; i++) {
+		memset(big, (int)(i & 0xff), i % 7 ? 64 : sizeof(big));	/* some fill a chunk */
+		ck_assert_int_eq(kmt_pd_order_add(&o, i % 2, 1, i, big, i % 7 ? 64 : sizeof(big),
+						  NULL, 0, false), 0);
+	}
+	for (i = 0; ; batches++) {
+		for (n = 0; n < PD_TAKE_MAX && (s = kmt_pd_order_take(&o, true)); n++)
+			data[n] = s->data;
+		for (k = 0; k < n; k++, i++)
+			ck_assert_uint_eq(data[k][0], i & 0xff);
+		kmt_pd_order_release(&o);
+		if (n < PD_TAKE_MAX)
+			break;
+	}
+	ck_assert_uint_eq(i, 3000);
+	ck_assert_uint_gt(batches, 10);
 	kmt_pd_order_free(&o);
 }
 END_TEST
@@ -303,6 +338,7 @@ Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_equal_times_keep_file_order_and_end_drains);
 	tcase_add_test(tc, test_many_samples_across_chunks);
 	tcase_add_test(tc, test_kept_samples_are_not_copied);
+	tcase_add_test(tc, test_copies_last_until_release);
 	tcase_add_test(tc, test_mapped_stream_reads_in_place);
 	tcase_add_test(tc, test_tasks_names_follow_time);
 	suite_add_tcase(s, tc);
