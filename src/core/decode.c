@@ -209,12 +209,25 @@ struct field_loc {
 	size_t member;
 };
 
+/* A field read as a plain host-order integer: payload offset, member offset. */
+struct word_loc {
+	uint16_t from, to;
+};
+
 struct event_loc {
 	int nfields;
 	int min_size;		/* the payload holds every field from this size on */
 	unsigned int flags;
 	struct field_loc fields[MAX_FIELDS];
 	int nchecked;		/* the fields kmt_event_possible() reads, first */
+	/*
+	 * The whole decode's plan (plan_words()): 8-byte fields, unsigned and
+	 * signed 4-byte ones read as they are, then the others (indices
+	 * into fields) through fill_int() and fill_string().
+	 */
+	uint8_t n64, n32u, n32s, nother;
+	struct word_loc w64[MAX_FIELDS], w32u[MAX_FIELDS], w32s[MAX_FIELDS];
+	uint8_t other[MAX_FIELDS];
 };
 
 struct kmt_decoder {
@@ -343,6 +356,45 @@ static void checked_first(struct event_loc *loc, enum kmt_event_type type)
 	}
 }
 
+/* Is @fl's member also the member of another field of @loc? */
+static bool member_shared(const struct event_loc *loc, const struct field_loc *fl)
+{
+	int i;
+
+	for (i = 0; i < loc->nfields; i++)
+		if (&loc->fields[i] != fl && loc->fields[i].kind == SLOT_INT &&
+		    loc->fields[i].member == fl->member)
+			return true;
+	return false;
+}
+
+/*
+ * Sort @loc's integer fields that need no byte swap, no sign extension
+ * past a plain load and no special value into the word lists; the others
+ * keep the field by field path. Fields that write one member between them
+ * all keep it, in their order.
+ */
+static void plan_words(const struct kmt_decoder *dec, struct event_loc *loc)
+{
+	int i;
+
+	for (i = 0; i < loc->nfields; i++) {
+		const struct field_loc *fl = &loc->fields[i];
+		struct word_loc w = { (uint16_t)fl->offset, (uint16_t)fl->member };
+		bool plain = fl->kind == SLOT_INT && !fl->dynamic && !dec->swap &&
+			     fl->offset <= UINT16_MAX && !member_shared(loc, fl);
+
+		if (plain && fl->size == 8)
+			loc->w64[loc->n64++] = w;
+		else if (plain && fl->size == 4 && fl->is_signed)
+			loc->w32s[loc->n32s++] = w;
+		else if (plain && fl->size == 4 && fl->member != offsetof(struct kmt_event, pfn))
+			loc->w32u[loc->n32u++] = w;
+		else
+			loc->other[loc->nother++] = i;
+	}
+}
+
 static void resolve_event(struct kmt_decoder *dec, enum kmt_event_type type,
 			  struct tep_event *event)
 {
@@ -370,6 +422,7 @@ static void resolve_event(struct kmt_decoder *dec, enum kmt_event_type type,
 		loc->flags |= spec->flag | (alt ? spec->alt_flag : 0);
 	}
 	checked_first(loc, type);
+	plan_words(dec, loc);
 	if (event->id >= 0 && event->id < MAX_EVENT_ID)
 		dec->type_of_id[event->id] = type;
 }
@@ -524,6 +577,33 @@ fill_int(const struct kmt_decoder *dec, const struct field_loc *fl, const unsign
 	memcpy((char *)ev + fl->member, &v, sizeof(v));
 }
 
+/* The fields of @loc's word lists from payload @p into @ev. */
+static inline __attribute__((always_inline)) void
+fill_words(const struct event_loc *loc, const unsigned char *p, struct kmt_event *ev)
+{
+	char *to = (char *)ev;
+	int i;
+
+	for (i = 0; i < loc->n64; i++)
+		memcpy(to + loc->w64[i].to, p + loc->w64[i].from, 8);
+	for (i = 0; i < loc->n32u; i++) {
+		uint32_t v32;
+		uint64_t v;
+
+		memcpy(&v32, p + loc->w32u[i].from, 4);
+		v = v32;
+		memcpy(to + loc->w32u[i].to, &v, 8);
+	}
+	for (i = 0; i < loc->n32s; i++) {
+		int32_t v32;
+		int64_t v;
+
+		memcpy(&v32, p + loc->w32s[i].from, 4);
+		v = v32;
+		memcpy(to + loc->w32s[i].to, &v, 8);
+	}
+}
+
 /*
  * The header of a record of libkmtrace-heap.so in ftrace:raw_data payload
  * @p of @size bytes, into @h (may be NULL): false when the raw_data is not
@@ -663,8 +743,9 @@ enum kmt_event_type kmt_decode(const struct kmt_decoder *dec, const void *data, 
 	loc = &dec->loc[dec->type_of_id[id]];
 	if (size < loc->min_size)
 		return KMT_EV_UNKNOWN;	/* too short for its format: no field taken */
-	for (i = 0; i < loc->nfields; i++) {
-		const struct field_loc *fl = &loc->fields[i];
+	fill_words(loc, p, ev);
+	for (i = 0; i < loc->nother; i++) {
+		const struct field_loc *fl = &loc->fields[loc->other[i]];
 
 		if (fl->kind == SLOT_STR)
 			fill_string(dec, fl, p, size, ev);
