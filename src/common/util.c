@@ -114,23 +114,55 @@ int kmt_parse_interval_ms(const char *arg, uint64_t *ns, struct kmt_error *err)
 	return 0;
 }
 
+#define TEXT_READ	(64u << 10)	/* a /proc file gives what a read asks for */
+
+/* All of @fd into a new NUL-terminated buffer, its length in *@len; NULL on failure. */
+static char *read_all(int fd, size_t *len)
+{
+	size_t used = 0, cap = 0;
+	char *buf = NULL;
+
+	for (;;) {
+		ssize_t n;
+
+		if (cap - used < TEXT_READ + 1) {
+			size_t ncap = cap ? cap * 2 : 4 * TEXT_READ;
+			char *nbuf = ncap > cap ? realloc(buf, ncap) : NULL;
+
+			if (!nbuf)
+				break;
+			buf = nbuf;
+			cap = ncap;
+		}
+		n = read(fd, buf + used, cap - used - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		if (!n) {
+			buf[used] = '\0';
+			*len = strlen(buf);	/* a text file has no NUL: up to the first */
+			return buf;
+		}
+		used += n;
+	}
+	free(buf);
+	return NULL;
+}
+
 char *kmt_read_text_file(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t cap = 0;
-	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *text;
+	int saved;
 
-	if (!f)
+	if (fd < 0)
 		return NULL;
-	n = getdelim(&buf, &cap, '\0', f);	/* a text file has no NUL: reads to EOF */
-	fclose(f);
-	if (n < 0) {
-		free(buf);
-		return NULL;
-	}
-	*len = n;
-	return buf;
+	text = read_all(fd, len);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return text;
 }
 
 int kmt_write_all(int fd, const void *p, size_t len)

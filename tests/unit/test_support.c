@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /* Building blocks: the 64-bit hash map and the kallsyms symbol table. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "common/objmap.h"
 #include "common/proctable.h"
 #include "common/radix.h"
+#include "common/util.h"
 #include "input/footprint.h"
 #include "input/symbols.h"
 #include "input/vmlinux.h"
@@ -696,6 +698,41 @@ START_TEST(test_filetable_round_trip)
 }
 END_TEST
 
+/*
+ * Whole files, /proc ones too (no size ahead): a file larger than the
+ * first buffer comes back whole, text past a NUL is left out, a missing
+ * file is NULL with errno.
+ */
+START_TEST(test_read_text_file)
+{
+	char path[] = "/tmp/kmt-text-XXXXXX", *text;
+	size_t len, n = 600000, i;
+	int fd = mkstemp(path);
+	char *want = malloc(n);
+
+	ck_assert(fd >= 0 && want);
+	for (i = 0; i < n; i++)
+		want[i] = i % 61 == 60 ? '\n' : 'a' + i % 26;
+	ck_assert_int_eq(write(fd, want, n), (ssize_t)n);
+	text = kmt_read_text_file(path, &len);
+	ck_assert(text && len == n && !memcmp(text, want, n) && !text[n]);
+	free(text);
+	ck_assert_int_eq(pwrite(fd, "\0", 1, 1000), 1);
+	text = kmt_read_text_file(path, &len);
+	ck_assert(text && len == 1000 && !memcmp(text, want, 1000));
+	free(text);
+	close(fd);
+	unlink(path);
+	free(want);
+	text = kmt_read_text_file("/proc/self/status", &len);
+	ck_assert(text && len > 100 && strstr(text, "\nPid:\t") && text[len - 1] == '\n');
+	free(text);
+	errno = 0;
+	ck_assert_ptr_null(kmt_read_text_file("/nonexistent/kmt-text", &len));
+	ck_assert_int_eq(errno, ENOENT);
+}
+END_TEST
+
 Suite *support_suite(void)
 {
 	Suite *s = suite_create("support");
@@ -720,6 +757,7 @@ Suite *support_suite(void)
 	tcase_add_test(tc, test_proctable_round_trip);
 	tcase_add_test(tc, test_proctable_merge_and_exec);
 	tcase_add_test(tc, test_filetable_round_trip);
+	tcase_add_test(tc, test_read_text_file);
 	suite_add_tcase(s, tc);
 	return s;
 }
