@@ -7,7 +7,8 @@
 #  2. ns/event of all analyses at three sizes (about 1.6M, 4.4M and 10M events),
 #     and callgrind's instructions per event of stat, slab and all (one
 #     thread, the smallest file: figures that do not move with the load);
-#  3. a perf.data of >= 2M events: slab, page and all against perf kmem;
+#  3. a perf.data of >= 2M events: slab, page and all against perf kmem,
+#     and the slab reports' instructions under callgrind;
 #  4. the slowdown of a workload under record -g and under perf record -g;
 #  5. the recorders' own CPU and memory; 6. and 7. user-space allocation
 #     profiling (record --user, --user-sample, heaptrack) on a malloc-heavy
@@ -33,6 +34,12 @@ record() {
 events_of() {
 	"$KMTRACE" report -i "$1" --format json |
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["analyses"]["stat"]["summary"]["total_events"])'
+}
+
+# instructions CMD...: what callgrind counts CMD to retire (load-independent)
+instructions() {
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+		sed -n 's/.*Collected : //p' | tail -n 1
 }
 
 # best RUNS CMD...: "seconds max_rss_kib" of the fastest of RUNS runs
@@ -104,8 +111,7 @@ if command -v valgrind >/dev/null; then
 	echo "instructions per event (callgrind, one thread, $n events):"
 	for a in stat slab "$ANALYSES"; do
 		# shellcheck disable=SC2086
-		ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$KMTRACE" report \
-			--threads 1 -i "$small" $a 2>&1 >/dev/null | sed -n 's/.*Collected : //p' | tail -n 1)
+		ir=$(instructions "$KMTRACE" report --threads 1 -i "$small" $a)
 		echo "  $( [ "$a" = "$ANALYSES" ] && echo all || echo "$a"): $((ir / n))"
 	done
 else
@@ -142,10 +148,18 @@ for name, sec, rss in (("kmtrace report slab, 2 threads", ks, km), ("kmtrace rep
                        ("kmtrace report page, 2 threads", kps, kpm), ("perf kmem --page stat", pps, ppm),
                        ("kmtrace report, all analyses", kas, kam)):
     print(f"{name:<36}{sec:>9.2f}{n / sec / 1e6:>12.1f}{rss / 1024:>8.1f} MiB")
-print(f"slab: kmtrace {ps / ks:.1f}x as fast as perf kmem, at {km / pm:.2f} of its peak RSS")
+bs, bm, bt = min((ks, km, "two threads"), (k1s, k1m, "one thread"))	# the faster of the two
+print(f"slab: kmtrace ({bt}) {ps / bs:.1f}x as fast as perf kmem, at {bm / pm:.2f} of its peak RSS")
 print(f"page: kmtrace {pps / kps:.1f}x as fast as perf kmem, at {kpm / ppm:.2f} of its peak RSS")
 print(f"all analyses: {(ps + pps) / kas:.1f}x as fast as perf kmem's two reports")
 PY
+# the slab reports' instructions, which do not move with the load as seconds do
+if command -v valgrind >/dev/null; then
+	ik=$(instructions "$KMTRACE" report --threads 1 -i "$pdat" slab)
+	ip=$(instructions perf kmem -i "$pdat" --slab stat)
+	python3 -c "import sys; k, p, n = map(int, sys.argv[1:]); print(f'slab, instructions \
+(callgrind): kmtrace {k // n} a sample, perf kmem {p // n}: {p / k:.1f}x')" "$ik" "$ip" "$pevents"
+fi
 
 # 4. record -g overhead: the same workload alone, under kmtrace record -g and
 # under perf record -g on the same kmem events, best of 3 each; the
