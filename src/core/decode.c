@@ -577,31 +577,33 @@ fill_int(const struct kmt_decoder *dec, const struct field_loc *fl, const unsign
 	memcpy((char *)ev + fl->member, &v, sizeof(v));
 }
 
+/* The host-order u32 at @p. */
+static inline uint32_t host_u32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* @v into the member of @ev at @w. */
+static inline void put_word(struct kmt_event *ev, const struct word_loc *w, uint64_t v)
+{
+	memcpy((char *)ev + w->to, &v, 8);
+}
+
 /* The fields of @loc's word lists from payload @p into @ev. */
 static inline __attribute__((always_inline)) void
 fill_words(const struct event_loc *loc, const unsigned char *p, struct kmt_event *ev)
 {
-	char *to = (char *)ev;
 	int i;
 
 	for (i = 0; i < loc->n64; i++)
-		memcpy(to + loc->w64[i].to, p + loc->w64[i].from, 8);
-	for (i = 0; i < loc->n32u; i++) {
-		uint32_t v32;
-		uint64_t v;
-
-		memcpy(&v32, p + loc->w32u[i].from, 4);
-		v = v32;
-		memcpy(to + loc->w32u[i].to, &v, 8);
-	}
-	for (i = 0; i < loc->n32s; i++) {
-		int32_t v32;
-		int64_t v;
-
-		memcpy(&v32, p + loc->w32s[i].from, 4);
-		v = v32;
-		memcpy(to + loc->w32s[i].to, &v, 8);
-	}
+		memcpy((char *)ev + loc->w64[i].to, p + loc->w64[i].from, 8);
+	for (i = 0; i < loc->n32u; i++)
+		put_word(ev, &loc->w32u[i], host_u32(p + loc->w32u[i].from));
+	for (i = 0; i < loc->n32s; i++)
+		put_word(ev, &loc->w32s[i], (uint64_t)(int64_t)(int32_t)host_u32(p + loc->w32s[i].from));
 }
 
 /*
