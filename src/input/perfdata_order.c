@@ -25,9 +25,10 @@ struct pd_chunk {
 	unsigned char data[] __attribute__((aligned(8)));	/* callchains are u64s */
 };
 
-static void chunk_release(struct pd_chunk *c)
+/* @samples samples of @c (may be NULL) are done with: it goes with its last. */
+static void chunk_release(struct pd_chunk *c, uint64_t samples)
 {
-	if (c && !--c->refs && c->retired)
+	if (c && !(c->refs -= samples) && c->retired)
 		free(c);
 }
 
@@ -241,7 +242,7 @@ static __attribute__((noinline)) int add_slow(struct pd_order *o, uint32_t cpu, 
 	if (!q || (!kept && copy_sample(o, &s)))
 		return -1;
 	if (queue_sample(o, q, &s)) {
-		chunk_release(s.chunk);
+		chunk_release(s.chunk, 1);
 		return -1;
 	}
 	return 0;
@@ -331,13 +332,8 @@ void kmt_pd_order_release(struct pd_order *o)
 {
 	uint32_t i;
 
-	for (i = 0; i < o->nheld; i++) {
-		struct pd_chunk *c = o->held[i].chunk;
-
-		c->refs -= o->held[i].samples;
-		if (!c->refs && c->retired)
-			free(c);
-	}
+	for (i = 0; i < o->nheld; i++)
+		chunk_release(o->held[i].chunk, o->held[i].samples);
 	o->nheld = 0;
 }
 
@@ -348,11 +344,11 @@ void kmt_pd_order_free(struct pd_order *o)
 	kmt_pd_order_release(o);
 	for (i = 0; i < o->ncpus; i++) {
 		for (k = o->cpus[i].head; k < o->cpus[i].n; k++)
-			chunk_release(o->cpus[i].s[k].chunk);
+			chunk_release(o->cpus[i].s[k].chunk, 1);
 		free(o->cpus[i].s);
 	}
 	for (k = 0; k < o->nlate; k++)
-		chunk_release(o->late[k].chunk);
+		chunk_release(o->late[k].chunk, 1);
 	free(o->cpus);
 	free(o->ready);
 	free(o->late);
