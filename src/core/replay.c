@@ -30,7 +30,6 @@ static int next_batch(struct merge *m, struct kmt_reader *r, struct kmt_error *e
 	if (got < 0)
 		return -1;
 	m->head = m->batch;
-	m->at = 0;
 	m->count = got;
 	m->heap[0] = 0;
 	m->n = got > 0;

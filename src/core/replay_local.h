@@ -17,8 +17,8 @@ struct merge {
 	int *heap;
 	int n;
 	bool merged;
-	struct kmt_record *batch;	/* merged: records read at once */
-	int at, count;			/* head is batch[at] of count */
+	struct kmt_record *batch;	/* merged: the records read at once; */
+	int count;			/* head is one of the first count */
 };
 
 /*
@@ -31,10 +31,8 @@ int kmt_merge_next(struct merge *m, struct kmt_reader *r, struct kmt_error *err)
 static inline int kmt_merge_advance(struct merge *m, struct kmt_reader *r,
 				    struct kmt_error *err)
 {
-	if (m->merged && ++m->at < m->count) {
-		m->head++;
+	if (m->merged && ++m->head < m->batch + m->count)
 		return 0;
-	}
 	return kmt_merge_next(m, r, err);
 }
 
