@@ -114,7 +114,7 @@ int kmt_parse_interval_ms(const char *arg, uint64_t *ns, struct kmt_error *err)
 	return 0;
 }
 
-#define TEXT_READ	(64u << 10)	/* a /proc file gives what a read asks for */
+#define TEXT_READ	(64u << 10)	/* asked a call (/proc/kallsyms gives a page) */
 
 /* All of @fd into a new NUL-terminated buffer, its length in *@len; NULL on failure. */
 static char *read_all(int fd, size_t *len)
