@@ -29,6 +29,7 @@ static int alloc_slots(struct kmt_hashmap *m, size_t nslots)
 	}
 	memset(m->slots, 0xff, nslots * sizeof(*m->slots));	/* every key KMT_HASH_FREE */
 	m->mask = nslots - 1;
+	m->limit = nslots / 2;
 	m->count = m->has_free_key;
 	m->memo.valid = false;
 	return 0;
@@ -51,7 +52,7 @@ void kmt_hashmap_free(struct kmt_hashmap *m)
 }
 
 /* The slot holding @key (not KMT_HASH_FREE), or the free slot where it would go. */
-static size_t probe(const struct kmt_hashmap *m, uint64_t key)
+static inline __attribute__((always_inline)) size_t probe(const struct kmt_hashmap *m, uint64_t key)
 {
 	size_t i = slot_of(m, key);
 
@@ -76,8 +77,8 @@ bool kmt_hashmap_get(const struct kmt_hashmap *m, uint64_t key, uint64_t *val)
 	return true;
 }
 
-/* Double the capacity, rehashing every key. */
-static int grow(struct kmt_hashmap *m)
+/* Double the capacity, rehashing every key (out of line: rare). */
+static __attribute__((noinline, cold)) int grow(struct kmt_hashmap *m)
 {
 	struct kmt_hashmap old = *m;
 	size_t i;
@@ -104,19 +105,24 @@ static void put_free_key(struct kmt_hashmap *m, uint64_t val)
 	m->free_key_val = val;
 }
 
+/* kmt_hashmap_cell() for the key KMT_HASH_FREE (out of line: rare). */
+static __attribute__((noinline, cold)) uint64_t *free_key_cell(struct kmt_hashmap *m, bool *had)
+{
+	*had = m->has_free_key;
+	if (!m->has_free_key)
+		put_free_key(m, 0);
+	return &m->free_key_val;
+}
+
 uint64_t *kmt_hashmap_cell(struct kmt_hashmap *m, uint64_t key, bool *had)
 {
 	size_t i;
 
 	m->memo.valid = false;	/* the caller may change the value */
-	if (key == KMT_HASH_FREE) {
-		*had = m->has_free_key;
-		if (!m->has_free_key)
-			put_free_key(m, 0);
-		return &m->free_key_val;
-	}
+	if (key == KMT_HASH_FREE)
+		return free_key_cell(m, had);
 	/* Keep the load at or under 1/2: probes stay short. */
-	if ((m->count - m->has_free_key + 1) * 2 > m->mask + 1 && grow(m))
+	if (m->count - m->has_free_key >= m->limit && grow(m))
 		return NULL;
 	i = probe(m, key);
 	*had = m->slots[i].key != KMT_HASH_FREE;

@@ -24,6 +24,7 @@ struct kmt_hashmap {
 	struct kmt_hash_slot *slots;	/* key KMT_HASH_FREE: a free slot */
 	size_t mask;		/* capacity - 1; capacity is a power of two */
 	size_t count;		/* keys, KMT_HASH_FREE's too */
+	size_t limit;		/* keys in slots that make it grow: half the capacity */
 	bool has_free_key;	/* the key KMT_HASH_FREE is in, with free_key_val */
 	uint64_t free_key_val;
 	/* The key kmt_hashmap_find() found last, and its value; any change drops it. */
