@@ -29,7 +29,8 @@ void kmt_slab_audit_free(struct kmt_slab_audit *a)
  * with those before it) if new; KMT_AUDIT_NO_CACHE counts nowhere. 0, or -1
  * when out of memory.
  */
-static int count_one(struct kmt_slab_audit *a, uint32_t cache, size_t member)
+static __attribute__((noinline, cold)) int count_new(struct kmt_slab_audit *a, uint32_t cache,
+						      size_t member)
 {
 	if (cache == KMT_AUDIT_NO_CACHE)
 		return 0;
@@ -38,6 +39,15 @@ static int count_one(struct kmt_slab_audit *a, uint32_t cache, size_t member)
 			return -1;
 		memset(&a->c[a->n++], 0, sizeof(*a->c));
 	}
+	(*(uint64_t *)((char *)&a->c[cache] + member))++;
+	return 0;
+}
+
+/* count_new() for a cache counted before: the common case, inline. */
+static inline int count_one(struct kmt_slab_audit *a, uint32_t cache, size_t member)
+{
+	if (cache >= a->n)	/* KMT_AUDIT_NO_CACHE too */
+		return count_new(a, cache, member);
 	(*(uint64_t *)((char *)&a->c[cache] + member))++;
 	return 0;
 }

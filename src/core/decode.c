@@ -649,9 +649,9 @@ static bool heap_header(const struct kmt_decoder *dec, const unsigned char *p, i
  * payload (str). A KMT_HEAP_SITES record has its sites there instead
  * (kmt_event_heap_site()), its flags in ptr.
  */
-static enum kmt_event_type decode_heap_record(const struct kmt_decoder *dec,
-					      const unsigned char *p, int size,
-					      struct kmt_event *ev)
+static __attribute__((noinline, cold)) enum kmt_event_type
+decode_heap_record(const struct kmt_decoder *dec, const unsigned char *p, int size,
+		   struct kmt_event *ev)
 {
 	struct kmt_heap_rec h;
 
@@ -697,9 +697,9 @@ struct kmt_heap_site kmt_event_heap_site(const struct kmt_event *ev, int i)
  * kmt_event_possible() checks (the others are left as they were), so that
  * it is known or unknown exactly as when fully decoded.
  */
-static enum kmt_event_type decode_type_only(const struct kmt_decoder *dec,
-					    const unsigned char *p, int size, int id,
-					    struct kmt_event *ev)
+static __attribute__((noinline)) enum kmt_event_type
+decode_type_only(const struct kmt_decoder *dec, const unsigned char *p, int size, int id,
+		 struct kmt_event *ev)
 {
 	enum kmt_event_type type = dec->type_of_id[id];
 	const struct event_loc *loc = &dec->loc[type];
