@@ -9,17 +9,6 @@
 
 #define INITIAL_SLOTS	64
 
-/* Mix the key bits (splitmix64 finalizer): pointers share their low bits. */
-static size_t slot_of(const struct kmt_hashmap *m, uint64_t key)
-{
-	key ^= key >> 30;
-	key *= 0xbf58476d1ce4e5b9ull;
-	key ^= key >> 27;
-	key *= 0x94d049bb133111ebull;
-	key ^= key >> 31;
-	return key & m->mask;
-}
-
 static int alloc_slots(struct kmt_hashmap *m, size_t nslots)
 {
 	m->slots = malloc(nslots * sizeof(*m->slots));
@@ -51,16 +40,6 @@ void kmt_hashmap_free(struct kmt_hashmap *m)
 	m->memo.valid = false;
 }
 
-/* The slot holding @key (not KMT_HASH_FREE), or the free slot where it would go. */
-static inline __attribute__((always_inline)) size_t probe(const struct kmt_hashmap *m, uint64_t key)
-{
-	size_t i = slot_of(m, key);
-
-	while (m->slots[i].key != key && m->slots[i].key != KMT_HASH_FREE)
-		i = (i + 1) & m->mask;
-	return i;
-}
-
 bool kmt_hashmap_get(const struct kmt_hashmap *m, uint64_t key, uint64_t *val)
 {
 	size_t i;
@@ -70,15 +49,15 @@ bool kmt_hashmap_get(const struct kmt_hashmap *m, uint64_t key, uint64_t *val)
 			*val = m->free_key_val;
 		return m->has_free_key;
 	}
-	i = probe(m, key);
+	i = kmt_hash_probe(m, key);
 	if (m->slots[i].key == KMT_HASH_FREE)
 		return false;
 	*val = m->slots[i].val;
 	return true;
 }
 
-/* Double the capacity, rehashing every key (out of line: rare). */
-static __attribute__((noinline, cold)) int grow(struct kmt_hashmap *m)
+/* Double the capacity, rehashing every key. */
+static int grow(struct kmt_hashmap *m)
 {
 	struct kmt_hashmap old = *m;
 	size_t i;
@@ -89,7 +68,7 @@ static __attribute__((noinline, cold)) int grow(struct kmt_hashmap *m)
 	}
 	for (i = 0; i <= old.mask; i++) {
 		if (old.slots[i].key != KMT_HASH_FREE) {
-			m->slots[probe(m, old.slots[i].key)] = old.slots[i];
+			m->slots[kmt_hash_probe(m, old.slots[i].key)] = old.slots[i];
 			m->count++;
 		}
 	}
@@ -97,40 +76,21 @@ static __attribute__((noinline, cold)) int grow(struct kmt_hashmap *m)
 	return 0;
 }
 
-/* KMT_HASH_FREE marks free slots: a key of that value is kept beside them. */
-static void put_free_key(struct kmt_hashmap *m, uint64_t val)
+uint64_t *kmt_hashmap_cell_rare(struct kmt_hashmap *m, uint64_t key, bool *had)
 {
-	m->count += !m->has_free_key;
-	m->has_free_key = true;
-	m->free_key_val = val;
-}
-
-/* kmt_hashmap_cell() for the key KMT_HASH_FREE (out of line: rare). */
-static __attribute__((noinline, cold)) uint64_t *free_key_cell(struct kmt_hashmap *m, bool *had)
-{
-	*had = m->has_free_key;
-	if (!m->has_free_key)
-		put_free_key(m, 0);
-	return &m->free_key_val;
-}
-
-uint64_t *kmt_hashmap_cell(struct kmt_hashmap *m, uint64_t key, bool *had)
-{
-	size_t i;
-
-	m->memo.valid = false;	/* the caller may change the value */
-	if (key == KMT_HASH_FREE)
-		return free_key_cell(m, had);
-	/* Keep the load at or under 1/2: probes stay short. */
-	if (m->count - m->has_free_key >= m->limit && grow(m))
-		return NULL;
-	i = probe(m, key);
-	*had = m->slots[i].key != KMT_HASH_FREE;
-	if (!*had) {
-		m->slots[i] = (struct kmt_hash_slot){ .key = key };
-		m->count++;
+	m->memo.valid = false;
+	if (key == KMT_HASH_FREE) {	/* it marks free slots: kept beside them */
+		*had = m->has_free_key;
+		if (!m->has_free_key) {
+			m->has_free_key = true;
+			m->free_key_val = 0;
+			m->count++;
+		}
+		return &m->free_key_val;
 	}
-	return &m->slots[i].val;
+	if (grow(m))
+		return NULL;
+	return kmt_hashmap_cell(m, key, had);
 }
 
 int kmt_hashmap_put(struct kmt_hashmap *m, uint64_t key, uint64_t val)
@@ -152,35 +112,31 @@ static bool may_move(size_t home, size_t hole, size_t at)
 	return home <= hole && home > at;
 }
 
-bool kmt_hashmap_del(struct kmt_hashmap *m, uint64_t key, uint64_t *val)
+bool kmt_hashmap_del_free_key(struct kmt_hashmap *m, uint64_t *val)
 {
-	size_t hole, i;
-
 	m->memo.valid = false;
-	if (key == KMT_HASH_FREE) {
-		if (!m->has_free_key)
-			return false;
-		if (val)
-			*val = m->free_key_val;
-		m->has_free_key = false;
-		m->count--;
-		return true;
-	}
-	hole = probe(m, key);
-	if (m->slots[hole].key == KMT_HASH_FREE)
+	if (!m->has_free_key)
 		return false;
 	if (val)
-		*val = m->slots[hole].val;
+		*val = m->free_key_val;
+	m->has_free_key = false;
+	m->count--;
+	return true;
+}
+
+void kmt_hashmap_close_hole(struct kmt_hashmap *m, size_t hole)
+{
+	size_t i;
+
 	/* Backward shift: pull later keys of the probe run into the hole. */
 	for (i = (hole + 1) & m->mask; m->slots[i].key != KMT_HASH_FREE; i = (i + 1) & m->mask) {
-		if (may_move(slot_of(m, m->slots[i].key), hole, i)) {
+		if (may_move(kmt_hash_home(m, m->slots[i].key), hole, i)) {
 			m->slots[hole] = m->slots[i];
 			hole = i;
 		}
 	}
 	m->slots[hole].key = KMT_HASH_FREE;
 	m->count--;
-	return true;
 }
 
 bool kmt_hashmap_next(const struct kmt_hashmap *m, size_t *pos, uint64_t *key, uint64_t *val)

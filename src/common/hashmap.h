@@ -46,15 +46,80 @@ bool kmt_hashmap_get(const struct kmt_hashmap *m, uint64_t key, uint64_t *val);
 /* Set @key to @val, adding it if needed. Returns 0, or -1 on allocation failure. */
 int kmt_hashmap_put(struct kmt_hashmap *m, uint64_t key, uint64_t val);
 
+/* The slot @key hashes to (splitmix64's finalizer mixes it: pointers share their low bits). */
+static inline size_t kmt_hash_home(const struct kmt_hashmap *m, uint64_t key)
+{
+	key ^= key >> 30;
+	key *= 0xbf58476d1ce4e5b9ull;
+	key ^= key >> 27;
+	key *= 0x94d049bb133111ebull;
+	key ^= key >> 31;
+	return key & m->mask;
+}
+
+/* The slot holding @key (not KMT_HASH_FREE), or the free slot where it would go. */
+static inline size_t kmt_hash_probe(const struct kmt_hashmap *m, uint64_t key)
+{
+	size_t i = kmt_hash_home(m, key);
+
+	while (m->slots[i].key != key && m->slots[i].key != KMT_HASH_FREE)
+		i = (i + 1) & m->mask;
+	return i;
+}
+
+/* kmt_hashmap_cell() for the key KMT_HASH_FREE or a map that must grow first. */
+uint64_t *kmt_hashmap_cell_rare(struct kmt_hashmap *m, uint64_t key, bool *had);
+
 /*
  * The value of @key, to read or set, added (value 0) when it was not in
  * (then *@had is false): one probe where a get and a put take two. Valid
- * until @m changes; NULL when out of memory.
+ * until @m changes; NULL when out of memory. Inline: the live-object maps
+ * call it for every allocation.
  */
-uint64_t *kmt_hashmap_cell(struct kmt_hashmap *m, uint64_t key, bool *had);
+static inline uint64_t *kmt_hashmap_cell(struct kmt_hashmap *m, uint64_t key, bool *had)
+{
+	struct kmt_hash_slot *slot;
+
+	/* Keep the load at or under 1/2: probes stay short. */
+	if (key == KMT_HASH_FREE || m->count - m->has_free_key >= m->limit)
+		return kmt_hashmap_cell_rare(m, key, had);
+	m->memo.valid = false;	/* the caller may change the value */
+	slot = &m->slots[kmt_hash_probe(m, key)];
+	*had = slot->key != KMT_HASH_FREE;
+	if (!*had) {
+		*slot = (struct kmt_hash_slot){ .key = key };
+		m->count++;
+	}
+	return &slot->val;
+}
+
+/* Empty slot @hole of @m, moving the keys after it that belong before it. */
+void kmt_hashmap_close_hole(struct kmt_hashmap *m, size_t hole);
+
+/* kmt_hashmap_del() of the key KMT_HASH_FREE. */
+bool kmt_hashmap_del_free_key(struct kmt_hashmap *m, uint64_t *val);
 
 /* Remove @key; returns true if it was there and fills @val (may be NULL). */
-bool kmt_hashmap_del(struct kmt_hashmap *m, uint64_t key, uint64_t *val);
+static inline bool kmt_hashmap_del(struct kmt_hashmap *m, uint64_t key, uint64_t *val)
+{
+	size_t hole;
+
+	if (key == KMT_HASH_FREE)
+		return kmt_hashmap_del_free_key(m, val);
+	m->memo.valid = false;
+	hole = kmt_hash_probe(m, key);
+	if (m->slots[hole].key == KMT_HASH_FREE)
+		return false;
+	if (val)
+		*val = m->slots[hole].val;
+	if (m->slots[(hole + 1) & m->mask].key == KMT_HASH_FREE) {	/* the end of its run */
+		m->slots[hole].key = KMT_HASH_FREE;
+		m->count--;
+	} else {
+		kmt_hashmap_close_hole(m, hole);
+	}
+	return true;
+}
 
 /*
  * The next key of @m from *@pos (start at 0) into *@key and *@val, *@pos

@@ -6,13 +6,11 @@
 #include "objmap.h"
 #include "util.h"
 
-#define NO_SLOT	UINT32_MAX
-
 int kmt_objmap_init(struct kmt_objmap *m, size_t size)
 {
 	memset(m, 0, sizeof(*m));
 	m->size = size;
-	m->free_head = NO_SLOT;
+	m->free_head = KMT_OBJMAP_NO_SLOT;
 	return kmt_hashmap_init(&m->index);
 }
 
@@ -24,14 +22,14 @@ void kmt_objmap_free(struct kmt_objmap *m)
 	m->items = NULL;
 	m->links = NULL;
 	m->n = m->cap = m->cap_links = 0;
-	m->free_head = NO_SLOT;
+	m->free_head = KMT_OBJMAP_NO_SLOT;
 }
 
 /* A slot for a new item: a freed one, else one more. 0, or -1 out of memory. */
 static int new_slot(struct kmt_objmap *m, uint32_t *slot)
 {
 	*slot = m->free_head;
-	if (*slot != NO_SLOT) {
+	if (*slot != KMT_OBJMAP_NO_SLOT) {
 		m->free_head = m->links[*slot];
 		return 0;
 	}
@@ -61,30 +59,15 @@ void *kmt_objmap_add(struct kmt_objmap *m, uint64_t key)
 	return m->items + slot * m->size;
 }
 
-void *kmt_objmap_cell(struct kmt_objmap *m, uint64_t key, bool *live)
+void *kmt_objmap_cell_grown(struct kmt_objmap *m, uint64_t key, uint64_t *cell)
 {
-	uint64_t *cell = kmt_hashmap_cell(&m->index, key, live);
 	uint32_t slot;
 
-	if (!cell)
+	if (new_slot(m, &slot)) {
+		kmt_hashmap_del(&m->index, key, NULL);
 		return NULL;
-	if (!*live) {
-		if (new_slot(m, &slot)) {
-			kmt_hashmap_del(&m->index, key, NULL);
-			return NULL;
-		}
-		*cell = slot;
 	}
-	return m->items + *cell * m->size;
-}
-
-const void *kmt_objmap_take(struct kmt_objmap *m, uint64_t key)
-{
-	uint64_t slot;
-
-	if (!kmt_hashmap_del(&m->index, key, &slot))
-		return NULL;
-	free_slot(m, (uint32_t)slot);
+	*cell = slot;
 	return m->items + slot * m->size;
 }
 

@@ -35,11 +35,26 @@ void kmt_objmap_free(struct kmt_objmap *m);
  */
 void *kmt_objmap_add(struct kmt_objmap *m, uint64_t key);
 
+#define KMT_OBJMAP_NO_SLOT	UINT32_MAX
+
 /*
  * Take the item of @key out of @m: it stays readable until the next
- * kmt_objmap_add(). NULL when there is none.
+ * kmt_objmap_add(). NULL when there is none. Inline, as the next one: a
+ * live-object map's every free and allocation.
  */
-const void *kmt_objmap_take(struct kmt_objmap *m, uint64_t key);
+static inline const void *kmt_objmap_take(struct kmt_objmap *m, uint64_t key)
+{
+	uint64_t slot;
+
+	if (!kmt_hashmap_del(&m->index, key, &slot))
+		return NULL;
+	m->links[slot] = m->free_head;	/* reused first */
+	m->free_head = (uint32_t)slot;
+	return m->items + slot * m->size;
+}
+
+/* kmt_objmap_cell() for a new key when no freed slot is left. */
+void *kmt_objmap_cell_grown(struct kmt_objmap *m, uint64_t key, uint64_t *cell);
 
 /*
  * The item of @key to read and write: the live one (*@live true, its
@@ -47,7 +62,20 @@ const void *kmt_objmap_take(struct kmt_objmap *m, uint64_t key);
  * One hash probe where a take and an add take two. Valid until @m
  * changes; NULL when out of memory.
  */
-void *kmt_objmap_cell(struct kmt_objmap *m, uint64_t key, bool *live);
+static inline void *kmt_objmap_cell(struct kmt_objmap *m, uint64_t key, bool *live)
+{
+	uint64_t *cell = kmt_hashmap_cell(&m->index, key, live);
+
+	if (!cell)
+		return NULL;
+	if (!*live) {
+		if (m->free_head == KMT_OBJMAP_NO_SLOT)
+			return kmt_objmap_cell_grown(m, key, cell);
+		*cell = m->free_head;
+		m->free_head = m->links[m->free_head];
+	}
+	return m->items + *cell * m->size;
+}
 
 /*
  * Typed copies in and out for items of type @type: NAME_take(m, key, out)
