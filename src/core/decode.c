@@ -697,7 +697,7 @@ struct kmt_heap_site kmt_event_heap_site(const struct kmt_event *ev, int i)
  * kmt_event_possible() checks (the others are left as they were), so that
  * it is known or unknown exactly as when fully decoded.
  */
-static __attribute__((noinline)) enum kmt_event_type
+static enum kmt_event_type
 decode_type_only(const struct kmt_decoder *dec, const unsigned char *p, int size, int id,
 		 struct kmt_event *ev)
 {
