@@ -150,6 +150,15 @@ int kmt_reader_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 int kmt_reader_next_batch(struct kmt_reader *r, struct kmt_record *recs, int max,
 			  struct kmt_error *err);
 
+/*
+ * Up to @max next records of @cpu's stream into @recs, all valid until the
+ * next call for the same @cpu (a reader that cannot keep several gives one
+ * at a time). Returns how many, 0 at the end of the stream, -1 on corrupt
+ * data (fills @err): the records before it come first.
+ */
+int kmt_reader_next_cpu_batch(struct kmt_reader *r, int cpu, struct kmt_record *recs, int max,
+			      struct kmt_error *err);
+
 /* Loss and buffer figures of @cpu (missed counts grow as streams are read). */
 const struct kmt_cpu_stats *kmt_reader_cpu_stats(struct kmt_reader *r, int cpu);
 

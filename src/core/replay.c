@@ -15,115 +15,96 @@
 #include "common/proctable.h"
 
 #define MERGED_BATCH	256	/* records of a merged stream read at once */
+#define CPU_BATCHES	2048	/* records of all CPU streams at hand at most */
+#define CPU_BATCH	32	/* ... and of one */
 
-static int stream_next(struct merge *m, struct kmt_reader *r, int stream,
-		       struct kmt_error *err)
+/* Stream @stream's next batch; how many records, 0 at its end, -1 on error. */
+static int refill(struct merge *m, struct kmt_reader *r, int stream, struct kmt_error *err)
 {
-	return kmt_reader_next(r, stream, &m->head[stream], err);
+	struct kmt_record *b = m->recs + (size_t)stream * m->batch;
+	int got = m->merged ? kmt_reader_next_batch(r, b, m->batch, err) :
+		  kmt_reader_next_cpu_batch(r, stream, b, m->batch, err);
+
+	m->cur[stream] = b;
+	m->end[stream] = b + (got > 0 ? got : 0);
+	return got;
 }
 
-/* The merged stream's next batch; m->n 0 at its end. 0 or -1. */
-static int next_batch(struct merge *m, struct kmt_reader *r, struct kmt_error *err)
-{
-	int got = kmt_reader_next_batch(r, m->batch, MERGED_BATCH, err);
-
-	if (got < 0)
-		return -1;
-	m->head = m->batch;
-	m->count = got;
-	m->heap[0] = 0;
-	m->n = got > 0;
-	return 0;
-}
-
-static bool earlier(const struct merge *m, int a, int b)
-{
-	const struct kmt_record *x = &m->head[m->heap[a]], *y = &m->head[m->heap[b]];
-
-	return x->ts < y->ts || (x->ts == y->ts && x->cpu < y->cpu);
-}
-
-static void swap_slots(struct merge *m, int a, int b)
-{
-	int t = m->heap[a];
-
-	m->heap[a] = m->heap[b];
-	m->heap[b] = t;
-}
-
-static void sift_down(struct merge *m, int i)
+void kmt_merge_sift_down(struct merge *m, int i)
 {
 	for (;;) {
-		int l = 2 * i + 1, r = l + 1, min = i;
+		int l = 2 * i + 1, r = l + 1, min = i, t;
 
-		if (l < m->n && earlier(m, l, min))
+		if (l < m->n && kmt_merge_earlier(m, l, min))
 			min = l;
-		if (r < m->n && earlier(m, r, min))
+		if (r < m->n && kmt_merge_earlier(m, r, min))
 			min = r;
 		if (min == i)
 			return;
-		swap_slots(m, i, min);
+		t = m->heap[i];
+		m->heap[i] = m->heap[min];
+		m->heap[min] = t;
 		i = min;
 	}
 }
 
 int kmt_merge_next(struct merge *m, struct kmt_reader *r, struct kmt_error *err)
 {
-	int ret;
+	int got = refill(m, r, m->heap[0], err);
+
+	if (got < 0)
+		return -1;
+	if (got == 0)
+		m->heap[0] = m->heap[--m->n];
+	kmt_merge_settle(m);
+	return 0;
+}
+
+/* Records a stream reads at once: the CPUs' batches together stay small. */
+static int batch_of(const struct merge *m, int streams)
+{
+	int b = CPU_BATCHES / streams;
 
 	if (m->merged)
-		return next_batch(m, r, err);
-	ret = stream_next(m, r, m->heap[0], err);
-
-	if (ret < 0)
-		return -1;
-	if (ret == 0)
-		m->heap[0] = m->heap[--m->n];
-	if (m->n == 2 && earlier(m, 1, 0))	/* two CPUs: one comparison */
-		swap_slots(m, 0, 1);
-	else if (m->n > 2)
-		sift_down(m, 0);
-	return 0;
+		return MERGED_BATCH;
+	return b < 1 ? 1 : b > CPU_BATCH ? CPU_BATCH : b;
 }
 
 static int merge_init(struct merge *m, const struct kmt_session *s, struct kmt_error *err)
 {
 	struct kmt_reader *r = s->reader;
-	int ncpus = kmt_reader_cpus(r), cpu, i;
+	int streams, i;
 
 	m->merged = kmt_reader_merged(r);
-	if (m->merged) {
-		m->batch = calloc(MERGED_BATCH, sizeof(*m->batch));
-		m->heap = calloc(1, sizeof(*m->heap));
-		if (!m->batch || !m->heap) {
-			kmt_error_set(err, s->input, -1, "out of memory");
-			return -1;
-		}
-		return next_batch(m, r, err);
-	}
-	m->head = calloc(ncpus ? ncpus : 1, sizeof(*m->head));
-	m->heap = calloc(ncpus ? ncpus : 1, sizeof(*m->heap));
+	streams = m->merged ? 1 : kmt_reader_cpus(r) > 0 ? kmt_reader_cpus(r) : 1;
+	m->batch = batch_of(m, streams);
+	m->recs = calloc((size_t)streams * m->batch, sizeof(*m->recs));
+	m->cur = calloc(streams, sizeof(*m->cur));
+	m->end = calloc(streams, sizeof(*m->end));
+	m->heap = calloc(streams, sizeof(*m->heap));
 	m->n = 0;
-	if (!m->head || !m->heap) {
+	if (!m->recs || !m->cur || !m->end || !m->heap) {
 		kmt_error_set(err, s->input, -1, "out of memory");
 		return -1;
 	}
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		int ret = stream_next(m, r, cpu, err);
+	for (i = 0; i < (m->merged ? 1 : kmt_reader_cpus(r)); i++) {
+		int got = refill(m, r, i, err);
 
-		if (ret < 0)
+		if (got < 0)
 			return -1;
-		if (ret)
-			m->heap[m->n++] = cpu;
+		if (got)
+			m->heap[m->n++] = i;
 	}
 	for (i = m->n / 2 - 1; i >= 0; i--)
-		sift_down(m, i);
+		kmt_merge_sift_down(m, i);
 	return 0;
 }
 
 static void merge_free(struct merge *m)
 {
-	free(m->merged ? m->batch : m->head);
+	free(m->recs);
+	free(m->cur);
+	free(m->end);
 	free(m->heap);
 }
 
@@ -243,7 +224,7 @@ int kmt_replay_one_thread(struct kmt_session *s, struct merge *m,
 	while (m->n > 0 && !ret) {
 		struct kmt_event ev;
 
-		kmt_replay_take(s, dec, &m->head[m->heap[0]], &last_ts, &ev);
+		kmt_replay_take(s, dec, kmt_merge_top(m), &last_ts, &ev);
 		if (kmt_replay_hand_out(s, &h, &ev, err) || kmt_merge_advance(m, s->reader, err))
 			ret = -1;
 	}

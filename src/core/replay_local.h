@@ -8,32 +8,67 @@
 #include <kmtrace/reader.h>
 
 /*
- * A min-heap of CPUs keyed by the timestamp of their pending record. A
- * reader whose records come merged already has one stream, read in
- * batches: head is then the current record of the batch, heap[0] 0.
+ * A min-heap of streams keyed by the timestamp of their record at hand.
+ * Each stream is read in batches: a CPU's (kmt_reader_next_cpu_batch()),
+ * or the one stream of a reader whose records come merged already
+ * (heap[0] is then 0).
  */
 struct merge {
-	struct kmt_record *head;	/* pending record per stream */
+	struct kmt_record **cur;	/* per stream: its record at hand */
+	struct kmt_record **end;	/* per stream: past its batch's last record */
+	struct kmt_record *recs;	/* the batches, @batch records a stream */
+	int batch;
 	int *heap;
 	int n;
 	bool merged;
-	struct kmt_record *batch;	/* merged: the records read at once; */
-	int count;			/* head is one of the first count */
 };
 
+/* The record the replay takes next. */
+static inline const struct kmt_record *kmt_merge_top(const struct merge *m)
+{
+	return m->cur[m->heap[0]];
+}
+
+/* Does stream heap[@a]'s record come before heap[@b]'s? (time, then CPU) */
+static inline bool kmt_merge_earlier(const struct merge *m, int a, int b)
+{
+	const struct kmt_record *x = m->cur[m->heap[a]], *y = m->cur[m->heap[b]];
+
+	return x->ts < y->ts || (x->ts == y->ts && x->cpu < y->cpu);
+}
+
+/* Move heap[0] down to its place among three streams or more. */
+void kmt_merge_sift_down(struct merge *m, int i);
+
+/* heap[0]'s record changed: put the heap in order again. */
+static inline void kmt_merge_settle(struct merge *m)
+{
+	if (m->n == 2 && kmt_merge_earlier(m, 1, 0)) {	/* two CPUs: one comparison */
+		int t = m->heap[0];
+
+		m->heap[0] = m->heap[1];
+		m->heap[1] = t;
+	} else if (m->n > 2) {
+		kmt_merge_sift_down(m, 0);
+	}
+}
+
 /*
- * The per-CPU merge's step (refill the root's CPU, drop it from the heap
- * at the end of its stream), or the merged stream's next batch. 0 or -1.
+ * The step past the last record of the root's batch: its next batch, the
+ * stream dropped from the heap at its end. 0 or -1.
  */
 int kmt_merge_next(struct merge *m, struct kmt_reader *r, struct kmt_error *err);
 
-/* Past the record at the root: to the next of the batch, else kmt_merge_next(). */
+/* Past the record at the root: to the next of its batch, else kmt_merge_next(). */
 static inline int kmt_merge_advance(struct merge *m, struct kmt_reader *r,
 				    struct kmt_error *err)
 {
-	if (m->merged && ++m->head < m->batch + m->count)
-		return 0;
-	return kmt_merge_next(m, r, err);
+	int top = m->heap[0];
+
+	if (++m->cur[top] == m->end[top])
+		return kmt_merge_next(m, r, err);
+	kmt_merge_settle(m);
+	return 0;
 }
 
 /* Decode @rec into @ev, with the replay's checks and counts in @s->replay. */

@@ -109,7 +109,7 @@ static int fill(struct pipe_state *p, struct batch *b)
 	b->n = 0;
 	b->used = 0;
 	while (m->n > 0 && b->n < BATCH_EVENTS) {
-		const struct kmt_record *rec = &m->head[m->heap[0]];
+		const struct kmt_record *rec = kmt_merge_top(m);
 		struct kmt_event *ev = &b->ev[b->n];
 
 		kmt_replay_take(p->s, p->dec, rec, &p->last_ts, ev);

@@ -270,6 +270,16 @@ int kmt_reader_next_batch(struct kmt_reader *r, struct kmt_record *recs, int max
 	return kmt_reader_next(r, -1, recs, err);
 }
 
+int kmt_reader_next_cpu_batch(struct kmt_reader *r, int cpu, struct kmt_record *recs, int max,
+			      struct kmt_error *err)
+{
+	if (max <= 0 || cpu < 0 || cpu >= r->ncpus)
+		return 0;
+	if (r->ops->next_cpu_batch && !r->stacks)	/* joined stacks: one at a time */
+		return r->ops->next_cpu_batch(r, cpu, recs, max, err);
+	return kmt_reader_next(r, cpu, recs, err);
+}
+
 int kmt_reader_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 		    struct kmt_error *err)
 {

@@ -22,6 +22,9 @@ struct kmt_reader_symbols;
 struct kmt_reader_ops {
 	int (*next)(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 		    struct kmt_error *err);
+	/* May give up to @max records of a CPU at once (kmt_reader_next_cpu_batch()). */
+	int (*next_cpu_batch)(struct kmt_reader *r, int cpu, struct kmt_record *recs, int max,
+			      struct kmt_error *err);
 	int (*next_any)(struct kmt_reader *r, struct kmt_record *rec, struct kmt_error *err);
 	/* Or up to @max records of the one stream at once (kmt_reader_next_batch()). */
 	int (*next_batch)(struct kmt_reader *r, struct kmt_record *recs, int max,

@@ -393,6 +393,29 @@ static int tracedat_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
 	return 1;
 }
 
+/* Up to @max records of @cpu: they stay mapped until the reader is closed. */
+static int tracedat_next_cpu_batch(struct kmt_reader *r, int cpu, struct kmt_record *recs,
+				   int max, struct kmt_error *err)
+{
+	struct tracedat *td = r->priv;
+	struct cpu_stream *s = &td->cpus[cpu];
+	struct kmt_rb_step st;
+	int n = 0, ret;
+
+	while (n < max) {
+		if (s->page && kmt_rb_step(td->order, s->page, s->pos, s->page_end, &st) > 0 &&
+		    st.type < KMT_RB_PADDING) {
+			take_data_event(s, &st, cpu, &recs[n++]);
+			continue;
+		}
+		ret = next_any_page(r, td, cpu, &recs[n], err);
+		if (ret <= 0)	/* an error comes again at the next call */
+			return n ? n : ret;
+		n++;
+	}
+	return n;
+}
+
 static void tracedat_close(struct kmt_reader *r)
 {
 	struct tracedat *td = r->priv;
@@ -408,6 +431,7 @@ static void tracedat_close(struct kmt_reader *r)
 
 static const struct kmt_reader_ops tracedat_ops = {
 	.next = tracedat_next,
+	.next_cpu_batch = tracedat_next_cpu_batch,
 	.close = tracedat_close,
 };
 
