@@ -312,6 +312,64 @@ static int read_all(const unsigned char *buf, size_t len, struct kmt_error *err)
 	return ret;
 }
 
+/*
+ * Read @path's streams, @max records at a time (0: with kmt_reader_next()):
+ * the sum of the records' times and sizes in *@sum, their number in *@n.
+ * 0 when all of it read cleanly, else -1 with @err filled.
+ */
+static int read_streams(const char *path, int max, unsigned long long *sum, int *n,
+			struct kmt_error *err)
+{
+	struct kmt_reader *r;
+	struct kmt_record recs[64];
+	int cpu, got = 0, i;
+
+	memset(err, 0, sizeof(*err));
+	*sum = 0;
+	*n = 0;
+	r = kmt_reader_open(path, err);
+	if (!r)
+		return -1;
+	for (cpu = 0; cpu < kmt_reader_cpus(r) && got >= 0; cpu++) {
+		while ((got = max ? kmt_reader_next_cpu_batch(r, cpu, recs, max, err) :
+			      kmt_reader_next(r, cpu, recs, err)) > 0) {
+			for (i = 0; i < got; i++)
+				*sum += recs[i].ts * 31 + (unsigned long long)recs[i].size;
+			*n += got;
+		}
+	}
+	kmt_reader_close(r);
+	return got < 0 ? -1 : 0;
+}
+
+/* CPU batches give the records one at a time gives, and fail where it does. */
+START_TEST(test_cpu_batches_read_alike)
+{
+	unsigned char *buf = slurp_good();
+	static const int sizes[] = { 1, 2, 64 };
+	size_t len;
+
+	for (len = good_size; len > 0; len -= len > 512 ? 61 : len) {
+		char *path = write_variant(buf, len);
+		struct kmt_error e1, e2;
+		unsigned long long sum1, sum2;
+		int n1, n2, ret, k;
+
+		ret = read_streams(path, 0, &sum1, &n1, &e1);
+		for (k = 0; k < 3; k++) {
+			ck_assert_int_eq(read_streams(path, sizes[k], &sum2, &n2, &e2), ret);
+			ck_assert_int_eq(n2, n1);
+			ck_assert_uint_eq(sum2, sum1);
+			ck_assert_str_eq(e2.msg, e1.msg);
+			ck_assert_int_eq(e2.offset, e1.offset);
+		}
+		unlink(path);
+		free(path);
+	}
+	free(buf);
+}
+END_TEST
+
 START_TEST(test_every_truncation_fails_cleanly)
 {
 	unsigned char *buf = slurp_good();
@@ -457,6 +515,7 @@ Suite *tracedat_suite(void)
 	tcase_add_unchecked_fixture(bad, build_good, drop_good);
 	tcase_set_timeout(bad, 120);
 	tcase_add_test(bad, test_every_truncation_fails_cleanly);
+	tcase_add_test(bad, test_cpu_batches_read_alike);
 	tcase_add_test(bad, test_bad_magic_and_version);
 	tcase_add_test(bad, test_corrupt_commit);
 	tcase_add_test(bad, test_event_past_commit);
