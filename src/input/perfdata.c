@@ -56,12 +56,15 @@ struct pd_id_hint {
 /*
  * An event's attr, and where its samples have their fixed fields: record
  * offsets of TID, TIME and CPU (0: not sampled), and of what follows them
- * (CALLCHAIN or RAW).
+ * (CALLCHAIN or RAW). @plain: a tracepoint's samples with TID, TIME, CPU
+ * and RAW, and nothing take_sample() handles apart (READ, CALLCHAIN,
+ * CGROUP), as perf record -e writes them.
  */
 struct pd_attr {
 	uint32_t type;
 	uint64_t sample_type;
 	bool sample_id_all;
+	bool plain;
 	uint16_t tid_at, time_at, cpu_at, fixed_end;
 };
 
@@ -144,6 +147,10 @@ static void set_layout(struct pd_attr *x)
 	x->cpu_at = st & PERF_SAMPLE_CPU ? at : 0;
 	at += 8 * (!!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_PERIOD));
 	x->fixed_end = at;
+	x->plain = x->type == PERF_TYPE_TRACEPOINT &&
+		   (st & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW |
+			  PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_CGROUP)) ==
+		   (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW);
 }
 
 /* The attr at @a (a perf_event_attr); returns its index or -1. */
@@ -391,6 +398,30 @@ static int take_sample_cgroup(struct perfdata *pd, uint64_t st, uint32_t tid,
 	return kmt_pd_tasks_sample_cgroup(&pd->tasks, tid, u64_at(p));
 }
 
+/*
+ * A whole sample of a plain attr (see struct pd_attr) of a CPU seen before,
+ * queued: true. Else false, for take_sample()'s field-by-field path.
+ */
+static inline bool take_plain_sample(struct kmt_reader *r, struct perfdata *pd,
+				     const struct pd_attr *a, const struct pd_record *rec,
+				     int *ret, struct kmt_error *err)
+{
+	const unsigned char *d = rec->data;
+	uint32_t raw, cpu;
+
+	if (!a->plain || (uint32_t)rec->size < a->fixed_end + 4u)
+		return false;
+	raw = u32_at(d + a->fixed_end);
+	cpu = u32_at(d + a->cpu_at);
+	if (raw > (uint32_t)rec->size - a->fixed_end - 4u || cpu >= (uint32_t)r->ncpus)
+		return false;
+	*ret = kmt_pd_order_add(&pd->order, cpu, u32_at(d + a->tid_at + 4), u64_at(d + a->time_at),
+				d + a->fixed_end + 4, raw, NULL, 0, rec->kept) ?
+	       nomem(pd->in.path, err) : 0;
+	pd->sampled |= !*ret;
+	return true;
+}
+
 /* Walk a sample's fields in sample_type order up to RAW; queue tracepoint payloads. */
 static int take_sample(struct kmt_reader *r, struct perfdata *pd, const struct pd_record *rec,
 		       struct kmt_error *err)
@@ -400,9 +431,12 @@ static int take_sample(struct kmt_reader *r, struct perfdata *pd, const struct p
 	uint64_t st, ts, nr = 0, raw;
 	uint32_t cpu, tid;
 	bool kept;
+	int ret;
 
 	if (!a || a->type != PERF_TYPE_TRACEPOINT)
 		return 0;	/* not a tracepoint, or an id no attr has: nothing to decode */
+	if (take_plain_sample(r, pd, a, rec, &ret, err))
+		return ret;
 	st = a->sample_type;
 	if (st & PERF_SAMPLE_READ) {
 		kmt_error_set(err, pd->in.path, rec->offset, "perf.data samples with "
