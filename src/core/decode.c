@@ -214,6 +214,12 @@ struct word_loc {
 	uint16_t from, to;
 };
 
+/* Fields read as they are: 8-byte ones, unsigned and signed 4-byte ones. */
+struct word_plan {
+	uint8_t n64, n32u, n32s;
+	struct word_loc w64[MAX_FIELDS], w32u[MAX_FIELDS], w32s[MAX_FIELDS];
+};
+
 struct event_loc {
 	int nfields;
 	int min_size;		/* the payload holds every field from this size on */
@@ -221,13 +227,20 @@ struct event_loc {
 	struct field_loc fields[MAX_FIELDS];
 	int nchecked;		/* the fields kmt_event_possible() reads, first */
 	/*
-	 * The whole decode's plan (plan_words()): 8-byte fields, unsigned and
-	 * signed 4-byte ones read as they are, then the others (indices
-	 * into fields) through fill_int() and fill_string().
+	 * The whole decode's plan (plan_words()): the words, then the others
+	 * (indices into fields) through fill_int() and fill_string().
 	 */
-	uint8_t n64, n32u, n32s, nother;
-	struct word_loc w64[MAX_FIELDS], w32u[MAX_FIELDS], w32s[MAX_FIELDS];
+	struct word_plan words;
+	uint8_t nother;
 	uint8_t other[MAX_FIELDS];
+	/*
+	 * A type-only decode's (plan_checked()): when every checked field is
+	 * a word, those words, and the checked members no field writes.
+	 */
+	bool checked_words;
+	struct word_plan checked;
+	uint8_t nunwritten;
+	size_t unwritten[4];
 };
 
 struct kmt_decoder {
@@ -369,29 +382,55 @@ static bool member_shared(const struct event_loc *loc, const struct field_loc *f
 }
 
 /*
- * Sort @loc's integer fields that need no byte swap, no sign extension
- * past a plain load and no special value into the word lists; the others
- * keep the field by field path. Fields that write one member between them
- * all keep it, in their order.
+ * Put @loc's field @fl in @plan's word lists if it needs no byte swap, no
+ * sign extension past a plain load and no special value, and no other
+ * field writes its member (those keep their order field by field); false
+ * when it is not a word.
  */
+static bool plan_word(const struct kmt_decoder *dec, const struct event_loc *loc,
+		      const struct field_loc *fl, struct word_plan *plan)
+{
+	struct word_loc w = { (uint16_t)fl->offset, (uint16_t)fl->member };
+	bool plain = fl->kind == SLOT_INT && !fl->dynamic && !dec->swap &&
+		     fl->offset <= UINT16_MAX && !member_shared(loc, fl);
+
+	if (plain && fl->size == 8)
+		plan->w64[plan->n64++] = w;
+	else if (plain && fl->size == 4 && fl->is_signed)
+		plan->w32s[plan->n32s++] = w;
+	else if (plain && fl->size == 4 && fl->member != offsetof(struct kmt_event, pfn))
+		plan->w32u[plan->n32u++] = w;
+	else
+		return false;
+	return true;
+}
+
+/* The words of @loc's whole decode; the other fields keep the field by field path. */
 static void plan_words(const struct kmt_decoder *dec, struct event_loc *loc)
 {
 	int i;
 
-	for (i = 0; i < loc->nfields; i++) {
-		const struct field_loc *fl = &loc->fields[i];
-		struct word_loc w = { (uint16_t)fl->offset, (uint16_t)fl->member };
-		bool plain = fl->kind == SLOT_INT && !fl->dynamic && !dec->swap &&
-			     fl->offset <= UINT16_MAX && !member_shared(loc, fl);
-
-		if (plain && fl->size == 8)
-			loc->w64[loc->n64++] = w;
-		else if (plain && fl->size == 4 && fl->is_signed)
-			loc->w32s[loc->n32s++] = w;
-		else if (plain && fl->size == 4 && fl->member != offsetof(struct kmt_event, pfn))
-			loc->w32u[loc->n32u++] = w;
-		else
+	for (i = 0; i < loc->nfields; i++)
+		if (!plan_word(dec, loc, &loc->fields[i], &loc->words))
 			loc->other[loc->nother++] = i;
+}
+
+/* The type-only decode's words of @loc (of @type), if its checked fields all are. */
+static void plan_checked(const struct kmt_decoder *dec, struct event_loc *loc,
+			 enum kmt_event_type type)
+{
+	int i, k;
+
+	loc->checked_words = true;
+	for (i = 0; i < loc->nchecked; i++)
+		loc->checked_words &= plan_word(dec, loc, &loc->fields[i], &loc->checked);
+	for (k = 0; k < possible_members[type].n; k++) {
+		size_t member = possible_members[type].member[k];
+
+		for (i = 0; i < loc->nchecked && loc->fields[i].member != member; i++)
+			;
+		if (i == loc->nchecked)
+			loc->unwritten[loc->nunwritten++] = member;
 	}
 }
 
@@ -423,6 +462,7 @@ static void resolve_event(struct kmt_decoder *dec, enum kmt_event_type type,
 	}
 	checked_first(loc, type);
 	plan_words(dec, loc);
+	plan_checked(dec, loc, type);
 	if (event->id >= 0 && event->id < MAX_EVENT_ID)
 		dec->type_of_id[event->id] = type;
 }
@@ -592,18 +632,18 @@ static inline void put_word(struct kmt_event *ev, const struct word_loc *w, uint
 	memcpy((char *)ev + w->to, &v, 8);
 }
 
-/* The fields of @loc's word lists from payload @p into @ev. */
+/* The fields of @plan's word lists from payload @p into @ev. */
 static inline __attribute__((always_inline)) void
-fill_words(const struct event_loc *loc, const unsigned char *p, struct kmt_event *ev)
+fill_words(const struct word_plan *plan, const unsigned char *p, struct kmt_event *ev)
 {
 	int i;
 
-	for (i = 0; i < loc->n64; i++)
-		memcpy((char *)ev + loc->w64[i].to, p + loc->w64[i].from, 8);
-	for (i = 0; i < loc->n32u; i++)
-		put_word(ev, &loc->w32u[i], host_u32(p + loc->w32u[i].from));
-	for (i = 0; i < loc->n32s; i++)
-		put_word(ev, &loc->w32s[i], (uint64_t)(int64_t)(int32_t)host_u32(p + loc->w32s[i].from));
+	for (i = 0; i < plan->n64; i++)
+		memcpy((char *)ev + plan->w64[i].to, p + plan->w64[i].from, 8);
+	for (i = 0; i < plan->n32u; i++)
+		put_word(ev, &plan->w32u[i], host_u32(p + plan->w32u[i].from));
+	for (i = 0; i < plan->n32s; i++)
+		put_word(ev, &plan->w32s[i], (uint64_t)(int64_t)(int32_t)host_u32(p + plan->w32s[i].from));
 }
 
 /*
@@ -715,9 +755,15 @@ decode_type_only(const struct kmt_decoder *dec, const unsigned char *p, int size
 		return ev->type;
 	if (!possible_members[type].n)
 		return type;
-	clear_checked(ev, type);
-	for (i = 0; i < loc->nchecked; i++)
-		fill_int(dec, &loc->fields[i], p, ev);
+	if (loc->checked_words) {
+		for (i = 0; i < loc->nunwritten; i++)
+			memset((char *)ev + loc->unwritten[i], 0, 8);
+		fill_words(&loc->checked, p, ev);
+	} else {
+		clear_checked(ev, type);
+		for (i = 0; i < loc->nchecked; i++)
+			fill_int(dec, &loc->fields[i], p, ev);
+	}
 	if (!kmt_event_possible(ev))
 		ev->flags |= KMT_EVF_IMPOSSIBLE;
 	return type;
@@ -745,7 +791,7 @@ enum kmt_event_type kmt_decode(const struct kmt_decoder *dec, const void *data, 
 	loc = &dec->loc[dec->type_of_id[id]];
 	if (size < loc->min_size)
 		return KMT_EV_UNKNOWN;	/* too short for its format: no field taken */
-	fill_words(loc, p, ev);
+	fill_words(&loc->words, p, ev);
 	for (i = 0; i < loc->nother; i++) {
 		const struct field_loc *fl = &loc->fields[loc->other[i]];
 

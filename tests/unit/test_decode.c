@@ -116,6 +116,58 @@ START_TEST(test_type_only_keeps_the_checks)
 }
 END_TEST
 
+/*
+ * Type-only events whose checked fields are read as words: a 4-byte
+ * order is read as its value; a checked member the format lacks is 0
+ * whatever an earlier event left in it.
+ */
+START_TEST(test_type_only_words_and_missing_fields)
+{
+	static const char fmt_page_free[] =
+		"name: mm_page_free\nID: 700\nformat:\n" FIX_COMMON_FIELDS
+		"\tfield:unsigned long pfn;\toffset:8;\tsize:8;\tsigned:0;\n"
+		"\tfield:unsigned int order;\toffset:16;\tsize:4;\tsigned:0;\n\n"
+		"print fmt: \"pfn=%lu order=%u\", REC->pfn, REC->order\n";
+	static const char fmt_kmalloc_short[] =
+		"name: kmalloc\nID: 658\nformat:\n" FIX_COMMON_FIELDS
+		"\tfield:const void * ptr;\toffset:8;\tsize:8;\tsigned:0;\n"
+		"\tfield:size_t bytes_alloc;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+		"print fmt: \"ptr=%p bytes_alloc=%zu\", REC->ptr, REC->bytes_alloc\n";
+	const char *fmts[] = { fmt_page_free, fmt_kmalloc_short };
+	struct tep_handle *tep = tep_with(fmts, 2);
+	struct kmt_decoder *dec = kmt_decoder_new(tep);
+	bool want[KMT_EV_NR] = { false };
+	unsigned char buf[24] = { 0 };
+	uint16_t id = 700;
+	uint32_t order = 40;
+	uint64_t bytes = 4096;
+	struct kmt_event ev;
+
+	kmt_decoder_only(dec, want);
+	memset(&ev, 0, sizeof(ev));
+	memcpy(buf, &id, 2);
+	memcpy(buf + 16, &order, 4);
+	ck_assert_int_eq(kmt_decode(dec, buf, 24, &ev), KMT_EV_PAGE_FREE);
+	ck_assert_uint_eq(ev.order, 40);
+	ck_assert(ev.flags & KMT_EVF_IMPOSSIBLE);	/* far past any buddy allocator's */
+	order = 3;
+	memcpy(buf + 16, &order, 4);
+	ck_assert_int_eq(kmt_decode(dec, buf, 24, &ev), KMT_EV_PAGE_FREE);
+	ck_assert_uint_eq(ev.order, 3);
+	ck_assert(!(ev.flags & KMT_EVF_IMPOSSIBLE));
+	id = 658;
+	memcpy(buf, &id, 2);
+	memcpy(buf + 16, &bytes, 8);
+	ev.bytes_req = 1ull << 40;	/* left by an earlier event: impossible */
+	ck_assert_int_eq(kmt_decode(dec, buf, 24, &ev), KMT_EV_KMALLOC);
+	ck_assert_uint_eq(ev.bytes_alloc, 4096);
+	ck_assert_uint_eq(ev.bytes_req, 0);	/* no such field: 0 */
+	ck_assert(!(ev.flags & KMT_EVF_IMPOSSIBLE));
+	kmt_decoder_free(dec);
+	tep_free(tep);
+}
+END_TEST
+
 START_TEST(test_cache_alloc_data_loc_name)
 {
 	const char *fmts[] = { fix_fmt_cache_alloc };
@@ -303,6 +355,7 @@ Suite *decode_suite(void)
 	tcase_add_test(tc, test_short_payload_is_unknown);
 	tcase_add_test(tc, test_unknown_event_counted_not_fatal);
 	tcase_add_test(tc, test_type_only_keeps_the_checks);
+	tcase_add_test(tc, test_type_only_words_and_missing_fields);
 	tcase_add_test(tc, test_checked_members_match_the_check);
 	tcase_add_test(tc, test_cache_alloc_data_loc_name);
 	tcase_add_test(tc, test_page_alloc_pfn_and_page_fallback);
