@@ -40,12 +40,6 @@ static int new_slot(struct kmt_objmap *m, uint32_t *slot)
 	return 0;
 }
 
-static void free_slot(struct kmt_objmap *m, uint32_t slot)
-{
-	m->links[slot] = m->free_head;
-	m->free_head = slot;
-}
-
 void *kmt_objmap_add(struct kmt_objmap *m, uint64_t key)
 {
 	uint32_t slot;
@@ -53,7 +47,7 @@ void *kmt_objmap_add(struct kmt_objmap *m, uint64_t key)
 	if (new_slot(m, &slot))
 		return NULL;
 	if (kmt_hashmap_put(&m->index, key, slot)) {
-		free_slot(m, slot);
+		kmt_objmap_free_slot(m, slot);
 		return NULL;
 	}
 	return m->items + slot * m->size;

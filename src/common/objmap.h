@@ -37,6 +37,13 @@ void *kmt_objmap_add(struct kmt_objmap *m, uint64_t key);
 
 #define KMT_OBJMAP_NO_SLOT	UINT32_MAX
 
+/* Slot @slot of @m is free again: the next new item takes it first. */
+static inline void kmt_objmap_free_slot(struct kmt_objmap *m, uint32_t slot)
+{
+	m->links[slot] = m->free_head;
+	m->free_head = slot;
+}
+
 /*
  * Take the item of @key out of @m: it stays readable until the next
  * kmt_objmap_add(). NULL when there is none. Inline, as the next one: a
@@ -48,8 +55,7 @@ static inline const void *kmt_objmap_take(struct kmt_objmap *m, uint64_t key)
 
 	if (!kmt_hashmap_del(&m->index, key, &slot))
 		return NULL;
-	m->links[slot] = m->free_head;	/* reused first */
-	m->free_head = (uint32_t)slot;
+	kmt_objmap_free_slot(m, (uint32_t)slot);
 	return m->items + slot * m->size;
 }
 

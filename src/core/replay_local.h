@@ -37,7 +37,7 @@ static inline bool kmt_merge_earlier(const struct merge *m, int a, int b)
 	return x->ts < y->ts || (x->ts == y->ts && x->cpu < y->cpu);
 }
 
-/* Move heap[0] down to its place among three streams or more. */
+/* Move heap[@i] down to its place (heaps of three streams or more). */
 void kmt_merge_sift_down(struct merge *m, int i);
 
 /* heap[0]'s record changed: put the heap in order again. */
