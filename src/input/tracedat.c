@@ -379,20 +379,6 @@ static __attribute__((noinline)) int next_any_page(struct kmt_reader *r, struct 
 	}
 }
 
-static int tracedat_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
-			 struct kmt_error *err)
-{
-	struct tracedat *td = r->priv;
-	struct cpu_stream *s = &td->cpus[cpu];
-	struct kmt_rb_step st;
-
-	if (!s->page || kmt_rb_step(td->order, s->page, s->pos, s->page_end, &st) <= 0 ||
-	    st.type >= KMT_RB_PADDING)
-		return next_any_page(r, td, cpu, rec, err);
-	take_data_event(s, &st, cpu, rec);	/* most records: one in the page at hand */
-	return 1;
-}
-
 /* Up to @max records of @cpu: they stay mapped until the reader is closed. */
 static int tracedat_next_cpu_batch(struct kmt_reader *r, int cpu, struct kmt_record *recs,
 				   int max, struct kmt_error *err)
@@ -414,6 +400,13 @@ static int tracedat_next_cpu_batch(struct kmt_reader *r, int cpu, struct kmt_rec
 		n++;
 	}
 	return n;
+}
+
+/* One record of @cpu: a batch of one. */
+static int tracedat_next(struct kmt_reader *r, int cpu, struct kmt_record *rec,
+			 struct kmt_error *err)
+{
+	return tracedat_next_cpu_batch(r, cpu, rec, 1, err);
 }
 
 static void tracedat_close(struct kmt_reader *r)
