@@ -345,15 +345,6 @@ bool kmt_event_checks(enum kmt_event_type type, size_t member)
 	return false;
 }
 
-/* Zero the members kmt_event_possible() reads of a @type event: a format may lack them. */
-static void clear_checked(struct kmt_event *ev, enum kmt_event_type type)
-{
-	int i;
-
-	for (i = 0; i < possible_members[type].n; i++)
-		memset((char *)ev + possible_members[type].member[i], 0, 8);
-}
-
 /* Put the fields kmt_event_possible() reads of @loc's type first; count them. */
 static void checked_first(struct event_loc *loc, enum kmt_event_type type)
 {
@@ -755,12 +746,11 @@ decode_type_only(const struct kmt_decoder *dec, const unsigned char *p, int size
 		return ev->type;
 	if (!possible_members[type].n)
 		return type;
+	for (i = 0; i < loc->nunwritten; i++)	/* the format lacks them */
+		memset((char *)ev + loc->unwritten[i], 0, 8);
 	if (loc->checked_words) {
-		for (i = 0; i < loc->nunwritten; i++)
-			memset((char *)ev + loc->unwritten[i], 0, 8);
 		fill_words(&loc->checked, p, ev);
 	} else {
-		clear_checked(ev, type);
 		for (i = 0; i < loc->nchecked; i++)
 			fill_int(dec, &loc->fields[i], p, ev);
 	}
