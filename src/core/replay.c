@@ -87,7 +87,7 @@ static int merge_init(struct merge *m, const struct kmt_session *s, struct kmt_e
 		kmt_error_set(err, s->input, -1, "out of memory");
 		return -1;
 	}
-	for (i = 0; i < (m->merged ? 1 : kmt_reader_cpus(r)); i++) {
+	for (i = 0; i < streams; i++) {
 		int got = refill(m, r, i, err);
 
 		if (got < 0)
