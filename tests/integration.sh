@@ -32,6 +32,26 @@ test_report_small() {
 	[ ! -s "$WORK/r.err" ]
 }
 
+# report's heap on huge pages (src/cmd/hugepages.c): one large MADV_HUGEPAGE
+# range where THP and overcommit allow it, none where they do not; the
+# report the same as without strace.
+test_report_huge_page_heap() {
+	local thp=/sys/kernel/mm/transparent_hugepage/enabled want=yes
+	"$KMTRACE" report -i "$TRACES/small.dat" stat >"$WORK/hp1.txt" 2>&1 || return 1
+	strace -f -qq -e trace=madvise -o "$WORK/hp.strace" \
+		"$REAL_KMTRACE" report -i "$TRACES/small.dat" stat >"$WORK/hp2.txt" 2>&1 || return 1
+	cmp -s "$WORK/hp1.txt" "$WORK/hp2.txt" || return 1
+	if [ ! -r $thp ] || grep -q '\[never\]' $thp || [ "$(cat /proc/sys/vm/overcommit_memory)" = 2 ]; then
+		want=no
+	fi
+	python3 - "$WORK/hp.strace" "$want" <<'PY'
+import re, sys
+sizes = [int(m.group(1)) for m in re.finditer(r'madvise\(0x[0-9a-f]+, (\d+), MADV_HUGEPAGE\)', open(sys.argv[1]).read())]
+big = [s for s in sizes if s >= 8 << 20]
+sys.exit(0 if (len(big) == 1) == (sys.argv[2] == 'yes') else 1)
+PY
+}
+
 test_json_fields() {
 	"$KMTRACE" report -i "$TRACES/small.dat" --format json >"$WORK/j.json" || return 1
 	json_get "$WORK/j.json" "all(k in d['analyses']['stat']['summary'] for k in ('total_events','lost_events','cpus','duration_ns')) and d['analyses']['stat']['summary']['total_events'] == sum(r['count'] for r in d['analyses']['stat']['tables']['events']) > 0" | grep -q True
@@ -195,6 +215,7 @@ core_parsing_tests() {
 	check "--threads 1 and 2 give the same reports on six fixtures" test_threads_identical
 	check "report on traces/small.dat (text)" test_report_small
 	check "report --format json has events, total_events, lost_events, cpus, duration_ns" test_json_fields
+	check "report's heap on huge pages where THP allows (one MADV_HUGEPAGE range)" test_report_huge_page_heap
 	check "trace-cmd v7 (compressed) copy reports the same counts as the v6 original" test_v7_same_counts
 	check "traces/small.dat: per-event counts equal trace-cmd report's" test_small_vs_tracecmd
 	check "report --format csv" test_csv

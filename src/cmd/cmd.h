@@ -19,6 +19,13 @@ int kmt_cmd_record(int argc, char **argv);
 int kmt_cmd_report(int argc, char **argv);
 
 /*
+ * Put the heap the replay grows on huge pages where the system has them
+ * and it does no harm (hugepages.c); a no-op elsewhere. Call before the
+ * replay's first large allocation.
+ */
+void kmt_cmd_huge_page_heap(void);
+
+/*
  * Parse a size @s for option @opt of kmtrace @cmd: bytes, or with K, M, G,
  * T (powers of 1024), above 0. 0, or -1 after saying why on stderr.
  */

@@ -56,6 +56,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "record"))
 		return kmt_cmd_record(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report") || !strcmp(argv[1], "diff"))
+		kmt_cmd_huge_page_heap();
 	if (!strcmp(argv[1], "report"))
 		return kmt_cmd_report(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "diff"))
