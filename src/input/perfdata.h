@@ -31,6 +31,7 @@ struct pd_stream {
 	size_t unz_start, unz_end, unz_cap;
 	uint64_t unz_at;	/* offset of the compressed record they came from */
 	uint64_t released;	/* mapped pages before it were given back */
+	size_t ahead;		/* mapped pages before it were mapped ahead of reading */
 };
 
 /* One record: its header as the file has it, and where it was found. */
