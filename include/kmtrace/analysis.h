@@ -20,7 +20,10 @@ struct kmt_replay_stats {
 	unsigned long long out_of_order;	/* earlier than the one before: given its time */
 	unsigned long long impossible;		/* values no kernel writes: left out as unknown */
 	unsigned long long types[KMT_EV_NR];	/* events handed out, per type */
+	int threads;		/* the threads the replay ended on (KMT_THREADS_AUTO: its choice) */
 };
+
+#define KMT_THREADS_AUTO	(-1)	/* kmt_session.threads: two if they prove faster */
 
 /* What an analysis may look at besides the events themselves. */
 struct kmt_session {
@@ -29,6 +32,8 @@ struct kmt_session {
 	const char *input;
 	struct kmt_replay_stats replay;		/* filled by kmt_replay() */
 	int threads;		/* 2: records read and decoded in a thread of their own */
+	unsigned long long thread_trial;	/* KMT_THREADS_AUTO: records timed each way
+						   before it chooses (0: 262144) */
 };
 
 /*
@@ -154,6 +159,9 @@ int kmt_analysis_option(const struct kmt_analysis *an, void *priv, int key, cons
  * With @s->threads 2 (and a reader whose streams are read apart, see
  * kmt_reader_reads_apart()) the records are read and decoded in a second
  * thread while the analyses take the events in this one, in the same order.
+ * With KMT_THREADS_AUTO the replay times @s->thread_trial records in one
+ * thread and as many on two, and goes on the faster way; every analysis
+ * sees the same events in the same order whichever it takes.
  * Returns 0, or -1 with @err filled on corrupt input.
  */
 int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,

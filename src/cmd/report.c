@@ -113,8 +113,10 @@ static void usage(FILE *fp)
 		"                    recording's); with events, flat lines for ClickHouse\n"
 		"      --boot-id ID  the same for the boot id (default: the recording's)\n"
 		"  -H, --human       sizes as KiB/MiB in text\n"
-		"      --threads N   1: all in one thread; 2 (default for two or more analyses\n"
-		"                    on 2 or more CPUs): records read and decoded in a second one\n"
+		"      --threads N   1: all in one thread; 2: records read and decoded in a\n"
+		"                    second one; auto (default for two or more analyses on 2\n"
+		"                    or more CPUs): both timed on the first records, the rest\n"
+		"                    the faster way\n"
 		"      --print       every event on one line instead of analyses, decoded by\n"
 		"                    kmtrace's plugins (as trace-cmd report prints them)\n\n"
 		"analyses (default stat):\n");
@@ -178,7 +180,11 @@ static int common_option(struct report_args *a, int c, int *status)
 			a->s.threads = *optarg - '0';
 			return 0;
 		}
-		fprintf(stderr, "kmtrace report: --threads takes 1 or 2, not '%s'\n", optarg);
+		if (!strcmp(optarg, "auto")) {
+			a->s.threads = KMT_THREADS_AUTO;
+			return 0;
+		}
+		fprintf(stderr, "kmtrace report: --threads takes auto, 1 or 2, not '%s'\n", optarg);
 		*status = KMT_EXIT_INPUT;
 		return -1;
 	case 'h':
@@ -756,10 +762,11 @@ int kmt_cmd_report(int argc, char **argv)
 	}
 	/*
 	 * A second thread pays for copying each event to the other: worth it
-	 * when several analyses share the events, not for one light one.
+	 * when several analyses share the events, not for one light one, and
+	 * only where the cores hand the events over fast enough: timed.
 	 */
 	if (!a.s.threads)
-		a.s.threads = a.n > 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
+		a.s.threads = a.n > 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1 ? KMT_THREADS_AUTO : 1;
 	ret = open_and_run(&a);
 out:
 	for (i = 0; i < a.n; i++)

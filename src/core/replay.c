@@ -4,6 +4,7 @@
  * and hand it to the analyses that want its type.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,25 +210,33 @@ int kmt_replay_failed(const struct kmt_session *s, const struct kmt_analysis *an
 	return -1;
 }
 
+int kmt_replay_some(struct kmt_session *s, struct merge *m, const struct kmt_decoder *dec,
+		    const struct kmt_handouts *h, unsigned long long *last_ts,
+		    unsigned long long limit, struct kmt_error *err)
+{
+	for (; m->n > 0 && limit; limit--) {
+		struct kmt_event ev;
+
+		kmt_replay_take(s, dec, kmt_merge_top(m), last_ts, &ev);
+		if (kmt_replay_hand_out(s, h, &ev, err) || kmt_merge_advance(m, s->reader, err))
+			return -1;
+	}
+	return 0;
+}
+
 int kmt_replay_one_thread(struct kmt_session *s, struct merge *m,
 			  const struct kmt_decoder *dec, const struct kmt_analysis *const *an,
-			  void *const *priv, int n, struct kmt_error *err)
+			  void *const *priv, int n, unsigned long long *last_ts,
+			  struct kmt_error *err)
 {
-	unsigned long long last_ts = 0;
 	struct kmt_handouts h;
-	int ret = 0;
+	int ret;
 
 	if (kmt_handouts_init(&h, an, priv, n)) {
 		kmt_error_set(err, s->input, -1, "out of memory");
 		return -1;
 	}
-	while (m->n > 0 && !ret) {
-		struct kmt_event ev;
-
-		kmt_replay_take(s, dec, kmt_merge_top(m), &last_ts, &ev);
-		if (kmt_replay_hand_out(s, &h, &ev, err) || kmt_merge_advance(m, s->reader, err))
-			ret = -1;
-	}
+	ret = kmt_replay_some(s, m, dec, &h, last_ts, ULLONG_MAX, err);
 	kmt_handouts_free(&h);
 	return ret;
 }
@@ -267,11 +276,16 @@ int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 		return -1;
 	}
 	decode_only_taken(dec, an, n);
+	s->replay.threads = 1;
 	if (!merge_init(&m, s, err)) {
-		if (s->threads > 1 && kmt_reader_reads_apart(s->reader))
-			ret = kmt_replay_two_threads(s, &m, dec, an, priv, n, err);
+		unsigned long long last_ts = 0;
+
+		if (s->threads == KMT_THREADS_AUTO && kmt_reader_reads_apart(s->reader))
+			ret = kmt_replay_auto(s, &m, dec, an, priv, n, err);
+		else if (s->threads > 1 && kmt_reader_reads_apart(s->reader))
+			ret = kmt_replay_two_threads(s, &m, dec, an, priv, n, &last_ts, NULL, err);
 		else
-			ret = kmt_replay_one_thread(s, &m, dec, an, priv, n, err);
+			ret = kmt_replay_one_thread(s, &m, dec, an, priv, n, &last_ts, err);
 	}
 	if (!ret && kmt_reader_finish(s->reader)) {
 		kmt_error_set(err, s->input, -1, "out of memory");

@@ -11,11 +11,17 @@
  * point into those copies. A few
  * batches go round between the two threads, so memory stays fixed however
  * long the recording.
+ *
+ * --threads auto times the replay in one thread first, then on two, and
+ * goes back to one when two were slower: the reader thread stops after
+ * the batch at hand, this thread takes what is left in the batches, then
+ * reads on alone.
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <traceevent/event-parse.h>
 
 #include "replay_local.h"
@@ -24,12 +30,14 @@
 #define BATCH_EVENTS	2048
 #define BATCHES		4
 #define NOT_COPIED	UINT32_MAX	/* raw_at of an event whose record is kept */
+#define TRIAL_RECORDS	(1ull << 18)	/* --threads auto: timed each way (about 40 ms) */
 
 struct batch {
 	struct kmt_event ev[BATCH_EVENTS];
 	uint32_t raw_at[BATCH_EVENTS];		/* where each copy starts in bytes */
 	uint32_t chain_at[BATCH_EVENTS];
 	int n;
+	unsigned long long upto;		/* records the reader thread took by its end */
 	unsigned char *bytes;			/* the records' and stacks' copies */
 	uint32_t used, cap;
 };
@@ -41,6 +49,7 @@ struct pipe_state {
 	int head, count;	/* filled batches: head, head + 1, ... (mod BATCHES) */
 	bool done;		/* the reader thread ended (ret, err say how) */
 	bool stop;		/* this thread's analyses failed: the reader thread stops */
+	bool leave;		/* two threads lost the trial: the reader thread ends */
 	int ret;
 	struct kmt_error err;
 
@@ -48,6 +57,7 @@ struct pipe_state {
 	struct merge *m;
 	const struct kmt_decoder *dec;
 	unsigned long long last_ts;
+	unsigned long long taken;	/* records the reader thread took */
 	struct kmt_handouts mine;	/* the reader thread's analyses */
 	kmt_evmask_t batched;		/* KMT_EVMASK()s the calling thread's analyses want */
 };
@@ -122,9 +132,11 @@ static int fill(struct pipe_state *p, struct batch *b)
 			}
 			b->n++;
 		}
+		p->taken++;
 		if (kmt_merge_advance(m, p->s->reader, &p->err))
 			return -1;
 	}
+	b->upto = p->taken;
 	repoint(b);
 	return b->n > 0 || m->n > 0;
 }
@@ -138,9 +150,9 @@ static void *reader_thread(void *arg)
 		struct batch *b;
 
 		pthread_mutex_lock(&p->lock);
-		while (p->count == BATCHES && !p->stop)
+		while (p->count == BATCHES && !p->stop && !p->leave)
 			pthread_cond_wait(&p->changed, &p->lock);
-		b = p->stop ? NULL : p->batches[(p->head + p->count) % BATCHES];
+		b = p->stop || p->leave ? NULL : p->batches[(p->head + p->count) % BATCHES];
 		pthread_mutex_unlock(&p->lock);
 		if (!b)
 			break;
@@ -160,13 +172,34 @@ static void *reader_thread(void *arg)
 	return NULL;
 }
 
+static double seconds_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Tell the reader thread, under the lock, to stop (@stop) or to end (else). */
+static void tell_reader(struct pipe_state *p, bool stop)
+{
+	pthread_mutex_lock(&p->lock);
+	if (stop)
+		p->stop = true;
+	else
+		p->leave = true;
+	pthread_cond_signal(&p->changed);
+	pthread_mutex_unlock(&p->lock);
+}
+
 /*
- * Hand out every batch the reader thread fills, until it is done. 0, or -1
- * with @err filled when an analysis failed: then the reader thread is told
- * to stop.
+ * Hand out every batch the reader thread fills, until it is done. With a
+ * @trial, once the reader thread has taken its records since @start,
+ * tell it to end if two threads went slower than one. 0, or -1 with @err
+ * filled when an analysis failed: then the reader thread is told to stop.
  */
 static int take_batches(struct pipe_state *p, const struct kmt_handouts *h,
-			struct kmt_error *err)
+			const struct kmt_thread_trial *trial, double start, struct kmt_error *err)
 {
 	for (;;) {
 		struct batch *b;
@@ -181,12 +214,14 @@ static int take_batches(struct pipe_state *p, const struct kmt_handouts *h,
 			return 0;
 		for (i = 0; i < b->n; i++)
 			if (kmt_replay_hand_out(p->s, h, &b->ev[i], err)) {
-				pthread_mutex_lock(&p->lock);
-				p->stop = true;
-				pthread_cond_signal(&p->changed);
-				pthread_mutex_unlock(&p->lock);
+				tell_reader(p, true);
 				return -1;
 			}
+		if (trial && b->upto >= trial->records) {
+			if (b->upto < trial->one_rate * (seconds_now() - start))
+				tell_reader(p, false);
+			trial = NULL;
+		}
 		pthread_mutex_lock(&p->lock);
 		p->head = (p->head + 1) % BATCHES;
 		p->count--;
@@ -225,68 +260,103 @@ static void split(const struct kmt_analysis *const *an, void *const *priv, int n
 		;
 }
 
-int kmt_replay_two_threads(struct kmt_session *s, struct merge *m,
-			   const struct kmt_decoder *dec, const struct kmt_analysis *const *an,
-			   void *const *priv, int n, struct kmt_error *err)
+/*
+ * The two threads of kmt_replay_two_threads(), the analyses split (@san,
+ * @spriv: the reader thread's @nr first). 1 when the rest is for one
+ * thread: no second could start, or it lost the @trial.
+ */
+static int run_two(struct kmt_session *s, struct merge *m, const struct kmt_decoder *dec,
+		   const struct kmt_analysis **san, void **spriv, int n, int nr,
+		   unsigned long long *last_ts, const struct kmt_thread_trial *trial,
+		   struct kmt_error *err)
 {
-	struct pipe_state p = { .s = s, .m = m, .dec = dec };
+	struct pipe_state p = { .s = s, .m = m, .dec = dec, .last_ts = *last_ts };
 	struct kmt_handouts theirs = { .to = NULL };
-	const struct kmt_analysis **san = malloc((n ? n : 1) * sizeof(*san));
-	void **spriv = malloc((n ? n : 1) * sizeof(*spriv));
 	pthread_t reader;
-	int i, ret, nr;
+	int i, ret = 1;
 
-	if (!san || !spriv) {
-		free(san);
-		free(spriv);
-		return kmt_replay_one_thread(s, m, dec, an, priv, n, err);
-	}
-	split(an, priv, n, san, spriv, &nr);
-	if (nr == n) {		/* nothing for this thread to do: one thread is faster */
-		ret = kmt_replay_one_thread(s, m, dec, an, priv, n, err);
-		free(san);
-		free(spriv);
-		return ret;
-	}
 	if (kmt_handouts_init(&p.mine, san, spriv, nr) ||
 	    kmt_handouts_init(&theirs, san + nr, spriv + nr, n - nr)) {
 		kmt_handouts_free(&p.mine);
-		free(san);
-		free(spriv);
-		return kmt_replay_one_thread(s, m, dec, an, priv, n, err);
+		return 1;
 	}
 	for (i = nr; i < n; i++)
 		p.batched |= san[i]->events;
 	/* libtraceevent sorts its comms at the first lookup: before two threads may look */
 	tep_data_comm_from_pid(s->tep, 1);
-
 	for (i = 0; i < BATCHES; i++)
-		if (!(p.batches[i] = calloc(1, sizeof(*p.batches[i])))) {
-			free_batches(&p);
-			kmt_handouts_free(&p.mine);
-			kmt_handouts_free(&theirs);
-			free(san);
-			free(spriv);
-			return kmt_replay_one_thread(s, m, dec, an, priv, n, err);
-		}
+		if (!(p.batches[i] = calloc(1, sizeof(*p.batches[i]))))
+			break;
 	pthread_mutex_init(&p.lock, NULL);
 	pthread_cond_init(&p.changed, NULL);
-	if (pthread_create(&reader, NULL, reader_thread, &p)) {
-		ret = kmt_replay_one_thread(s, m, dec, an, priv, n, err);
-	} else {
-		int failed = take_batches(&p, &theirs, err);
+	if (i == BATCHES && !pthread_create(&reader, NULL, reader_thread, &p)) {
+		int failed;
 
+		s->replay.threads = 2;
+		failed = take_batches(&p, &theirs, trial, seconds_now(), err);
 		pthread_join(reader, NULL);
+		*last_ts = p.last_ts;
 		ret = failed ? -1 : p.ret;
 		if (!failed && ret)
 			*err = p.err;
+		if (!ret && p.leave)
+			ret = 1;
 	}
 	pthread_cond_destroy(&p.changed);
 	pthread_mutex_destroy(&p.lock);
 	free_batches(&p);
 	kmt_handouts_free(&p.mine);
 	kmt_handouts_free(&theirs);
+	return ret;
+}
+
+int kmt_replay_two_threads(struct kmt_session *s, struct merge *m,
+			   const struct kmt_decoder *dec, const struct kmt_analysis *const *an,
+			   void *const *priv, int n, unsigned long long *last_ts,
+			   const struct kmt_thread_trial *trial, struct kmt_error *err)
+{
+	const struct kmt_analysis **san = malloc((n ? n : 1) * sizeof(*san));
+	void **spriv = malloc((n ? n : 1) * sizeof(*spriv));
+	int ret = 1, nr;
+
+	if (san && spriv) {
+		split(an, priv, n, san, spriv, &nr);
+		/* all in the reader thread: nothing for this one to do, one is faster */
+		if (nr < n)
+			ret = run_two(s, m, dec, san, spriv, n, nr, last_ts, trial, err);
+	}
 	free(san);
 	free(spriv);
+	if (ret == 1) {
+		s->replay.threads = 1;
+		ret = kmt_replay_one_thread(s, m, dec, an, priv, n, last_ts, err);
+	}
 	return ret;
+}
+
+int kmt_replay_auto(struct kmt_session *s, struct merge *m, const struct kmt_decoder *dec,
+		    const struct kmt_analysis *const *an, void *const *priv, int n,
+		    struct kmt_error *err)
+{
+	struct kmt_thread_trial trial = { 0, s->thread_trial ? s->thread_trial : TRIAL_RECORDS };
+	unsigned long long last_ts = 0;
+	struct kmt_handouts h;
+	double start, took;
+	int ret;
+
+	if (kmt_handouts_init(&h, an, priv, n)) {
+		kmt_error_set(err, s->input, -1, "out of memory");
+		return -1;
+	}
+	/* first the records that find the caches, maps and pages cold: not timed */
+	ret = kmt_replay_some(s, m, dec, &h, &last_ts, trial.records / 2, err);
+	start = seconds_now();
+	if (!ret)
+		ret = kmt_replay_some(s, m, dec, &h, &last_ts, trial.records, err);
+	took = seconds_now() - start;
+	trial.one_rate = (double)trial.records / (took > 1e-9 ? took : 1e-9);
+	kmt_handouts_free(&h);
+	if (ret || !m->n)
+		return ret;
+	return kmt_replay_two_threads(s, m, dec, an, priv, n, &last_ts, &trial, err);
 }

@@ -2,10 +2,12 @@
 /* trace.dat v6: writer/reader round trip, replay order, corrupted files. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <check.h>
 #include <traceevent/event-parse.h>
@@ -265,6 +267,105 @@ START_TEST(test_replay_merges_by_time)
 }
 END_TEST
 
+/* An analysis that folds each event it is handed, in order, into a digest. */
+struct digest {
+	unsigned long long n, hash;
+};
+
+static void *digest_init(void)
+{
+	return calloc(1, sizeof(struct digest));
+}
+
+static int digest_event(void *priv, const struct kmt_event *ev)
+{
+	struct digest *d = priv;
+
+	d->hash = (d->hash ^ ev->ts ^ ev->ptr ^ (unsigned long long)ev->type << 48 ^
+		   (unsigned long long)(unsigned int)ev->pid << 24) * 0x100000001b3ull;
+	d->n++;
+	return 0;
+}
+
+static pthread_t test_thread;
+static bool slow_in_test_thread;
+
+/* digest_event(), 20 us slower in the test's thread or in the others. */
+static int slow_event(void *priv, const struct kmt_event *ev)
+{
+	struct timespec t0, t;
+
+	if (!!pthread_equal(pthread_self(), test_thread) == slow_in_test_thread) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		while ((t.tv_sec - t0.tv_sec) * 1000000000ll + t.tv_nsec - t0.tv_nsec < 20000);
+	}
+	return digest_event(priv, ev);
+}
+
+static const struct kmt_analysis digest_analysis = {
+	.name = "digest", .events = KMT_EVMASK_ALL, .init = digest_init, .event = digest_event,
+};
+
+static const struct kmt_analysis slow_analysis = {
+	.name = "slow", .events = KMT_EVMASK_ALL, .init = digest_init, .event = slow_event,
+	.reader_thread_ok = true,
+};
+
+/* Replay traces/mm.dat with @threads (@trial records); the digests into @d. */
+static void replay_digests(int threads, unsigned long long trial, struct digest *d,
+			   struct kmt_session *s)
+{
+	const struct kmt_analysis *an[2] = { &digest_analysis, &slow_analysis };
+	const char *dir = getenv("KMT_TRACES");
+	struct kmt_error err;
+	char path[512];
+	void *priv[2];
+
+	snprintf(path, sizeof(path), "%s/mm.dat", dir ? dir : "traces");
+	*s = (struct kmt_session){ .input = path, .threads = threads, .thread_trial = trial };
+	s->reader = kmt_reader_open(path, &err);
+	ck_assert_msg(s->reader != NULL, "%s", err.msg);
+	s->tep = kmt_reader_tep(s->reader);
+	priv[0] = digest_init();
+	priv[1] = digest_init();
+	ck_assert_int_eq(kmt_replay(s, an, priv, 2, &err), 0);
+	d[0] = *(struct digest *)priv[0];
+	d[1] = *(struct digest *)priv[1];
+	free(priv[0]);
+	free(priv[1]);
+	kmt_reader_close(s->reader);
+}
+
+/*
+ * --threads auto: its first 1,500 records in one thread (1,000 timed),
+ * then two. Where the analysis of the reading thread is slow in any
+ * thread but the first (_i 0), two threads lose and it goes back to one;
+ * where it is slow in the first only (_i 1), two stay. Either way each
+ * analysis sees the events one thread gives it, in the same order, and
+ * the counts agree.
+ */
+START_TEST(test_auto_threads_choose_and_agree)
+{
+	struct digest want[2], got[2];
+	struct kmt_session s1, sa;
+
+	test_thread = pthread_self();
+	slow_in_test_thread = _i == 1;
+	replay_digests(1, 0, want, &s1);
+	ck_assert_uint_gt(want[0].n, 3 * 2048 * 4);	/* past the batches under way */
+	replay_digests(KMT_THREADS_AUTO, 1000, got, &sa);
+	ck_assert_int_eq(sa.replay.threads, _i == 1 ? 2 : 1);
+	ck_assert_uint_eq(got[0].n, want[0].n);
+	ck_assert_uint_eq(got[0].hash, want[0].hash);
+	ck_assert_uint_eq(got[1].n, want[1].n);
+	ck_assert_uint_eq(got[1].hash, want[1].hash);
+	ck_assert(!memcmp(sa.replay.types, s1.replay.types, sizeof(s1.replay.types)));
+	ck_assert_uint_eq(sa.replay.out_of_order, s1.replay.out_of_order);
+}
+END_TEST
+
 static unsigned char *slurp_good(void)
 {
 	unsigned char *buf = malloc(good_size);
@@ -512,6 +613,7 @@ Suite *tracedat_suite(void)
 	tcase_add_test(rt, test_given_kallsyms_win);
 	tcase_add_loop_test(rt, test_replay_stops_on_failure, 0, 4);
 	tcase_add_loop_test(rt, test_replay_merges_by_time, 1, 3);
+	tcase_add_loop_test(rt, test_auto_threads_choose_and_agree, 0, 2);
 	tcase_add_unchecked_fixture(bad, build_good, drop_good);
 	tcase_set_timeout(bad, 120);
 	tcase_add_test(bad, test_every_truncation_fails_cleanly);
