@@ -62,7 +62,9 @@ nbig=$(events_of "$big")
 # 1. the big trace.dat
 : >"$out/rows"
 for a in $ANALYSES "$ANALYSES"; do
-	for t in 1 2; do
+	ts="1 2"
+	case $a in *" "*) ts="1 2 auto" ;; esac	# all analyses: also the default, auto
+	for t in $ts; do
 		# shellcheck disable=SC2086
 		r=$(best 3 "$KMTRACE" report --threads $t -i "$big" $a) ||
 			{ echo "bench: kmtrace report $a failed" >&2; exit 1; }
@@ -82,13 +84,15 @@ print(f"{'run':<44}{'seconds':>8}{'M events/s':>12}{'peak RSS':>12}{'vs trace-cm
 one = {}
 for _, a, t, r in rows:
     sec, rss = (max(float(v), 0.01) for v in r.split())
-    name = f"kmtrace {'all analyses' if ' ' in a else a}, {t} thread{'s' if t == '2' else ''}"
+    threads = {'1': '1 thread', '2': '2 threads', 'auto': '--threads auto'}[t]
+    name = f"kmtrace {'all analyses' if ' ' in a else a}, {threads}"
     print(f"{name:<44}{sec:>8.2f}{n / sec / 1e6:>12.1f}{rss / 1024:>8.0f} MiB{tcs / sec:>13.1f}x")
     one[(a, t)] = sec
 print(f"{'trace-cmd report':<44}{tcs:>8.2f}{n / tcs / 1e6:>12.1f}{tcm / 1024:>8.0f} MiB")
 print(f"{'cat (page cache)':<44}{cats:>8.2f}{n / cats / 1e6:>12.1f}")
 alls = [a for a, _ in one if ' ' in a][0]
-print(f"all analyses: two threads {one[(alls, '1')] / one[(alls, '2')]:.2f}x one; "
+print(f"all analyses: two threads {one[(alls, '1')] / one[(alls, '2')]:.2f}x one, "
+      f"auto {one[(alls, '1')] / one[(alls, 'auto')]:.2f}x; "
       f"{cats / one[(alls, '2')] * 100:.0f}% of cat's speed; "
       f"{tcs / one[(alls, '2')]:.0f}x trace-cmd report")
 PY
