@@ -4,7 +4,6 @@
  * and hand it to the analyses that want its type.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,18 +209,36 @@ int kmt_replay_failed(const struct kmt_session *s, const struct kmt_analysis *an
 	return -1;
 }
 
+/*
+ * kmt_replay_some(), inline in both callers so that the loop of a whole
+ * replay (@bounded false) keeps no count and the time in a register.
+ */
+static inline __attribute__((always_inline)) int
+replay_loop(struct kmt_session *s, struct merge *m, const struct kmt_decoder *dec,
+	    const struct kmt_handouts *h, unsigned long long *last_ts,
+	    unsigned long long limit, bool bounded, struct kmt_error *err)
+{
+	unsigned long long ts = *last_ts;
+	int ret = 0;
+
+	for (; m->n > 0 && (!bounded || limit); limit--) {
+		struct kmt_event ev;
+
+		kmt_replay_take(s, dec, kmt_merge_top(m), &ts, &ev);
+		if (kmt_replay_hand_out(s, h, &ev, err) || kmt_merge_advance(m, s->reader, err)) {
+			ret = -1;
+			break;
+		}
+	}
+	*last_ts = ts;
+	return ret;
+}
+
 int kmt_replay_some(struct kmt_session *s, struct merge *m, const struct kmt_decoder *dec,
 		    const struct kmt_handouts *h, unsigned long long *last_ts,
 		    unsigned long long limit, struct kmt_error *err)
 {
-	for (; m->n > 0 && limit; limit--) {
-		struct kmt_event ev;
-
-		kmt_replay_take(s, dec, kmt_merge_top(m), last_ts, &ev);
-		if (kmt_replay_hand_out(s, h, &ev, err) || kmt_merge_advance(m, s->reader, err))
-			return -1;
-	}
-	return 0;
+	return replay_loop(s, m, dec, h, last_ts, limit, true, err);
 }
 
 int kmt_replay_one_thread(struct kmt_session *s, struct merge *m,
@@ -236,7 +253,7 @@ int kmt_replay_one_thread(struct kmt_session *s, struct merge *m,
 		kmt_error_set(err, s->input, -1, "out of memory");
 		return -1;
 	}
-	ret = kmt_replay_some(s, m, dec, &h, last_ts, ULLONG_MAX, err);
+	ret = replay_loop(s, m, dec, &h, last_ts, 0, false, err);
 	kmt_handouts_free(&h);
 	return ret;
 }
