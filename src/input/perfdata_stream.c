@@ -16,6 +16,7 @@
 
 #include <kmtrace/reader.h>
 #include "perfdata.h"
+#include "common/util.h"
 
 #define STREAM_BUF	(1u << 20)	/* > the largest record (64 KiB) */
 #define UNZ_MIN_ROOM	(1u << 16)
@@ -273,27 +274,16 @@ static int next_raw(struct pd_stream *s, struct pd_record *rec, struct kmt_error
 	return 1;
 }
 
-/* The next record of a mapped file, nothing unpacked pending: whole or false. */
-/*
- * Map the MAP_AHEAD bytes of the file from the record at hand in one call,
- * where touching them takes a page fault every 64 KiB. Kernels before
- * 5.14 have no MADV_POPULATE_READ: they fault as before.
- */
+/* Map the MAP_AHEAD bytes of the file from the record at hand before they are read. */
 static __attribute__((noinline)) void map_ahead(struct pd_stream *s)
 {
-#ifdef MADV_POPULATE_READ
-	uintptr_t page = (uintptr_t)getpagesize();
-	uintptr_t from = (uintptr_t)(s->buf + s->start) & ~(page - 1);
 	size_t to = s->end - s->start > MAP_AHEAD ? s->start + MAP_AHEAD : s->end;
 
-	if (madvise((void *)from, (uintptr_t)(s->buf + to) - from, MADV_POPULATE_READ))
-		to = SIZE_MAX;		/* not here: stop asking */
-	s->ahead = to;
-#else
-	s->ahead = SIZE_MAX;
-#endif
+	/* where the kernel cannot: stop asking */
+	s->ahead = kmt_map_now(s->buf + s->start, to - s->start) ? to : SIZE_MAX;
 }
 
+/* The next record of a mapped file, nothing unpacked pending: whole or false. */
 static bool next_mapped(struct pd_stream *s, struct pd_record *rec)
 {
 	const unsigned char *p = s->buf + s->start;

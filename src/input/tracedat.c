@@ -18,6 +18,7 @@
 #include "cursor.h"
 #include "container/subbuf.h"
 #include "container/tracedat.h"
+#include "common/util.h"
 
 struct cpu_stream {
 	const unsigned char *data;	/* this CPU's pages */
@@ -282,29 +283,13 @@ static void release_read(struct cpu_stream *s, const unsigned char *upto)
 	s->released = (const unsigned char *)to - s->data;
 }
 
-/*
- * Map the pages of @s from @at on, MAP_AHEAD at a time, before they are
- * read: one call where touching them takes a page fault every 64 KiB.
- * Kernels before 5.14 have no MADV_POPULATE_READ: they fault as before.
- */
+/* Map the pages of @s from @at on, MAP_AHEAD at a time, before they are read. */
 static void map_ahead(struct cpu_stream *s, size_t at)
 {
-#ifdef MADV_POPULATE_READ
-	uintptr_t page = (uintptr_t)getpagesize();
-	uintptr_t from, to;
+	size_t to = s->size - at > MAP_AHEAD ? at + MAP_AHEAD : s->size;
 
-	if (at < s->mapped || s->mapped >= s->size)
-		return;
-	from = (uintptr_t)(s->data + at) & ~(page - 1);
-	to = (uintptr_t)(s->data + (s->size - at > MAP_AHEAD ? at + MAP_AHEAD : s->size));
-	if (madvise((void *)from, to - from, MADV_POPULATE_READ))
-		s->mapped = s->size;	/* not here: stop asking */
-	else
-		s->mapped = (const unsigned char *)to - s->data;
-#else
-	(void)s;
-	(void)at;
-#endif
+	if (at >= s->mapped)	/* where the kernel cannot: stop asking */
+		s->mapped = kmt_map_now(s->data + at, to - at) ? to : s->size;
 }
 
 /* Load the next sub-buffer of @s after checking its header; 0 at end, -1 if corrupt. */
