@@ -25,25 +25,27 @@
 #define MAX_STEP	((size_t)256 << 20)	/* address space, not memory */
 #define FROM_HEAP_UP_TO	(32 << 20)		/* glibc's most for M_MMAP_THRESHOLD */
 
-/* Does @path's first line hold @word? */
-static bool file_says(const char *path, const char *word)
+/* The first line of @path into @line of @len bytes; "" when it cannot be read. */
+static const char *first_line(const char *path, char *line, int len)
 {
-	char line[256];
 	FILE *fp = fopen(path, "re");
-	bool says = fp && fgets(line, sizeof(line), fp) && strstr(line, word);
 
+	if (!fp || !fgets(line, len, fp))
+		line[0] = '\0';
 	if (fp)
 		fclose(fp);
-	return says;
+	return line;
 }
 
 /* Would a large heap step do no harm here and get huge pages? */
 static bool huge_heap_fits(void)
 {
-	return sizeof(void *) == 8 &&
-	       !file_says("/sys/kernel/mm/transparent_hugepage/enabled", "[never]") &&
-	       file_says("/sys/kernel/mm/transparent_hugepage/enabled", "]") &&
-	       !file_says("/proc/sys/vm/overcommit_memory", "2");
+	char thp[256], overcommit[16];
+
+	first_line("/sys/kernel/mm/transparent_hugepage/enabled", thp, sizeof(thp));
+	first_line("/proc/sys/vm/overcommit_memory", overcommit, sizeof(overcommit));
+	return sizeof(void *) == 8 && strchr(thp, ']') && !strstr(thp, "[never]") &&
+	       !strchr(overcommit, '2');
 }
 
 /* The first step: a quarter of the memory, at most MAX_STEP. */
