@@ -13,7 +13,8 @@
 #  5. the recorders' own CPU and memory; 6. and 7. user-space allocation
 #     profiling (record --user, --user-sample, heaptrack) on a malloc-heavy
 #     program and on Python building a dict.
-# Times are the best of 3 runs (trace-cmd report: of 1), peak RSS of that run.
+# Times are the best of 3 runs (trace-cmd report: of 1; the perf.data runs:
+# of 5 rounds, each run in turn), peak RSS of that run.
 set -u
 KMTRACE=$(realpath "${1:-./kmtrace}")
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -134,26 +135,43 @@ if [ ! -s "$pdat" ]; then
 fi
 pevents=$(events_of "$pdat")
 [ "$pevents" -ge 2000000 ] || echo "bench: warning: only $pevents events in $pdat" >&2
-ks=$(best 3 "$KMTRACE" report --threads 2 -i "$pdat" slab) || { echo "bench: kmtrace report slab failed" >&2; exit 1; }
-ps=$(best 3 perf kmem -i "$pdat" --slab stat) || { echo "bench: perf kmem --slab failed" >&2; exit 1; }
-kp=$(best 3 "$KMTRACE" report --threads 2 -i "$pdat" page) || { echo "bench: kmtrace report page failed" >&2; exit 1; }
-pp=$(best 3 perf kmem -i "$pdat" --page stat) || { echo "bench: perf kmem --page failed" >&2; exit 1; }
-# shellcheck disable=SC2086
-ka=$(best 3 "$KMTRACE" report -i "$pdat" $ANALYSES) || exit 1
-k1=$(best 3 "$KMTRACE" report --threads 1 -i "$pdat" slab) || exit 1
-python3 - "$pevents" $ks $ps $kp $pp $ka $k1 <<'PY'
+# rounds of every run in turn, best of 5 each: a VM whose speed drifts
+# slows kmtrace and perf kmem alike instead of whichever ran later
+: >"$out/prows"
+for i in 1 2 3 4 5; do
+	for name in kslab kslab2 kpage kall pslab ppage; do
+		# shellcheck disable=SC2086
+		case $name in
+		kslab) set -- "$KMTRACE" report --threads 1 -i "$pdat" slab ;;
+		kslab2) set -- "$KMTRACE" report --threads 2 -i "$pdat" slab ;;
+		kpage) set -- "$KMTRACE" report -i "$pdat" page ;;
+		kall) set -- "$KMTRACE" report -i "$pdat" $ANALYSES ;;
+		pslab) set -- perf kmem -i "$pdat" --slab stat ;;
+		ppage) set -- perf kmem -i "$pdat" --page stat ;;
+		esac
+		/usr/bin/time -f "$name %e %M" -a -o "$out/prows" "$@" >/dev/null 2>&1 ||
+			{ echo "bench: $* failed" >&2; exit 1; }
+	done
+done
+python3 - "$pevents" "$out/prows" <<'PY'
 import sys
-n = int(sys.argv[1])
-ks, km, ps, pm, kps, kpm, pps, ppm, kas, kam, k1s, k1m = (max(float(v), 0.01) for v in sys.argv[2:14])
-print(f"\nperf.data: {n} events (perf record -a -e kmem:...)")
+n, best = int(sys.argv[1]), {}
+for line in open(sys.argv[2]):
+    name, sec, rss = line.split()
+    sec, rss = max(float(sec), 0.01), float(rss)
+    if name not in best or sec < best[name][0]:
+        best[name] = (sec, rss)
+print(f"\nperf.data: {n} events (perf record -a -e kmem:...); best of 5 interleaved rounds")
 print(f"{'tool':<36}{'seconds':>9}{'M events/s':>12}{'peak RSS':>12}")
-for name, sec, rss in (("kmtrace report slab, 2 threads", ks, km), ("kmtrace report slab, 1 thread", k1s, k1m),
-                       ("perf kmem --slab stat", ps, pm),
-                       ("kmtrace report page, 2 threads", kps, kpm), ("perf kmem --page stat", pps, ppm),
-                       ("kmtrace report, all analyses", kas, kam)):
+for key, name in (("kslab", "kmtrace report slab (default)"), ("kslab2", "kmtrace report slab, 2 threads"),
+                  ("pslab", "perf kmem --slab stat"), ("kpage", "kmtrace report page (default)"),
+                  ("ppage", "perf kmem --page stat"), ("kall", "kmtrace report, all analyses")):
+    sec, rss = best[key]
     print(f"{name:<36}{sec:>9.2f}{n / sec / 1e6:>12.1f}{rss / 1024:>8.1f} MiB")
-bs, bm, bt = min((ks, km, "two threads"), (k1s, k1m, "one thread"))	# the faster of the two
-print(f"slab: kmtrace ({bt}) {ps / bs:.1f}x as fast as perf kmem, at {bm / pm:.2f} of its peak RSS")
+(ks, km), (ps, pm) = best["kslab"], best["pslab"]
+(kps, kpm), (pps, ppm), kas = best["kpage"], best["ppage"], best["kall"][0]
+print(f"slab: kmtrace {ps / ks:.1f}x as fast as perf kmem ({ps / best['kslab2'][0]:.1f}x on two "
+      f"threads), at {km / pm:.2f} of its peak RSS")
 print(f"page: kmtrace {pps / kps:.1f}x as fast as perf kmem, at {kpm / ppm:.2f} of its peak RSS")
 print(f"all analyses: {(ps + pps) / kas:.1f}x as fast as perf kmem's two reports")
 PY
