@@ -119,13 +119,46 @@ struct pd_order {
 	uint64_t round_max_prev;	/* round_max when the last round ended */
 };
 
+/* kmt_pd_order_add() of a sample its inline path does not queue. 0 or -1. */
+int kmt_pd_order_add_slow(struct pd_order *o, uint32_t cpu, uint32_t tid, uint64_t ts,
+			  const void *data, uint32_t size, const void *chain, uint32_t nchain,
+			  bool kept);
+
+/* @s, alone in its CPU's queue now, joins the heap of ready CPUs (it has room). */
+void kmt_pd_order_ready(struct pd_order *o, const struct pd_sample *s);
+
+/* Would a sample of time @ts come earlier than the last one queued in @q? */
+static inline bool kmt_pd_queue_late(const struct pd_queue *q, uint64_t ts)
+{
+	return q->head < q->n && q->s[q->n - 1].ts > ts;
+}
+
 /*
  * Queue a sample of thread @tid on @cpu: copies @size bytes of @data and @nchain callchain
  * entries, unless @kept says they stay valid until kmt_pd_order_free().
- * Returns 0 or -1 (out of memory).
+ * Returns 0 or -1 (out of memory). Inline: most samples of a mapped file
+ * go, in time order, after the last of their CPU's queue, which has room.
  */
-int kmt_pd_order_add(struct pd_order *o, uint32_t cpu, uint32_t tid, uint64_t ts,
-		     const void *data, uint32_t size, const void *chain, uint32_t nchain, bool kept);
+static inline int kmt_pd_order_add(struct pd_order *o, uint32_t cpu, uint32_t tid, uint64_t ts,
+				   const void *data, uint32_t size, const void *chain,
+				   uint32_t nchain, bool kept)
+{
+	struct pd_queue *q = cpu < o->ncpus ? &o->cpus[cpu] : NULL;
+	struct pd_sample *s;
+
+	if (ts > o->round_max)
+		o->round_max = ts;
+	if (!kept || !q || q->n == q->cap || kmt_pd_queue_late(q, ts) ||
+	    (q->head == q->n && o->nready == o->ready_cap))
+		return kmt_pd_order_add_slow(o, cpu, tid, ts, data, size, chain, nchain, kept);
+	s = &q->s[q->n++];
+	*s = (struct pd_sample){ .ts = ts, .seq = o->seq++, .data = data,
+				 .chain = nchain ? chain : NULL, .size = size, .nchain = nchain,
+				 .cpu = cpu, .tid = tid };
+	if (q->n - q->head == 1)
+		kmt_pd_order_ready(o, s);
+	return 0;
+}
 
 /* PERF_RECORD_FINISHED_ROUND: samples up to the last round's end are final. */
 void kmt_pd_order_round(struct pd_order *o);

@@ -128,8 +128,7 @@ static void name(type *a, uint32_t n, uint32_t i)				\
 HEAP_SIFT_DOWN(ready_sift_down, struct pd_ready, ready_before)
 HEAP_SIFT_DOWN(late_sift_down, struct pd_sample, sample_before)
 
-/* @s's CPU's queue was empty and has @s now. */
-static void ready_push(struct pd_order *o, const struct pd_sample *s)
+void kmt_pd_order_ready(struct pd_order *o, const struct pd_sample *s)
 {
 	struct pd_ready r = { s->ts, s->seq, s->cpu };
 	uint32_t i = o->nready++;
@@ -154,25 +153,19 @@ static void late_pop(struct pd_order *o)
 	late_sift_down(o->late, o->nlate, 0);
 }
 
-/* Would a sample of time @ts come earlier than the last one queued in @q? */
-static bool late_for(const struct pd_queue *q, uint64_t ts)
-{
-	return q->head < q->n && q->s[q->n - 1].ts > ts;
-}
-
 /* The sample written at q->s[q->n] joins @q, and the ready heap if @q was empty. */
 static void queued(struct pd_order *o, struct pd_queue *q)
 {
 	const struct pd_sample *s = &q->s[q->n++];
 
 	if (q->n - q->head == 1)
-		ready_push(o, s);
+		kmt_pd_order_ready(o, s);
 }
 
 /* Queue @s on its CPU, or with the late ones when it is earlier than the CPU's last. */
 static int queue_sample(struct pd_order *o, struct pd_queue *q, const struct pd_sample *s)
 {
-	if (late_for(q, s->ts)) {
+	if (kmt_pd_queue_late(q, s->ts)) {
 		if (kmt_grow(&o->late, &o->late_cap, o->nlate, sizeof(*o->late)))
 			return -1;
 		late_push(o, s);
@@ -203,36 +196,10 @@ static int copy_sample(struct pd_order *o, struct pd_sample *s)
 	return 0;
 }
 
-/*
- * Most samples: kept in place, after the last one of their CPU's queue,
- * which has room. Stored without a copy of the sample in between.
- */
-static bool add_in_place(struct pd_order *o, uint32_t cpu, uint32_t tid, uint64_t ts,
-			 const void *data, uint32_t size, const void *chain, uint32_t nchain)
-{
-	struct pd_queue *q = &o->cpus[cpu];
-	struct pd_sample *s;
-
-	if (q->n == q->cap || late_for(q, ts) || (q->head == q->n && o->nready == o->ready_cap))
-		return false;
-	s = &q->s[q->n];
-	s->ts = ts;
-	s->seq = o->seq++;
-	s->data = data;
-	s->chain = nchain ? chain : NULL;
-	s->chunk = NULL;
-	s->size = size;
-	s->nchain = nchain;
-	s->cpu = cpu;
-	s->tid = tid;
-	queued(o, q);
-	return true;
-}
-
 /* Any other sample: copied when not kept, the queues grown, late ones apart. */
-static __attribute__((noinline)) int add_slow(struct pd_order *o, uint32_t cpu, uint32_t tid,
-					      uint64_t ts, const void *data, uint32_t size,
-					      const void *chain, uint32_t nchain, bool kept)
+int kmt_pd_order_add_slow(struct pd_order *o, uint32_t cpu, uint32_t tid, uint64_t ts,
+			  const void *data, uint32_t size, const void *chain, uint32_t nchain,
+			  bool kept)
 {
 	struct pd_queue *q = queue_of(o, cpu);
 	struct pd_sample s = { .ts = ts, .seq = o->seq++, .data = data,
@@ -246,16 +213,6 @@ static __attribute__((noinline)) int add_slow(struct pd_order *o, uint32_t cpu, 
 		return -1;
 	}
 	return 0;
-}
-
-int kmt_pd_order_add(struct pd_order *o, uint32_t cpu, uint32_t tid, uint64_t ts,
-		     const void *data, uint32_t size, const void *chain, uint32_t nchain, bool kept)
-{
-	if (ts > o->round_max)
-		o->round_max = ts;
-	if (kept && cpu < o->ncpus && add_in_place(o, cpu, tid, ts, data, size, chain, nchain))
-		return 0;
-	return add_slow(o, cpu, tid, ts, data, size, chain, nchain, kept);
 }
 
 void kmt_pd_order_round(struct pd_order *o)
