@@ -7,24 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "util.h"
-
-bool kmt_map_now(const void *p, size_t len)
-{
-#ifdef MADV_POPULATE_READ
-	uintptr_t page = (uintptr_t)getpagesize();
-	uintptr_t from = (uintptr_t)p & ~(page - 1);
-
-	return !madvise((void *)from, (uintptr_t)p + len - from, MADV_POPULATE_READ);
-#else
-	(void)p;
-	(void)len;
-	return false;
-#endif
-}
 
 int kmt_grow_to(void *arr, uint32_t *cap, uint32_t n, size_t size)
 {

@@ -18,13 +18,6 @@ static inline uint64_t kmt_boundary_after(uint64_t boundary, uint64_t ts, uint64
 	return boundary + ((ts - boundary) / interval + 1) * interval;
 }
 
-/*
- * Map the pages of [@p, @p + @len) of a file mapping now, in one call
- * (MADV_POPULATE_READ), where touching them takes a page fault every 64
- * KiB. false where the kernel cannot (before 5.14): they fault as before.
- */
-bool kmt_map_now(const void *p, size_t len);
-
 /* kmt_grow() once the array is full: the realloc. */
 int kmt_grow_to(void *arr, uint32_t *cap, uint32_t n, size_t size);
 

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "common/hashmap.h"
+#include "common/pager.h"
 
 struct kmt_error;
 
@@ -31,7 +32,9 @@ struct pd_stream {
 	size_t unz_start, unz_end, unz_cap;
 	uint64_t unz_at;	/* offset of the compressed record they came from */
 	uint64_t released;	/* mapped pages before it were given back */
-	size_t ahead;		/* mapped pages before it were mapped ahead of reading */
+	size_t ahead;		/* where map_ahead() is due next */
+	size_t paged;		/* bytes before it went to the pager */
+	struct kmt_pager pager;	/* reads the mapped file ahead */
 };
 
 /* One record: its header as the file has it, and where it was found. */

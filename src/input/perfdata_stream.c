@@ -274,13 +274,20 @@ static int next_raw(struct pd_stream *s, struct pd_record *rec, struct kmt_error
 	return 1;
 }
 
-/* Map the MAP_AHEAD bytes of the file from the record at hand before they are read. */
+/*
+ * Have the pager map and read the file up to two MAP_AHEAD steps past the
+ * record at hand; due again a step later, so that pages are ready a step
+ * before they are read.
+ */
 static __attribute__((noinline)) void map_ahead(struct pd_stream *s)
 {
-	size_t to = s->end - s->start > MAP_AHEAD ? s->start + MAP_AHEAD : s->end;
+	size_t want = s->end - s->start > 2 * MAP_AHEAD ? s->start + 2 * MAP_AHEAD : s->end;
+	size_t from = s->paged > s->start ? s->paged : s->start;
 
-	/* where the kernel cannot: stop asking */
-	s->ahead = kmt_map_now(s->buf + s->start, to - s->start) ? to : SIZE_MAX;
+	if (want > from)
+		kmt_pager_ahead(&s->pager, s->buf + from, want - from);
+	s->paged = want;
+	s->ahead = want == s->end ? SIZE_MAX : s->start + MAP_AHEAD;
 }
 
 /* The next record of a mapped file, nothing unpacked pending: whole or false. */
@@ -344,6 +351,7 @@ void kmt_pd_stream_release(struct pd_stream *s, uint64_t upto)
 
 void kmt_pd_stream_free(struct pd_stream *s)
 {
+	kmt_pager_stop(&s->pager);	/* out of the mapping first */
 	ZSTD_freeDStream(s->zstd);
 	free(s->unz);
 	if (s->mapped)

@@ -18,6 +18,7 @@
 #include "cursor.h"
 #include "container/subbuf.h"
 #include "container/tracedat.h"
+#include "common/pager.h"
 #include "common/util.h"
 
 struct cpu_stream {
@@ -28,7 +29,7 @@ struct cpu_stream {
 	const unsigned char *page;	/* loaded page, or NULL */
 	unsigned int page_end;		/* offset of the end of its data */
 	size_t released;		/* pages before this offset were given back */
-	size_t mapped;			/* pages before this offset were mapped ahead */
+	size_t mapped;			/* pages before this offset went to the pager */
 	unsigned int pos;		/* offset in the page of the next event header */
 	unsigned long long ts;		/* time of the event before it */
 };
@@ -45,6 +46,7 @@ struct tracedat {
 	unsigned int page_header_size;
 	int kernel_long_size;
 	struct kmt_rb_order order;	/* the file's byte order against ours */
+	struct kmt_pager pager;		/* reads the CPUs' pages ahead */
 	struct cpu_stream *cpus;
 };
 
@@ -283,13 +285,19 @@ static void release_read(struct cpu_stream *s, const unsigned char *upto)
 	s->released = (const unsigned char *)to - s->data;
 }
 
-/* Map the pages of @s from @at on, MAP_AHEAD at a time, before they are read. */
-static void map_ahead(struct cpu_stream *s, size_t at)
+/*
+ * Have the pager map and read @s's pages up to two MAP_AHEAD steps past
+ * @at, a step at a time, so that they are ready a step before they are read.
+ */
+static void map_ahead(struct tracedat *td, struct cpu_stream *s, size_t at)
 {
-	size_t to = s->size - at > MAP_AHEAD ? at + MAP_AHEAD : s->size;
+	size_t want = s->size - at > 2 * MAP_AHEAD ? at + 2 * MAP_AHEAD : s->size;
+	size_t from = s->mapped > at ? s->mapped : at;
 
-	if (at >= s->mapped)	/* where the kernel cannot: stop asking */
-		s->mapped = kmt_map_now(s->data + at, to - at) ? to : s->size;
+	if (want > from && (want - from >= MAP_AHEAD || want == s->size)) {
+		kmt_pager_ahead(&td->pager, s->data + from, want - from);
+		s->mapped = want;
+	}
 }
 
 /* Load the next sub-buffer of @s after checking its header; 0 at end, -1 if corrupt. */
@@ -306,7 +314,7 @@ static int load_page(struct kmt_reader *r, struct tracedat *td, int cpu,
 		return 0;
 	page = s->data + s->next_page;
 	release_read(s, page);
-	map_ahead(s, s->next_page);
+	map_ahead(td, s, s->next_page);
 	if (s->size - s->next_page < td->page_header_size) {
 		kmt_error_set(err, r->path, s->file_offset + s->next_page,
 			      "truncated: CPU %d sub-buffer header", cpu);
@@ -427,6 +435,7 @@ static void tracedat_close(struct kmt_reader *r)
 	struct tracedat *td = r->priv;
 
 	if (td) {
+		kmt_pager_stop(&td->pager);	/* out of the mapping first */
 		free(td->cpus);
 		if (td->map)
 			munmap((void *)td->map, td->map_size);

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1
 /* Building blocks: the 64-bit hash map and the kallsyms symbol table. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 #include <check.h>
 
@@ -13,6 +16,7 @@
 #include "common/hashmap.h"
 #include "common/mmnames.h"
 #include "common/objmap.h"
+#include "common/pager.h"
 #include "common/proctable.h"
 #include "common/radix.h"
 #include "common/util.h"
@@ -733,6 +737,92 @@ START_TEST(test_read_text_file)
 }
 END_TEST
 
+/* KiB of the mapping at @map in this process's page tables (smaps' Rss); -1 if none. */
+static long mapping_rss_kib(const void *map)
+{
+	FILE *fp = fopen("/proc/self/smaps", "re");
+	char line[512];
+	unsigned long lo, hi;
+	long rss = -1;
+	bool in = false;
+
+	while (fp && fgets(line, sizeof(line), fp) && rss < 0) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+			in = lo == (unsigned long)map;
+		else if (in)
+			sscanf(line, "Rss: %ld kB", &rss);
+	}
+	if (fp)
+		fclose(fp);
+	return rss;
+}
+
+/* Wait up to 10 s for the mapping at @map to have at least @kib KiB mapped. */
+static long wait_rss_kib(const void *map, long kib)
+{
+	struct timespec pause = { 0, 10 * 1000 * 1000 };
+	long rss = mapping_rss_kib(map);
+	int i;
+
+	for (i = 0; i < 1000 && rss < kib; i++) {
+		nanosleep(&pause, NULL);
+		rss = mapping_rss_kib(map);
+	}
+	return rss;
+}
+
+/*
+ * The pager maps a range of a file mapping in its own thread (the test
+ * reads none of it), from an unaligned start to the range's last page;
+ * stopped, it maps inline; stopped with a range under way, it ends and the
+ * mapping can go.
+ */
+START_TEST(test_pager_maps_ahead)
+{
+	char path[] = "/tmp/kmt-pager-XXXXXX";
+	size_t mib = 1 << 20, size = 8 * mib;
+	int fd = mkstemp(path);
+	struct kmt_pager p = { .started = false };
+	unsigned char *map;
+	char *data = malloc(size);
+	long want = (long)((100 + 6 * mib + 4095) / 4096 * 4);	/* KiB of the pages it spans */
+
+	ck_assert(fd >= 0 && data);
+	memset(data, 'k', size);
+	ck_assert_int_eq(write(fd, data, size), (ssize_t)size);
+	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	ck_assert(map != MAP_FAILED);
+	ck_assert_int_lt(mapping_rss_kib(map), 1024);
+	kmt_pager_ahead(&p, map + 100, 6 * mib);
+	ck_assert(p.started);
+	ck_assert_int_ge(wait_rss_kib(map, want), want);
+	kmt_pager_stop(&p);
+	ck_assert(!p.started);
+	munmap(map, size);
+#ifdef MADV_POPULATE_READ
+	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	ck_assert(map != MAP_FAILED);
+	if (!madvise(map + size - 4096, 4096, MADV_POPULATE_READ)) {	/* 5.14 and later */
+		ck_assert_int_lt(mapping_rss_kib(map), want);
+		kmt_pager_ahead(&p, map + 100, 6 * mib);
+		ck_assert(!p.started);
+		ck_assert_int_ge(mapping_rss_kib(map), want);
+	}
+	munmap(map, size);
+#endif
+	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	ck_assert(map != MAP_FAILED);
+	p = (struct kmt_pager){ .started = false };
+	kmt_pager_ahead(&p, map, size);
+	kmt_pager_stop(&p);
+	ck_assert(!p.started);
+	munmap(map, size);
+	close(fd);
+	unlink(path);
+	free(data);
+}
+END_TEST
+
 Suite *support_suite(void)
 {
 	Suite *s = suite_create("support");
@@ -758,6 +848,7 @@ Suite *support_suite(void)
 	tcase_add_test(tc, test_proctable_merge_and_exec);
 	tcase_add_test(tc, test_filetable_round_trip);
 	tcase_add_test(tc, test_read_text_file);
+	tcase_add_test(tc, test_pager_maps_ahead);
 	suite_add_tcase(s, tc);
 	return s;
 }
