@@ -114,6 +114,18 @@ void kmt_pager_ahead(struct kmt_pager *p, const void *at, size_t len)
 		map_range(at, len);
 }
 
+void kmt_pager_follow(struct kmt_pager *p, const unsigned char *base, size_t size, size_t at,
+		      size_t *paged)
+{
+	size_t want = size - at > 2 * KMT_PAGER_STEP ? at + 2 * KMT_PAGER_STEP : size;
+	size_t from = *paged > at ? *paged : at;
+
+	if (want > from && (want - from >= KMT_PAGER_STEP || want == size)) {
+		kmt_pager_ahead(p, base + from, want - from);
+		*paged = want;
+	}
+}
+
 void kmt_pager_stop(struct kmt_pager *p)
 {
 	if (p->started) {

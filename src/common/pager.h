@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #define KMT_PAGER_RANGES	16
+#define KMT_PAGER_STEP		(2u << 20)	/* kmt_pager_follow()'s step */
 
 /* Zeroed, an idle pager: its thread starts with the first range. */
 struct kmt_pager {
@@ -38,6 +39,16 @@ struct kmt_pager {
  * kmt_pager_stop().
  */
 void kmt_pager_ahead(struct kmt_pager *p, const void *at, size_t len);
+
+/*
+ * The reader of the @size bytes mapped at @base is at offset @at: give
+ * the pager what lies up to two KMT_PAGER_STEPs past it, a step at a time
+ * (or the rest of the mapping), so that pages are ready a step before they
+ * are read. *@paged is how far the pager was given the mapping (0 at
+ * first).
+ */
+void kmt_pager_follow(struct kmt_pager *p, const unsigned char *base, size_t size, size_t at,
+		      size_t *paged);
 
 /*
  * End the thread, once it is out of the mapping: before it is unmapped.

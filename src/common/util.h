@@ -3,7 +3,6 @@
 #ifndef KMT_UTIL_H
 #define KMT_UTIL_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -16,13 +16,11 @@
 
 #include <kmtrace/reader.h>
 #include "perfdata.h"
-#include "common/util.h"
 
 #define STREAM_BUF	(1u << 20)	/* > the largest record (64 KiB) */
 #define UNZ_MIN_ROOM	(1u << 16)
 #define RELEASE_STEP	(4u << 20)	/* give mapped pages back in steps this large */
 #define RELEASE_LAG	(4u << 20)	/* > what the replay's batches may point to */
-#define MAP_AHEAD	(2u << 20)	/* mapped in steps of this before they are read */
 
 /*
  * Map the file @s reads, up to its limit: the buffer then holds the whole
@@ -274,20 +272,11 @@ static int next_raw(struct pd_stream *s, struct pd_record *rec, struct kmt_error
 	return 1;
 }
 
-/*
- * Have the pager map and read the file up to two MAP_AHEAD steps past the
- * record at hand; due again a step later, so that pages are ready a step
- * before they are read.
- */
+/* The pager follows the record at hand; due again a step later. */
 static __attribute__((noinline)) void map_ahead(struct pd_stream *s)
 {
-	size_t want = s->end - s->start > 2 * MAP_AHEAD ? s->start + 2 * MAP_AHEAD : s->end;
-	size_t from = s->paged > s->start ? s->paged : s->start;
-
-	if (want > from)
-		kmt_pager_ahead(&s->pager, s->buf + from, want - from);
-	s->paged = want;
-	s->ahead = want == s->end ? SIZE_MAX : s->start + MAP_AHEAD;
+	kmt_pager_follow(&s->pager, s->buf, s->end, s->start, &s->paged);
+	s->ahead = s->paged == s->end ? SIZE_MAX : s->start + KMT_PAGER_STEP;
 }
 
 /* The next record of a mapped file, nothing unpacked pending: whole or false. */

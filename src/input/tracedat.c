@@ -19,7 +19,6 @@
 #include "container/subbuf.h"
 #include "container/tracedat.h"
 #include "common/pager.h"
-#include "common/util.h"
 
 struct cpu_stream {
 	const unsigned char *data;	/* this CPU's pages */
@@ -29,7 +28,7 @@ struct cpu_stream {
 	const unsigned char *page;	/* loaded page, or NULL */
 	unsigned int page_end;		/* offset of the end of its data */
 	size_t released;		/* pages before this offset were given back */
-	size_t mapped;			/* pages before this offset went to the pager */
+	size_t paged;			/* pages before this offset went to the pager */
 	unsigned int pos;		/* offset in the page of the next event header */
 	unsigned long long ts;		/* time of the event before it */
 };
@@ -37,7 +36,6 @@ struct cpu_stream {
 /* Mapped pages of a CPU's data read past are given back in steps of this. */
 #define RELEASE_STEP	(4u << 20)
 #define RELEASE_LAG	(4u << 20)	/* > what the replay's batches may point to */
-#define MAP_AHEAD	(2u << 20)	/* mapped in steps of this before they are read */
 
 struct tracedat {
 	const unsigned char *map;
@@ -285,21 +283,6 @@ static void release_read(struct cpu_stream *s, const unsigned char *upto)
 	s->released = (const unsigned char *)to - s->data;
 }
 
-/*
- * Have the pager map and read @s's pages up to two MAP_AHEAD steps past
- * @at, a step at a time, so that they are ready a step before they are read.
- */
-static void map_ahead(struct tracedat *td, struct cpu_stream *s, size_t at)
-{
-	size_t want = s->size - at > 2 * MAP_AHEAD ? at + 2 * MAP_AHEAD : s->size;
-	size_t from = s->mapped > at ? s->mapped : at;
-
-	if (want > from && (want - from >= MAP_AHEAD || want == s->size)) {
-		kmt_pager_ahead(&td->pager, s->data + from, want - from);
-		s->mapped = want;
-	}
-}
-
 /* Load the next sub-buffer of @s after checking its header; 0 at end, -1 if corrupt. */
 static int load_page(struct kmt_reader *r, struct tracedat *td, int cpu,
 		     struct kmt_error *err)
@@ -314,7 +297,7 @@ static int load_page(struct kmt_reader *r, struct tracedat *td, int cpu,
 		return 0;
 	page = s->data + s->next_page;
 	release_read(s, page);
-	map_ahead(td, s, s->next_page);
+	kmt_pager_follow(&td->pager, s->data, s->size, s->next_page, &s->paged);
 	if (s->size - s->next_page < td->page_header_size) {
 		kmt_error_set(err, r->path, s->file_offset + s->next_page,
 			      "truncated: CPU %d sub-buffer header", cpu);

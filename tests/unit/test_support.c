@@ -775,7 +775,7 @@ static long wait_rss_kib(const void *map, long kib)
  * The pager maps a range of a file mapping in its own thread (the test
  * reads none of it), from an unaligned start to the range's last page;
  * stopped, it maps inline; stopped with a range under way, it ends and the
- * mapping can go.
+ * mapping can go; following a reader, it is given whole steps ahead.
  */
 START_TEST(test_pager_maps_ahead)
 {
@@ -786,6 +786,7 @@ START_TEST(test_pager_maps_ahead)
 	unsigned char *map;
 	char *data = malloc(size);
 	long want = (long)((100 + 6 * mib + 4095) / 4096 * 4);	/* KiB of the pages it spans */
+	size_t paged;
 
 	ck_assert(fd >= 0 && data);
 	memset(data, 'k', size);
@@ -816,6 +817,19 @@ START_TEST(test_pager_maps_ahead)
 	kmt_pager_ahead(&p, map, size);
 	kmt_pager_stop(&p);
 	ck_assert(!p.started);
+	munmap(map, size);
+	/* following a reader: two steps ahead, a whole step at a time, then the rest */
+	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	ck_assert(map != MAP_FAILED);
+	paged = 0;
+	kmt_pager_follow(&p, map, size, 100, &paged);
+	ck_assert_uint_eq(paged, 100 + 2 * KMT_PAGER_STEP);
+	kmt_pager_follow(&p, map, size, KMT_PAGER_STEP, &paged);
+	ck_assert_uint_eq(paged, 100 + 2 * KMT_PAGER_STEP);	/* not a whole step yet */
+	kmt_pager_follow(&p, map, size, KMT_PAGER_STEP + 100, &paged);
+	ck_assert_uint_eq(paged, 100 + 3 * KMT_PAGER_STEP);
+	kmt_pager_follow(&p, map, size, size - 1, &paged);
+	ck_assert_uint_eq(paged, size);
 	munmap(map, size);
 	close(fd);
 	unlink(path);
