@@ -116,6 +116,12 @@ struct kmt_analysis {
 	 */
 	kmt_evmask_t types_only;
 	const struct kmt_need *needs;	/* ended by { 0 }; NULL: none */
+	/*
+	 * It shows nothing without an event of needs[0]: the others it takes
+	 * serve only those. When the recording's formats, all known before
+	 * the replay, hold none of needs[0], the replay hands it no events.
+	 */
+	bool idle_without_first_need;
 	/* Allocate private state with default options; NULL with errno on failure. */
 	void *(*init)(void);
 	/*

@@ -565,6 +565,7 @@ const struct kmt_analysis kmt_analysis_umem = {
 	.shortopts = "l:",
 	.longopts = umem_longopts,
 	.needs = umem_needs,
+	.idle_without_first_need = true,	/* its kernel events are charged to user processes */
 	.events = KMT_EVMASK(KMT_EV_U_CALL) | KMT_EVMASK(KMT_EV_U_RETURN) |
 		  KMT_EVMASK(KMT_EV_U_SAMPLE) | UMEM_KERNEL_EVENTS,
 	.init = umem_init,

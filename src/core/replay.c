@@ -178,21 +178,28 @@ void kmt_replay_take(struct kmt_session *s, const struct kmt_decoder *dec,
 	ev->text_event = rec->text_event;
 }
 
-int kmt_handouts_init(struct kmt_handouts *h, const struct kmt_analysis *const *an,
-		      void *const *priv, int n)
+int kmt_handouts_init(struct kmt_handouts *h, const struct kmt_session *s,
+		      const struct kmt_analysis *const *an, void *const *priv, int n)
 {
+	kmt_evmask_t *taken = malloc(((size_t)n + 1) * sizeof(*taken));
 	int t, i, k = 0;
 
 	h->to = malloc(((size_t)KMT_EV_NR * n + 1) * sizeof(*h->to));
-	if (!h->to)
+	if (!h->to || !taken) {
+		free(taken);
+		kmt_handouts_free(h);
 		return -1;
+	}
+	for (i = 0; i < n; i++)
+		taken[i] = kmt_events_taken(s, an[i]);
 	for (t = 0; t < KMT_EV_NR; t++) {
 		h->start[t] = k;
 		for (i = 0; i < n; i++)
-			if (an[i]->events & KMT_EVMASK(t))
+			if (taken[i] & KMT_EVMASK(t))
 				h->to[k++] = (struct kmt_taker){ an[i], priv[i] };
 	}
 	h->start[KMT_EV_NR] = k;
+	free(taken);
 	return 0;
 }
 
@@ -249,7 +256,7 @@ int kmt_replay_one_thread(struct kmt_session *s, struct merge *m,
 	struct kmt_handouts h;
 	int ret;
 
-	if (kmt_handouts_init(&h, an, priv, n)) {
+	if (kmt_handouts_init(&h, s, an, priv, n)) {
 		kmt_error_set(err, s->input, -1, "out of memory");
 		return -1;
 	}
@@ -264,8 +271,8 @@ int kmt_replay_one_thread(struct kmt_session *s, struct merge *m,
  * follows them); of the others the type and the fields that tell whether
  * their values are possible, for the counts per type.
  */
-static void decode_only_taken(struct kmt_decoder *dec, const struct kmt_analysis *const *an,
-			      int n)
+static void decode_only_taken(struct kmt_decoder *dec, const struct kmt_session *s,
+			      const struct kmt_analysis *const *an, int n)
 {
 	kmt_evmask_t taken = KMT_EVMASK(KMT_EV_FORK) | KMT_EVMASK(KMT_EV_EXEC) |
 			     KMT_EVMASK(KMT_EV_EXIT);
@@ -273,7 +280,7 @@ static void decode_only_taken(struct kmt_decoder *dec, const struct kmt_analysis
 	int i;
 
 	for (i = 0; i < n; i++)
-		taken |= an[i]->events & ~an[i]->types_only;
+		taken |= kmt_events_taken(s, an[i]) & ~an[i]->types_only;
 	for (i = 0; i < KMT_EV_NR; i++)
 		want[i] = taken & KMT_EVMASK(i);
 	kmt_decoder_only(dec, want);
@@ -292,7 +299,7 @@ int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 		kmt_error_set(err, s->input, -1, "out of memory");
 		return -1;
 	}
-	decode_only_taken(dec, an, n);
+	decode_only_taken(dec, s, an, n);
 	s->replay.threads = 1;
 	if (!merge_init(&m, s, err)) {
 		unsigned long long last_ts = 0;
@@ -322,6 +329,27 @@ static bool recorded(const struct kmt_session *s, enum kmt_event_type type)
 				       kmt_event_type_event(type)));
 }
 
+/* Is an event of one of @need's types in the recording? */
+static bool need_met(const struct kmt_session *s, const struct kmt_need *need)
+{
+	int t;
+
+	for (t = KMT_EV_UNKNOWN + 1; t < KMT_EV_NR; t++)
+		if ((need->any & KMT_EVMASK(t)) && recorded(s, t))
+			return true;
+	return false;
+}
+
+kmt_evmask_t kmt_events_taken(const struct kmt_session *s, const struct kmt_analysis *an)
+{
+	/* text input names its formats itself, or learns them as it reads */
+	if (an->idle_without_first_need && an->needs && an->needs[0].any &&
+	    kmt_reader_formats_recorded(s->reader) && kmt_reader_reads_apart(s->reader) &&
+	    !need_met(s, &an->needs[0]))
+		return 0;
+	return an->events;
+}
+
 /* "a or b (without)" of the types in @need into @buf at @at; the new length. */
 static size_t say_need(const struct kmt_need *need, char *buf, size_t len, size_t at)
 {
@@ -344,15 +372,12 @@ int kmt_missing_events(const struct kmt_session *s, const struct kmt_analysis *a
 {
 	const struct kmt_need *need;
 	size_t at = 0;
-	int missing = 0, t;
+	int missing = 0;
 
 	if (len)
 		buf[0] = '\0';
 	for (need = an->needs; need && need->any; need++) {
-		for (t = KMT_EV_UNKNOWN + 1; t < KMT_EV_NR; t++)
-			if ((need->any & KMT_EVMASK(t)) && recorded(s, t))
-				break;
-		if (t < KMT_EV_NR)
+		if (need_met(s, need))
 			continue;
 		missing++;
 		at = say_need(need, buf, len, at);

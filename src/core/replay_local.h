@@ -88,9 +88,15 @@ struct kmt_handouts {
 	struct kmt_taker *to;
 };
 
-/* The hand-outs of the @n analyses @an (states @priv). 0, or -1 out of memory. */
-int kmt_handouts_init(struct kmt_handouts *h, const struct kmt_analysis *const *an,
-		      void *const *priv, int n);
+/*
+ * The events analysis @an takes in the replay of @s: its declared ones, or
+ * none when it is idle_without_first_need and the recording has none of those.
+ */
+kmt_evmask_t kmt_events_taken(const struct kmt_session *s, const struct kmt_analysis *an);
+
+/* The hand-outs of the @n analyses @an (states @priv) in @s. 0, or -1 out of memory. */
+int kmt_handouts_init(struct kmt_handouts *h, const struct kmt_session *s,
+		      const struct kmt_analysis *const *an, void *const *priv, int n);
 
 void kmt_handouts_free(struct kmt_handouts *h);
 

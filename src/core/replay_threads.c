@@ -275,13 +275,13 @@ static int run_two(struct kmt_session *s, struct merge *m, const struct kmt_deco
 	pthread_t reader;
 	int i, ret = 1;
 
-	if (kmt_handouts_init(&p.mine, san, spriv, nr) ||
-	    kmt_handouts_init(&theirs, san + nr, spriv + nr, n - nr)) {
+	if (kmt_handouts_init(&p.mine, s, san, spriv, nr) ||
+	    kmt_handouts_init(&theirs, s, san + nr, spriv + nr, n - nr)) {
 		kmt_handouts_free(&p.mine);
 		return 1;
 	}
 	for (i = nr; i < n; i++)
-		p.batched |= san[i]->events;
+		p.batched |= kmt_events_taken(s, san[i]);
 	/* libtraceevent sorts its comms at the first lookup: before two threads may look */
 	tep_data_comm_from_pid(s->tep, 1);
 	for (i = 0; i < BATCHES; i++)
@@ -344,7 +344,7 @@ int kmt_replay_auto(struct kmt_session *s, struct merge *m, const struct kmt_dec
 	double start, took;
 	int ret;
 
-	if (kmt_handouts_init(&h, an, priv, n)) {
+	if (kmt_handouts_init(&h, s, an, priv, n)) {
 		kmt_error_set(err, s->input, -1, "out of memory");
 		return -1;
 	}

@@ -267,6 +267,58 @@ START_TEST(test_replay_merges_by_time)
 }
 END_TEST
 
+static const struct kmt_need user_calls[] = {
+	{ KMT_EVMASK(KMT_EV_U_CALL), "user-space calls" }, { 0 }
+};
+
+static const struct kmt_need kmallocs[] = {
+	{ KMT_EVMASK(KMT_EV_KMALLOC), "kmallocs" }, { 0 }
+};
+
+/* Idle without user-space calls, which the file has no format of. */
+static const struct kmt_analysis idle_here = {
+	.name = "idle", .events = KMT_EVMASK_ALL, .init = seen_init, .event = seen_event,
+	.needs = user_calls, .idle_without_first_need = true,
+};
+
+/* Idle without kmallocs, which the file has. */
+static const struct kmt_analysis busy_here = {
+	.name = "busy", .events = KMT_EVMASK_ALL, .init = seen_init, .event = seen_event,
+	.needs = kmallocs, .idle_without_first_need = true, .reader_thread_ok = true,
+};
+
+/*
+ * An analysis idle without its first need gets no event from a recording
+ * whose formats lack it, in one thread (_i 1) and with a reader thread
+ * (_i 2); one whose first need is there gets every event, and the
+ * missing need is still reported.
+ */
+START_TEST(test_idle_without_first_need)
+{
+	const struct kmt_analysis *an[2] = { &idle_here, &busy_here };
+	struct kmt_error err;
+	struct kmt_session s = { .input = good_path, .threads = _i };
+	struct seen *idle, *busy;
+	char missing[256];
+	void *priv[2];
+
+	s.reader = kmt_reader_open(good_path, &err);
+	ck_assert_ptr_nonnull(s.reader);
+	s.tep = kmt_reader_tep(s.reader);
+	priv[0] = idle = seen_init();
+	priv[1] = busy = seen_init();
+	ck_assert_int_eq(kmt_replay(&s, an, priv, 2, &err), 0);
+	ck_assert_int_eq(idle->n, 0);
+	ck_assert_int_eq(busy->n, 5);
+	ck_assert_int_eq(kmt_missing_events(&s, &idle_here, missing, sizeof(missing)), 1);
+	ck_assert_msg(strstr(missing, "user-space calls"), "%s", missing);
+	ck_assert_int_eq(kmt_missing_events(&s, &busy_here, NULL, 0), 0);
+	free(idle);
+	free(busy);
+	kmt_reader_close(s.reader);
+}
+END_TEST
+
 /* An analysis that folds each event it is handed, in order, into a digest. */
 struct digest {
 	unsigned long long n, hash;
@@ -613,6 +665,7 @@ Suite *tracedat_suite(void)
 	tcase_add_test(rt, test_given_kallsyms_win);
 	tcase_add_loop_test(rt, test_replay_stops_on_failure, 0, 4);
 	tcase_add_loop_test(rt, test_replay_merges_by_time, 1, 3);
+	tcase_add_loop_test(rt, test_idle_without_first_need, 1, 3);
 	tcase_add_loop_test(rt, test_auto_threads_choose_and_agree, 0, 2);
 	tcase_add_unchecked_fixture(bad, build_good, drop_good);
 	tcase_set_timeout(bad, 120);
