@@ -114,9 +114,9 @@ static void usage(FILE *fp)
 		"      --boot-id ID  the same for the boot id (default: the recording's)\n"
 		"  -H, --human       sizes as KiB/MiB in text\n"
 		"      --threads N   1: all in one thread; 2: records read and decoded in a\n"
-		"                    second one; auto (default for two or more analyses on 2\n"
-		"                    or more CPUs): both timed on the first records, the rest\n"
-		"                    the faster way\n"
+		"                    second one; auto (default on 2 or more CPUs unless all\n"
+		"                    the analyses run in the reading thread): both timed on\n"
+		"                    the first records, the rest the faster way\n"
 		"      --print       every event on one line instead of analyses, decoded by\n"
 		"                    kmtrace's plugins (as trace-cmd report prints them)\n\n"
 		"analyses (default stat):\n");
@@ -506,6 +506,24 @@ static int run(struct report_args *a, struct kmt_output *out)
 	return 0;
 }
 
+/*
+ * --threads when not given. A second thread pays for handing each event
+ * over: only where some analysis would take its events there (those
+ * reader_thread_ok stay in the reading thread), and only where the cores
+ * hand them over fast enough, which auto times on the first records.
+ */
+static int default_threads(const struct report_args *a)
+{
+	int i;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return 1;
+	for (i = 0; i < a->n; i++)
+		if (!a->an[i]->reader_thread_ok)
+			return KMT_THREADS_AUTO;
+	return 1;
+}
+
 /* Text input: say on standard error how many lines did not parse, and the first ones. */
 static void warn_unparsed(const struct report_args *a, const char *input)
 {
@@ -760,13 +778,8 @@ int kmt_cmd_report(int argc, char **argv)
 		ret = KMT_EXIT_INPUT;
 		goto out;
 	}
-	/*
-	 * A second thread pays for copying each event to the other: worth it
-	 * when several analyses share the events, not for one light one, and
-	 * only where the cores hand the events over fast enough: timed.
-	 */
 	if (!a.s.threads)
-		a.s.threads = a.n > 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1 ? KMT_THREADS_AUTO : 1;
+		a.s.threads = default_threads(&a);
 	ret = open_and_run(&a);
 out:
 	for (i = 0; i < a.n; i++)
