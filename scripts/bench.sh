@@ -3,7 +3,8 @@
 # ratios, on recordings made here once (need root, tracefs and perf) and
 # reused from bench-out/:
 #  1. a trace.dat of >= 10M events: each analysis and all of them, on one
-#     thread and on two, against trace-cmd report and against cat;
+#     thread, on two and as users run them (default threads), against
+#     trace-cmd report and against cat;
 #  2. ns/event of all analyses at three sizes (about 1.6M, 4.4M and 10M events),
 #     and callgrind's instructions per event of stat, slab and all (one
 #     thread, the smallest file: figures that do not move with the load);
@@ -63,11 +64,13 @@ nbig=$(events_of "$big")
 # 1. the big trace.dat
 : >"$out/rows"
 for a in $ANALYSES "$ANALYSES"; do
-	ts="1 2"
-	case $a in *" "*) ts="1 2 auto" ;; esac	# all analyses: also the default, auto
+	ts="1 2 default"	# default: as users run it (auto where some analysis is keyed)
+	case $a in *" "*) ts="1 2 auto" ;; esac	# all analyses: auto is the default
 	for t in $ts; do
+		th="--threads $t"
+		[ "$t" = default ] && th=
 		# shellcheck disable=SC2086
-		r=$(best 3 "$KMTRACE" report --threads $t -i "$big" $a) ||
+		r=$(best 3 "$KMTRACE" report $th -i "$big" $a) ||
 			{ echo "bench: kmtrace report $a failed" >&2; exit 1; }
 		echo "kmtrace|$a|$t|$r" >>"$out/rows"
 	done
@@ -85,13 +88,18 @@ print(f"{'run':<44}{'seconds':>8}{'M events/s':>12}{'peak RSS':>12}{'vs trace-cm
 one = {}
 for _, a, t, r in rows:
     sec, rss = (max(float(v), 0.01) for v in r.split())
-    threads = {'1': '1 thread', '2': '2 threads', 'auto': '--threads auto'}[t]
+    threads = {'1': '1 thread', '2': '2 threads', 'auto': '--threads auto',
+               'default': 'default threads'}[t]
     name = f"kmtrace {'all analyses' if ' ' in a else a}, {threads}"
     print(f"{name:<44}{sec:>8.2f}{n / sec / 1e6:>12.1f}{rss / 1024:>8.0f} MiB{tcs / sec:>13.1f}x")
     one[(a, t)] = sec
 print(f"{'trace-cmd report':<44}{tcs:>8.2f}{n / tcs / 1e6:>12.1f}{tcm / 1024:>8.0f} MiB")
 print(f"{'cat (page cache)':<44}{cats:>8.2f}{n / cats / 1e6:>12.1f}")
 alls = [a for a, _ in one if ' ' in a][0]
+alone = {a: n / sec / 1e6 for (a, t), sec in one.items() if t == 'default'}
+print(f"each analysis alone, default threads: {sum(r >= 20 for r in alone.values())} of "
+      f"{len(alone)} at 20M events/s or more; below: " +
+      (", ".join(f"{a} {r:.1f}M" for a, r in sorted(alone.items()) if r < 20) or "none"))
 print(f"all analyses: two threads {one[(alls, '1')] / one[(alls, '2')]:.2f}x one, "
       f"auto {one[(alls, '1')] / one[(alls, 'auto')]:.2f}x; "
       f"{cats / one[(alls, '2')] * 100:.0f}% of cat's speed; "
