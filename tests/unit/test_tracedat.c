@@ -207,6 +207,17 @@ static const struct kmt_analysis failing_in_reader = {
 	.reader_thread_ok = true,
 };
 
+/* A session of the good file on @threads threads, its reader open. */
+static void open_good(struct kmt_session *s, int threads)
+{
+	struct kmt_error err;
+
+	*s = (struct kmt_session){ .input = good_path, .threads = threads };
+	s->reader = kmt_reader_open(good_path, &err);
+	ck_assert_msg(s->reader != NULL, "%s", err.msg);
+	s->tep = kmt_reader_tep(s->reader);
+}
+
 /*
  * An analysis whose event handler fails stops the replay at once, in one
  * thread and with a reader thread, in either thread: -1 and an error that
@@ -216,13 +227,11 @@ START_TEST(test_replay_stops_on_failure)
 {
 	const struct kmt_analysis *an[2] = { &seen_analysis, _i & 1 ? &failing_in_reader : &failing };
 	struct kmt_error err = { 0 };
-	struct kmt_session s = { .input = good_path, .threads = 1 + (_i >= 2) };
+	struct kmt_session s;
 	struct seen *all, *bad;
 	void *priv[2];
 
-	s.reader = kmt_reader_open(good_path, &err);
-	ck_assert_ptr_nonnull(s.reader);
-	s.tep = kmt_reader_tep(s.reader);
+	open_good(&s, 1 + (_i >= 2));
 	priv[0] = all = seen_init();
 	priv[1] = bad = seen_init();
 	ck_assert_int_eq(kmt_replay(&s, an, priv, 2, &err), -1);
@@ -242,14 +251,12 @@ START_TEST(test_replay_merges_by_time)
 {
 	const struct kmt_analysis *an[2] = { &seen_analysis, &kmalloc_only };
 	struct kmt_error err;
-	struct kmt_session s = { .input = good_path, .threads = _i };
+	struct kmt_session s;
 	struct seen *all, *km;
 	void *priv[2];
 	int i;
 
-	s.reader = kmt_reader_open(good_path, &err);
-	ck_assert_ptr_nonnull(s.reader);
-	s.tep = kmt_reader_tep(s.reader);
+	open_good(&s, _i);
 	priv[0] = all = seen_init();
 	priv[1] = km = seen_init();
 	ck_assert_int_eq(kmt_replay(&s, an, priv, 2, &err), 0);
@@ -297,14 +304,12 @@ START_TEST(test_idle_without_first_need)
 {
 	const struct kmt_analysis *an[2] = { &idle_here, &busy_here };
 	struct kmt_error err;
-	struct kmt_session s = { .input = good_path, .threads = _i };
+	struct kmt_session s;
 	struct seen *idle, *busy;
 	char missing[256];
 	void *priv[2];
 
-	s.reader = kmt_reader_open(good_path, &err);
-	ck_assert_ptr_nonnull(s.reader);
-	s.tep = kmt_reader_tep(s.reader);
+	open_good(&s, _i);
 	priv[0] = idle = seen_init();
 	priv[1] = busy = seen_init();
 	ck_assert_int_eq(kmt_replay(&s, an, priv, 2, &err), 0);
