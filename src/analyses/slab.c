@@ -117,6 +117,7 @@ static void slab_free(void *priv)
 	kmt_hashmap_free(&st->unnamed_caches);
 	kmt_objmap_free(&st->live);
 	kmt_slab_audit_free(&st->audit);
+	free(st->cpu_node);
 	free(st->points);
 	kmt_filter_free(&st->o.filter);
 	kmt_rollup_release(&st->o.rollup);
@@ -142,6 +143,22 @@ static void *slab_init(void)
 	return st;
 }
 
+/* The node of each CPU of @r into st->cpu_node. 0, or -1 when out of memory. */
+static int copy_cpu_nodes(struct slab_state *st, struct kmt_reader *r)
+{
+	int cpu, n = kmt_reader_cpus(r);
+
+	if (n <= 0)
+		return 0;
+	st->cpu_node = malloc((size_t)n * sizeof(*st->cpu_node));
+	if (!st->cpu_node)
+		return -1;
+	for (cpu = 0; cpu < n; cpu++)
+		st->cpu_node[cpu] = kmt_reader_cpu_node(r, cpu);
+	st->ncpu_node = n;
+	return 0;
+}
+
 static int slab_start(void *priv, const struct kmt_session *s)
 {
 	struct slab_state *st = priv;
@@ -157,7 +174,7 @@ static int slab_start(void *priv, const struct kmt_session *s)
 	st->o.filter.tep = s->tep;
 	st->have_node_map = kmt_reader_cpu_node(s->reader, 0) >= 0;
 	kmt_cache_namer_init(&st->namer, s->tep);
-	return 0;
+	return st->have_node_map ? copy_cpu_nodes(st, s->reader) : 0;
 }
 
 /* The row of @key in @g, made if new; SLAB_NO_ROW when out of memory. */
@@ -297,7 +314,10 @@ static void note_node(struct slab_state *st, const struct kmt_event *ev)
 	if (!(ev->flags & KMT_EVF_HAS_NODE))
 		return;
 	st->node_allocs++;
-	cpu_node = st->have_node_map ? kmt_reader_cpu_node(st->reader, ev->cpu) : 0;
+	if (!st->have_node_map)
+		cpu_node = 0;
+	else
+		cpu_node = ev->cpu >= 0 && ev->cpu < st->ncpu_node ? st->cpu_node[ev->cpu] : -1;
 	if (ev->node >= 0 && ev->node != cpu_node)
 		st->cross_node++;
 }

@@ -96,6 +96,13 @@ struct slab_state {
 	uint64_t peak_live, peak_ts;
 	uint64_t node_allocs, cross_node;
 	bool have_node_map;
+	/*
+	 * The recording's NUMA node of each CPU (-1: unknown), copied at the
+	 * start: with two threads the reading one writes the reader's memory
+	 * beside the reader's copy, and every read of it would miss.
+	 */
+	int *cpu_node;
+	int ncpu_node;
 
 	struct slab_group callers, caches, pids, ptrs, stack_rows;
 	struct kmt_stacks stacks;	/* --stack: key of stack_rows is a stack id */
