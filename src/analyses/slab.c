@@ -143,14 +143,22 @@ static void *slab_init(void)
 	return st;
 }
 
-/* The node of each CPU of @r into st->cpu_node. 0, or -1 when out of memory. */
+#define CACHE_LINE	64
+
+/*
+ * The node of each CPU of @r into st->cpu_node, on cache lines no other
+ * heap block shares (a block the reading thread writes there would take
+ * the line away at each read). 0, or -1 when out of memory.
+ */
 static int copy_cpu_nodes(struct slab_state *st, struct kmt_reader *r)
 {
 	int cpu, n = kmt_reader_cpus(r);
+	size_t lines;
 
 	if (n <= 0)
 		return 0;
-	st->cpu_node = malloc((size_t)n * sizeof(*st->cpu_node));
+	lines = ((size_t)n * sizeof(*st->cpu_node) + CACHE_LINE - 1) / CACHE_LINE;
+	st->cpu_node = aligned_alloc(CACHE_LINE, lines * CACHE_LINE);
 	if (!st->cpu_node)
 		return -1;
 	for (cpu = 0; cpu < n; cpu++)

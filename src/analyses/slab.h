@@ -98,8 +98,9 @@ struct slab_state {
 	bool have_node_map;
 	/*
 	 * The recording's NUMA node of each CPU (-1: unknown), copied at the
-	 * start: with two threads the reading one writes the reader's memory
-	 * beside the reader's copy, and every read of it would miss.
+	 * start onto lines of its own: with two threads the reading one
+	 * writes heap blocks beside the reader's copy, and every read of it
+	 * would miss.
 	 */
 	int *cpu_node;
 	int ncpu_node;
