@@ -150,7 +150,7 @@ test_outputs_checked() {
 		"$TOP/docs/kmtrace-report.schema.json" "$WORK"
 }
 
-# One thread or two (a reading thread with stat, fault, vm and oom): the same reports.
+# One thread or two (a reading thread with stat, fault, vm, oom and page): the same reports.
 test_threads_identical() {
 	local f syms a
 	for f in small.dat small-v7.dat fault.dat plugins.dat stacks.dat:stacks.kallsyms \

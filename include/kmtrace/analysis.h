@@ -110,6 +110,11 @@ struct kmt_analysis {
 	 */
 	bool reader_thread_ok;
 	/*
+	 * reader_thread_ok for an analysis that may only with some options:
+	 * asked of its state @priv once they are given. NULL: none.
+	 */
+	bool (*reader_thread_ok_with)(const void *priv);
+	/*
 	 * KMT_EVMASK() of the events it reads only the type, id, pid, cpu,
 	 * time and callchain of (KMT_EVMASK_ALL: all it takes): their fields
 	 * need not be decoded for it.
@@ -172,6 +177,9 @@ int kmt_analysis_option(const struct kmt_analysis *an, void *priv, int key, cons
  */
 int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 	       void *const *priv, int n, struct kmt_error *err);
+
+/* May analysis @an, its options given in @priv, take its events in the reading thread? */
+bool kmt_analysis_in_reader_thread(const struct kmt_analysis *an, const void *priv);
 
 /*
  * After kmt_replay(): the needs of @an the recording does not meet, as

@@ -371,6 +371,14 @@ static int on_free(struct page_state *st, const struct kmt_event *ev, uint64_t o
 	return account(st, p, -(int64_t)pages, ev->ts);
 }
 
+/* Without --caller and --stack no event looks up a symbol: the reading thread may take them. */
+static bool page_reader_thread_ok(const void *priv)
+{
+	const struct page_state *st = priv;
+
+	return !(st->tables & (PAGE_TABLE_CALLER | PAGE_TABLE_STACK));
+}
+
 static int page_event(void *priv, const struct kmt_event *ev)
 {
 	struct page_state *st = priv;
@@ -474,6 +482,7 @@ const struct kmt_analysis kmt_analysis_page = {
 	.option = page_option,
 	.start = page_start,
 	.event = page_event,
+	.reader_thread_ok_with = page_reader_thread_ok,
 	.remark = page_remark,
 	.report = kmt_page_report,
 	.free = page_free_state,

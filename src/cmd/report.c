@@ -114,9 +114,9 @@ static void usage(FILE *fp)
 		"      --boot-id ID  the same for the boot id (default: the recording's)\n"
 		"  -H, --human       sizes as KiB/MiB in text\n"
 		"      --threads N   1: all in one thread; 2: records read and decoded in a\n"
-		"                    second one; auto (default on 2 or more CPUs unless all\n"
-		"                    the analyses run in the reading thread): both timed on\n"
-		"                    the first records, the rest the faster way\n"
+		"                    second one; auto (default on 2 or more CPUs, unless all\n"
+		"                    the analyses are light ones such as stat): both timed\n"
+		"                    on the first records, the rest the faster way\n"
 		"      --print       every event on one line instead of analyses, decoded by\n"
 		"                    kmtrace's plugins (as trace-cmd report prints them)\n\n"
 		"analyses (default stat):\n");
@@ -507,10 +507,10 @@ static int run(struct report_args *a, struct kmt_output *out)
 }
 
 /*
- * --threads when not given. A second thread pays for handing each event
- * over: only where some analysis would take its events there (those
- * reader_thread_ok stay in the reading thread), and only where the cores
- * hand them over fast enough, which auto times on the first records.
+ * --threads when not given: auto, which times both ways on the first
+ * records, where a second CPU is online; but one thread where every
+ * analysis always takes its events in the reading thread (reader_thread_ok:
+ * light ones, whose events cost less than handing them over).
  */
 static int default_threads(const struct report_args *a)
 {

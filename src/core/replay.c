@@ -320,6 +320,12 @@ int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 	return ret;
 }
 
+bool kmt_analysis_in_reader_thread(const struct kmt_analysis *an, const void *priv)
+{
+	return an->reader_thread_ok ||
+	       (an->reader_thread_ok_with && an->reader_thread_ok_with(priv));
+}
+
 /* Is an event of @type in the recording? */
 static bool recorded(const struct kmt_session *s, enum kmt_event_type type)
 {

@@ -2,15 +2,15 @@
 /*
  * Replay on two cores: a reader thread merges and decodes the records into
  * batches of events while the calling thread hands them to the analyses,
- * in the order one thread would. Analyses that may (reader_thread_ok: they
- * look at nothing the calling thread's analyses change) take their events
- * in the reader thread instead, so that the work is shared; the batches
- * then carry only the events the other analyses want. A batch carries
- * copies of the records' bytes and stacks where a reader's record lasts
- * only until its next one (not those a mapped file keeps), and the events
- * point into those copies. A few
- * batches go round between the two threads, so memory stays fixed however
- * long the recording.
+ * in the order one thread would. Analyses that may (reader_thread_ok, or
+ * reader_thread_ok_with their options: they look at nothing the calling
+ * thread's analyses change) take their events in the reader thread
+ * instead, so that the work is shared; the batches then carry only the
+ * events the other analyses want. A batch carries copies of the records'
+ * bytes and stacks where a reader's record lasts only until its next one
+ * (not those a mapped file keeps), and the events point into those
+ * copies. A few batches go round between the two threads, so memory stays
+ * fixed however long the recording.
  *
  * --threads auto times the replay in one thread first, then on two, and
  * goes back to one when two were slower: the reader thread stops after
@@ -244,20 +244,27 @@ static void free_batches(struct pipe_state *p)
 /*
  * Sort @n analyses @an (states @priv) into those of the reader thread (the
  * first *@nr of @out_an) and the others (after them), in their order.
+ * Those that may go only by their options (page without stacks) go only
+ * where some analysis stays in the calling thread: alone, they are the
+ * calling thread's share of the work.
  */
 static void split(const struct kmt_analysis *const *an, void *const *priv, int n,
 		  const struct kmt_analysis **out_an, void **out_priv, int *nr)
 {
+	bool any_left = false;
 	int i, k = 0, pass;
 
+	for (i = 0; i < n; i++)
+		any_left |= !kmt_analysis_in_reader_thread(an[i], priv[i]);
+	*nr = 0;
 	for (pass = 0; pass < 2; pass++)
 		for (i = 0; i < n; i++)
-			if (an[i]->reader_thread_ok == !pass) {
+			if ((an[i]->reader_thread_ok ||
+			     (any_left && kmt_analysis_in_reader_thread(an[i], priv[i]))) == !pass) {
 				out_an[k] = an[i];
 				out_priv[k++] = priv[i];
+				*nr += !pass;
 			}
-	for (*nr = 0; *nr < n && out_an[*nr]->reader_thread_ok; (*nr)++)
-		;
 }
 
 /*

@@ -324,6 +324,70 @@ START_TEST(test_idle_without_first_need)
 }
 END_TEST
 
+/* An analysis that notes which thread took its events; the reading one if it may. */
+struct where {
+	bool reader_ok;
+	pthread_t caller;
+	int in_caller, elsewhere;
+};
+
+static void *where_init(void)
+{
+	return calloc(1, sizeof(struct where));
+}
+
+static int where_event(void *priv, const struct kmt_event *ev)
+{
+	struct where *w = priv;
+
+	(void)ev;
+	if (pthread_equal(pthread_self(), w->caller))
+		w->in_caller++;
+	else
+		w->elsewhere++;
+	return 0;
+}
+
+static bool where_reader_ok(const void *priv)
+{
+	return ((const struct where *)priv)->reader_ok;
+}
+
+static const struct kmt_analysis where_analysis = {
+	.name = "where", .events = KMT_EVMASK_ALL, .init = where_init, .event = where_event,
+	.reader_thread_ok_with = where_reader_ok,
+};
+
+/*
+ * With two threads, an analysis whose options allow it (_i 1) takes its
+ * events in the reading thread, else (_i 0) in the calling one; it tells
+ * kmt_analysis_in_reader_thread() the same. Alone (_i 2) it stays in the
+ * calling thread even so, as the work that thread shares.
+ */
+START_TEST(test_reader_thread_by_options)
+{
+	const struct kmt_analysis *an[2] = { &where_analysis, &seen_analysis };
+	struct kmt_error err;
+	struct kmt_session s;
+	struct where *w;
+	void *priv[2];
+
+	open_good(&s, 2);
+	priv[0] = w = where_init();
+	priv[1] = seen_init();
+	w->reader_ok = _i > 0;
+	w->caller = pthread_self();
+	ck_assert(kmt_analysis_in_reader_thread(&where_analysis, w) == (_i > 0));
+	ck_assert(!kmt_analysis_in_reader_thread(&seen_analysis, priv[1]));
+	ck_assert_int_eq(kmt_replay(&s, an, priv, _i == 2 ? 1 : 2, &err), 0);
+	ck_assert_int_eq(w->in_caller + w->elsewhere, 5);
+	ck_assert_int_eq(_i == 1 ? w->elsewhere : w->in_caller, 5);
+	free(priv[1]);
+	free(w);
+	kmt_reader_close(s.reader);
+}
+END_TEST
+
 /* An analysis that folds each event it is handed, in order, into a digest. */
 struct digest {
 	unsigned long long n, hash;
@@ -671,6 +735,7 @@ Suite *tracedat_suite(void)
 	tcase_add_loop_test(rt, test_replay_stops_on_failure, 0, 4);
 	tcase_add_loop_test(rt, test_replay_merges_by_time, 1, 3);
 	tcase_add_loop_test(rt, test_idle_without_first_need, 1, 3);
+	tcase_add_loop_test(rt, test_reader_thread_by_options, 0, 3);
 	tcase_add_loop_test(rt, test_auto_threads_choose_and_agree, 0, 2);
 	tcase_add_unchecked_fixture(bad, build_good, drop_good);
 	tcase_set_timeout(bad, 120);
