@@ -178,9 +178,6 @@ int kmt_analysis_option(const struct kmt_analysis *an, void *priv, int key, cons
 int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 	       void *const *priv, int n, struct kmt_error *err);
 
-/* May analysis @an, its options given in @priv, take its events in the reading thread? */
-bool kmt_analysis_in_reader_thread(const struct kmt_analysis *an, const void *priv);
-
 /*
  * After kmt_replay(): the needs of @an the recording does not meet, as
  * "kmem:kfree or kmem:kmem_cache_free (frees)" joined by "; " in @buf.

@@ -88,6 +88,9 @@ struct kmt_handouts {
 	struct kmt_taker *to;
 };
 
+/* May analysis @an, its options given in @priv, take its events in the reading thread? */
+bool kmt_analysis_in_reader_thread(const struct kmt_analysis *an, const void *priv);
+
 /*
  * The events analysis @an takes in the replay of @s: its declared ones, or
  * none when it is idle_without_first_need and the recording has none of those.

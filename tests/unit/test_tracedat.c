@@ -14,6 +14,7 @@
 
 #include <kmtrace/analysis.h>
 #include <kmtrace/reader.h>
+#include "core/replay_local.h"
 #include "fixtures.h"
 #include "suites.h"
 
