@@ -82,7 +82,6 @@ static void page_free_state(void *priv)
 	kmt_page_series_free(&st->total);
 	free(st->procs);
 	free(st->gfps);
-	free(st->recent);
 	free(st->callers);
 	free(st->stack_rows);
 	kmt_hashmap_free(&st->caller_index);
@@ -93,7 +92,7 @@ static void page_free_state(void *priv)
 	kmt_hashmap_free(&st->proc_index);
 	kmt_objmap_free(&st->live);
 	kmt_page_owner_release(&st->owner);
-	kmt_hashmap_free(&st->recent_index);
+	kmt_page_recent_free(&st->recent);
 	kmt_rollup_release(&st->rollup);
 	kmt_filter_free(&st->filter);
 	free(st);
@@ -108,7 +107,7 @@ static void *page_init(void)
 	st->lines = -1;
 	if (kmt_filter_init(&st->filter) || kmt_hashmap_init(&st->gfp_index) ||
 	    kmt_hashmap_init(&st->proc_index) || kmt_objmap_init(&st->live, sizeof(struct page_block)) ||
-	    kmt_hashmap_init(&st->recent_index) || kmt_hashmap_init(&st->caller_index) ||
+	    kmt_page_recent_init(&st->recent) || kmt_hashmap_init(&st->caller_index) ||
 	    kmt_hashmap_init(&st->frame_cache) || kmt_hashmap_init(&st->stack_index) ||
 	    kmt_stacks_init(&st->stacks)) {
 		page_free_state(st);
@@ -281,53 +280,6 @@ static int on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel)
 	return account(st, p, pages, ev->ts);
 }
 
-/* The ring of pfns @pid freed last; NULL when out of memory. */
-static uint64_t *recent_of(struct page_state *st, int pid)
-{
-	bool made;
-	uint32_t i = kmt_hashmap_row(&st->recent_index, (uint32_t)pid, &st->recent,
-				     &st->cap_recent, &st->nrecent, sizeof(*st->recent), &made);
-
-	return i == KMT_HASHMAP_NO_ROW ? NULL : st->recent[i];
-}
-
-/*
- * Remember @pfn as freed by @pid. The kernel traces each page freed in a
- * batch twice, mm_page_free in free_pages_prepare() and then
- * mm_page_free_batched (possibly on another CPU; the task is the link), so
- * batched events are not counted as frees; the report shows how many of
- * them repeat an mm_page_free seen in the trace (the others had theirs
- * before the trace started).
- */
-static int note_recent(struct page_state *st, int pid, uint64_t pfn)
-{
-	uint64_t *ring = recent_of(st, pid);
-
-	if (!ring)
-		return -1;
-	memmove(ring + 1, ring, (PAGE_RECENT_FREES - 1) * sizeof(*ring));
-	ring[0] = pfn + 1;
-	return 0;
-}
-
-/* Did @pid free @pfn with mm_page_free just before? Forget it then. */
-static bool take_recent(struct page_state *st, int pid, uint64_t pfn)
-{
-	uint64_t *ring, idx;
-	int i;
-
-	if (!kmt_hashmap_find(&st->recent_index, (uint32_t)pid, &idx))
-		return false;
-	ring = st->recent[idx];
-	for (i = 0; i < PAGE_RECENT_FREES; i++) {
-		if (ring[i] == pfn + 1) {
-			ring[i] = 0;
-			return true;
-		}
-	}
-	return false;
-}
-
 static void counts_free(struct page_count *c, uint64_t pages)
 {
 	c->frees++;
@@ -401,11 +353,19 @@ static int page_event(void *priv, const struct kmt_event *ev)
 	case KMT_EV_PAGE_ALLOC:
 		return on_alloc(st, ev, sel);
 	case KMT_EV_PAGE_FREE:
-		return note_recent(st, ev->pid, ev->pfn) || on_free(st, ev, ev->order, sel) ? -1 : 0;
+		return kmt_page_recent_note(&st->recent, ev->pid, ev->pfn) ||
+		       on_free(st, ev, ev->order, sel) ? -1 : 0;
 	case KMT_EV_PAGE_FREE_BATCHED:
-		/* Never a free of its own: see note_recent(). Counted as evidence. */
+		/*
+		 * The kernel traces each page freed in a batch twice,
+		 * mm_page_free in free_pages_prepare() and then this
+		 * (possibly on another CPU; the task is the link), so it is
+		 * no free of its own; the report shows how many repeat an
+		 * mm_page_free seen in the trace (the others had theirs
+		 * before the trace started).
+		 */
 		st->batched += sel;
-		if (take_recent(st, ev->pid, ev->pfn))
+		if (kmt_page_recent_take(&st->recent, ev->pid, ev->pfn))
 			st->batched_dup += sel;
 		break;
 	case KMT_EV_PAGE_ALLOC_EXTFRAG:

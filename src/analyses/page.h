@@ -9,6 +9,7 @@
 #include <kmtrace/analysis.h>
 #include <kmtrace/output.h>
 #include "filter.h"
+#include "page_recent.h"
 #include "pageowner.h"
 #include "rollup.h"
 #include "stacks.h"
@@ -18,7 +19,6 @@
 #include "common/util.h"
 
 #define PAGE_ORDERS		16	/* orders kept apart; higher ones share the last */
-#define PAGE_RECENT_FREES	64	/* per task: mm_page_free pfns a batched event may repeat */
 #define PAGE_TOP_DEFAULT	5	/* processes in --timeline without -l */
 
 #define PAGE_TABLE_PID		(1u << 0)
@@ -158,10 +158,7 @@ struct page_state {
 	uint32_t nstack_rows, cap_stack_rows;
 	char remark[320];
 
-	/* Per task, the last pfns it freed with mm_page_free, + 1 (0: empty). */
-	struct kmt_hashmap recent_index;	/* pid -> recent[] */
-	uint64_t (*recent)[PAGE_RECENT_FREES];
-	uint32_t nrecent, cap_recent;
+	struct kmt_objmap recent;	/* task -> struct page_recent (page_recent.h) */
 };
 
 KMT_OBJMAP_TYPED(page_live, struct page_block)

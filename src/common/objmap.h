@@ -59,6 +59,14 @@ static inline const void *kmt_objmap_take(struct kmt_objmap *m, uint64_t key)
 	return m->items + slot * m->size;
 }
 
+/* The item of @key to read and write, or NULL when there is none. Valid until @m changes. */
+static inline void *kmt_objmap_find(struct kmt_objmap *m, uint64_t key)
+{
+	uint64_t slot;
+
+	return kmt_hashmap_find(&m->index, key, &slot) ? m->items + slot * m->size : NULL;
+}
+
 /* kmt_objmap_cell() for a new key when no freed slot is left. */
 void *kmt_objmap_cell_grown(struct kmt_objmap *m, uint64_t key, uint64_t *cell);
 

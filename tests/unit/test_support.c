@@ -16,6 +16,7 @@
 #include "common/hashmap.h"
 #include "common/mmnames.h"
 #include "common/objmap.h"
+#include "analyses/page_recent.h"
 #include "common/pager.h"
 #include "common/proctable.h"
 #include "common/radix.h"
@@ -562,6 +563,91 @@ static int by_key_then_order(const void *a, const void *b)
 }
 
 /* The radix sort equals a stable comparison sort, keys of every width. */
+/*
+ * The tasks' recent frees against the plain model they replace: per task a
+ * ring of its last PAGE_RECENT_FREES pfns, newest first, taken ones zeroed.
+ */
+#define MODEL_TASKS	5
+#define MODEL_HISTORY	(PAGE_RECENT_FREES * 3 / 2)
+
+struct model_task {
+	uint64_t ring[PAGE_RECENT_FREES];
+	uint64_t history[MODEL_HISTORY];	/* every pfn freed, by number % MODEL_HISTORY */
+	uint32_t frees;
+};
+
+static void model_note(struct model_task *t, uint64_t pfn)
+{
+	memmove(&t->ring[1], &t->ring[0], (PAGE_RECENT_FREES - 1) * sizeof(t->ring[0]));
+	t->ring[0] = pfn + 1;
+	t->history[t->frees++ % MODEL_HISTORY] = pfn;
+}
+
+static bool model_take(struct model_task *t, uint64_t pfn)
+{
+	int i;
+
+	for (i = 0; i < PAGE_RECENT_FREES; i++)
+		if (t->ring[i] == pfn + 1) {
+			t->ring[i] = 0;
+			return true;
+		}
+	return false;
+}
+
+/* Take @pfn from both; count the outcome. */
+static void both_take(struct kmt_objmap *m, struct model_task *t, int pid, uint64_t pfn,
+		      uint64_t outcomes[2])
+{
+	bool want = model_take(t, pfn);
+
+	ck_assert_msg(kmt_page_recent_take(m, pid, pfn) == want, "task %d pfn %llu taken %d",
+		      pid, (unsigned long long)pfn, want);
+	outcomes[want]++;
+}
+
+/*
+ * Batches as the kernel traces them: a task frees up to 40 pages, then
+ * takes them again in order, a tenth left behind; between batches, takes
+ * of a pfn freed at any age up to 1.5 rings, or of one never freed.
+ */
+START_TEST(test_page_recent_as_ring)
+{
+	static struct model_task tasks[MODEL_TASKS];
+	unsigned int seed = 35 + (unsigned int)_i, batch, n, i;
+	uint64_t pfns[40], outcomes[2] = { 0, 0 };
+	struct kmt_objmap m;
+
+	memset(tasks, 0, sizeof(tasks));
+	ck_assert_int_eq(kmt_page_recent_init(&m), 0);
+	for (batch = 0; batch < 20000; batch++) {
+		int pid = rand_r(&seed) % MODEL_TASKS;
+		struct model_task *t = &tasks[pid];
+
+		n = 1 + (unsigned int)rand_r(&seed) % 40;
+		for (i = 0; i < n; i++) {
+			pfns[i] = (uint64_t)(rand_r(&seed) % 300);
+			ck_assert_int_eq(kmt_page_recent_note(&m, pid, pfns[i]), 0);
+			model_note(t, pfns[i]);
+		}
+		for (i = 0; i < n; i++)
+			if (rand_r(&seed) % 10)
+				both_take(&m, t, pid, pfns[i], outcomes);
+		for (i = 0; i < 4; i++) {
+			uint32_t back = 1 + (uint32_t)rand_r(&seed) % MODEL_HISTORY;
+
+			pid = rand_r(&seed) % MODEL_TASKS;
+			t = &tasks[pid];
+			both_take(&m, t, pid, back <= t->frees ?
+				  t->history[(t->frees - back) % MODEL_HISTORY] : 300, outcomes);
+		}
+	}
+	ck_assert_uint_gt(outcomes[true], 10000);	/* both outcomes, many times */
+	ck_assert_uint_gt(outcomes[false], 10000);
+	kmt_page_recent_free(&m);
+}
+END_TEST
+
 START_TEST(test_radix_sort_stable)
 {
 	enum { N = 5000 };
@@ -846,6 +932,7 @@ Suite *support_suite(void)
 	tcase_add_test(tc, test_hashmap_find);
 	tcase_add_test(tc, test_hashmap_name_row);
 	tcase_add_test(tc, test_objmap_reuses_slots);
+	tcase_add_loop_test(tc, test_page_recent_as_ring, 0, 4);
 	tcase_add_test(tc, test_radix_sort_stable);
 	tcase_add_test(tc, test_symbols);
 	tcase_add_test(tc, test_symbols_relocate);
