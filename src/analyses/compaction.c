@@ -229,7 +229,8 @@ static int report_procs(struct compact_state *st, struct kmt_output *out)
 		const char *comm = st->tep ? tep_data_comm_from_pid(st->tep, p->pid) : NULL;
 		uint64_t p50, p99;
 
-		kmt_latencies_row(&st->lat, idx[i], &p50, &p99);
+		if ((ret = kmt_latencies_row(&st->lat, idx[i], &p50, &p99)))
+			break;
 		ret = kmt_table_row(t, (union kmt_cell[]){
 			{ .u = (unsigned int)p->pid }, { .s = comm ? comm : "<...>" },
 			{ .u = p->runs }, { .u = p->succeeded }, { .u = p->ns },

@@ -65,15 +65,17 @@ static int report_outcomes(const struct fault_state *st, struct kmt_output *out)
 
 static int report_latency(struct fault_state *st, struct kmt_output *out)
 {
+	uint64_t p50, p99;
+
 	if (st->source == FS_NONE)
 		return 0;
-	if (kmt_latencies_sort_by_ns(&st->lat))
+	if (kmt_latencies_overall(&st->lat, &p50, &p99))
 		return -1;
 	return kmt_output_count(out, "latency_count", "Service latency: faults timed",
 				st->total.lat_n) ||
 	       kmt_output_ns(out, "latency_mean", "  mean", mean(&st->total)) ||
-	       kmt_output_ns(out, "latency_p50", "  p50", kmt_latency_percentile(st->lat.v, st->lat.n, 50)) ||
-	       kmt_output_ns(out, "latency_p99", "  p99", kmt_latency_percentile(st->lat.v, st->lat.n, 99)) ||
+	       kmt_output_ns(out, "latency_p50", "  p50", p50) ||
+	       kmt_output_ns(out, "latency_p99", "  p99", p99) ||
 	       kmt_output_ns(out, "latency_max", "  max", st->total.lat_max);
 }
 
@@ -164,7 +166,8 @@ static int report_procs(struct fault_state *st, struct kmt_output *out)
 		const struct fault_counts *c = &p->c;
 		uint64_t p50, p99;
 
-		kmt_latencies_row(&st->lat, idx[i], &p50, &p99);
+		if ((ret = kmt_latencies_row(&st->lat, idx[i], &p50, &p99)))
+			break;
 		ret = kmt_table_row(t, (union kmt_cell[]){
 			{ .u = p->pid }, { .s = p->comm }, { .u = c->faults },
 			{ .u = c->cls[FC_USER] }, { .u = c->cls[FC_KERNEL] },

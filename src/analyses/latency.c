@@ -6,7 +6,9 @@
  * nanosecond, above a bucket per power of GAMMA, shown as the value whose
  * relative distance to both ends is the same, (GAMMA - 1) / (GAMMA + 1) at
  * most. A percentile is then a bucket's value, within that of the exact one
- * (and rounding to whole nanoseconds, 0.05% above 1024 ns).
+ * (and rounding to whole nanoseconds, 0.05% above 1024 ns). The report
+ * reads the buckets where they are: a row's, or all rows' summed per
+ * bucket, are the only ones turned back into values and sorted.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -120,24 +122,6 @@ static int to_sketch(struct kmt_latencies *l)
 	return 0;
 }
 
-/* Back from the sketch to entries (a bucket's count at its value), for sorting. */
-static int from_sketch(struct kmt_latencies *l)
-{
-	uint32_t i;
-
-	if (merge_buckets(l) || !(l->v = malloc((l->n ? l->n : 1) * sizeof(*l->v))))
-		return -1;
-	for (i = 0; i < l->n; i++)
-		l->v[i] = (struct kmt_latency){ .row = (uint32_t)(l->packed[i] >> 32),
-						.count = (uint32_t)(l->packed[i] & PACKED_MAX_COUNT),
-						.ns = bucket_value(l, (l->packed[i] >> 16) & 0xffff) };
-	free(l->packed);
-	l->packed = NULL;
-	l->cap = l->n;
-	l->sketch = false;	/* what comes now comes one by one */
-	return 0;
-}
-
 int kmt_latencies_add(struct kmt_latencies *l, uint32_t row, uint64_t ns)
 {
 	if (l->sketch)
@@ -161,32 +145,22 @@ static inline uint64_t row_of(const struct kmt_latency *l)
 KMT_RADIX_SORT(sort_by_ns, struct kmt_latency, ns_of)
 KMT_RADIX_SORT(sort_by_row, struct kmt_latency, row_of)
 
-static int sort_latencies(struct kmt_latencies *l, bool by_row)
+int kmt_latencies_sort(struct kmt_latencies *l)
 {
 	struct kmt_latency *tmp;
 
-	if (l->sketch && from_sketch(l))
-		return -1;
+	if (l->sketch)
+		return merge_buckets(l);	/* by row, each row's by bucket */
 	if (!(tmp = malloc((l->n ? l->n : 1) * sizeof(*tmp))))
 		return -1;
 	sort_by_ns(l->v, tmp, l->n);
-	if (by_row)
-		sort_by_row(l->v, tmp, l->n);	/* stable: each row stays sorted by latency */
+	sort_by_row(l->v, tmp, l->n);	/* stable: each row stays sorted by latency */
 	free(tmp);
 	return 0;
 }
 
-int kmt_latencies_sort_by_ns(struct kmt_latencies *l)
-{
-	return sort_latencies(l, false);
-}
-
-int kmt_latencies_sort(struct kmt_latencies *l)
-{
-	return sort_latencies(l, true);
-}
-
-uint64_t kmt_latency_percentile(const struct kmt_latency *v, uint32_t n, unsigned int pct)
+/* Nearest-rank percentile @pct of the @n latencies at @v, sorted by value (0 when none). */
+static uint64_t percentile(const struct kmt_latency *v, uint32_t n, unsigned int pct)
 {
 	uint64_t total = 0, rank, seen = 0;
 	uint32_t i;
@@ -203,26 +177,122 @@ uint64_t kmt_latency_percentile(const struct kmt_latency *v, uint32_t n, unsigne
 	return 0;
 }
 
-void kmt_latencies_row(const struct kmt_latencies *l, uint32_t row, uint64_t *p50, uint64_t *p99)
+/*
+ * Sort @n latencies by value and take their p50 and p99 (the first bucket
+ * past 1023 ns may stand for less than the last exact one: by value, not
+ * by bucket). 0, or -1 out of memory.
+ */
+static int percentiles(struct kmt_latency *v, uint32_t n, uint64_t *p50, uint64_t *p99)
 {
-	uint32_t lo = 0, hi = l->n, first;
+	struct kmt_latency *tmp = malloc((n ? n : 1) * sizeof(*tmp));
+
+	if (!tmp)
+		return -1;
+	sort_by_ns(v, tmp, n);
+	free(tmp);
+	*p50 = percentile(v, n, 50);
+	*p99 = percentile(v, n, 99);
+	return 0;
+}
+
+/* The sketch's buckets of all rows, each bucket's count at its value, into *@v. */
+static int overall_buckets(const struct kmt_latencies *l, struct kmt_latency **v, uint32_t *n)
+{
+	uint64_t *counts = calloc(1u << 16, sizeof(*counts));
+	uint32_t i, b;
+
+	*n = 0;
+	if (!counts)
+		return -1;
+	for (i = 0; i < l->n; i++)
+		counts[(l->packed[i] >> 16) & 0xffff] += l->packed[i] & PACKED_MAX_COUNT;
+	for (b = 0; b < 1u << 16; b++)	/* a count past 32 bits: more entries */
+		*n += counts[b] ? (uint32_t)((counts[b] + UINT32_MAX - 1) / UINT32_MAX) : 0;
+	if (!(*v = malloc((*n ? *n : 1) * sizeof(**v)))) {
+		free(counts);
+		return -1;
+	}
+	for (b = 0, i = 0; b < 1u << 16; b++) {
+		for (; counts[b]; i++) {
+			uint32_t part = counts[b] < UINT32_MAX ? (uint32_t)counts[b] : UINT32_MAX;
+
+			(*v)[i] = (struct kmt_latency){ .count = part, .ns = bucket_value(l, b) };
+			counts[b] -= part;
+		}
+	}
+	free(counts);
+	return 0;
+}
+
+int kmt_latencies_overall(struct kmt_latencies *l, uint64_t *p50, uint64_t *p99)
+{
+	struct kmt_latency *v;
+	uint32_t n;
+	int ret;
 
 	*p50 = *p99 = 0;
-	if (!l->n)
-		return;
-	while (lo < hi) {	/* the row's first latency */
-		uint32_t mid = lo + (hi - lo) / 2;
+	if (!l->sketch)
+		return percentiles(l->v, l->n, p50, p99);
+	if (overall_buckets(l, &v, &n))
+		return -1;
+	ret = percentiles(v, n, p50, p99);
+	free(v);
+	return ret;
+}
 
-		if (l->v[mid].row < row)
-			lo = mid + 1;
+/* Entries [*@lo, *@hi) of the @n at @keys, sorted by row_at(), are @row's. */
+static void row_range(const void *keys, uint32_t n, uint32_t row,
+		      uint32_t (*row_at)(const void *keys, uint32_t i), uint32_t *lo, uint32_t *hi)
+{
+	uint32_t a = 0, b = n;
+
+	while (a < b) {	/* the row's first */
+		uint32_t mid = a + (b - a) / 2;
+
+		if (row_at(keys, mid) < row)
+			a = mid + 1;
 		else
-			hi = mid;
+			b = mid;
 	}
-	first = lo;
-	while (hi < l->n && l->v[hi].row == row)
-		hi++;
-	*p50 = kmt_latency_percentile(l->v + first, hi - first, 50);
-	*p99 = kmt_latency_percentile(l->v + first, hi - first, 99);
+	*lo = a;
+	while (b < n && row_at(keys, b) == row)
+		b++;
+	*hi = b;
+}
+
+static uint32_t exact_row(const void *keys, uint32_t i)
+{
+	return ((const struct kmt_latency *)keys)[i].row;
+}
+
+static uint32_t packed_row(const void *keys, uint32_t i)
+{
+	return (uint32_t)(((const uint64_t *)keys)[i] >> 32);
+}
+
+int kmt_latencies_row(const struct kmt_latencies *l, uint32_t row, uint64_t *p50, uint64_t *p99)
+{
+	struct kmt_latency *v;
+	uint32_t lo, hi, i;
+	int ret;
+
+	*p50 = *p99 = 0;
+	if (!l->sketch) {
+		row_range(l->v, l->n, row, exact_row, &lo, &hi);
+		*p50 = percentile(l->v + lo, hi - lo, 50);
+		*p99 = percentile(l->v + lo, hi - lo, 99);
+		return 0;
+	}
+	row_range(l->packed, l->n, row, packed_row, &lo, &hi);
+	if (!(v = malloc((hi > lo ? hi - lo : 1) * sizeof(*v))))
+		return -1;
+	for (i = lo; i < hi; i++)
+		v[i - lo] = (struct kmt_latency){
+			.count = (uint32_t)(l->packed[i] & PACKED_MAX_COUNT),
+			.ns = bucket_value(l, (l->packed[i] >> 16) & 0xffff) };
+	ret = percentiles(v, hi - lo, p50, p99);
+	free(v);
+	return ret;
 }
 
 void kmt_latencies_free(struct kmt_latencies *l)

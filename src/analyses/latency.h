@@ -34,18 +34,19 @@ struct kmt_latencies {
 /* Add latency @ns of row @row; 0, or -1 out of memory. */
 int kmt_latencies_add(struct kmt_latencies *l, uint32_t row, uint64_t ns);
 
-/* Sort by latency alone (for percentiles of them all): 0, or -1 out of memory. */
-int kmt_latencies_sort_by_ns(struct kmt_latencies *l);
+/*
+ * p50 and p99 of all rows into *@p50 and *@p99 (0 when none). Before
+ * kmt_latencies_sort(): it may reorder. 0, or -1 out of memory.
+ */
+int kmt_latencies_overall(struct kmt_latencies *l, uint64_t *p50, uint64_t *p99);
 
-/* Sort by row, each row's by latency: 0, or -1 out of memory. */
+/* Order by row for kmt_latencies_row(): 0, or -1 out of memory. */
 int kmt_latencies_sort(struct kmt_latencies *l);
 
-/* Nearest-rank percentile @pct of the @n sorted entries at @v (0 when none). */
-uint64_t kmt_latency_percentile(const struct kmt_latency *v, uint32_t n, unsigned int pct);
+/* After kmt_latencies_sort(): p50 and p99 of row @row (0 when none). 0, or -1 out of memory. */
+int kmt_latencies_row(const struct kmt_latencies *l, uint32_t row, uint64_t *p50, uint64_t *p99);
 
-/* After kmt_latencies_sort(): p50 and p99 of row @row. */
-void kmt_latencies_row(const struct kmt_latencies *l, uint32_t row, uint64_t *p50, uint64_t *p99);
-
+/* Free what @l holds. */
 void kmt_latencies_free(struct kmt_latencies *l);
 
 #endif /* KMT_LATENCY_H */

@@ -347,7 +347,8 @@ static int report_contexts(struct reclaim_state *st, struct kmt_output *out)
 		union kmt_cell row[1 + NCOUNT_COLUMNS] = { { .s = ctx_names[ctx] } };
 		uint64_t p50, p99;
 
-		kmt_latencies_row(&st->ctx_lat, ctx, &p50, &p99);
+		if (kmt_latencies_row(&st->ctx_lat, ctx, &p50, &p99))
+			return -1;
 		count_cells(row + 1, &st->ctx[ctx], p50, p99);
 		if (kmt_table_row(t, row))
 			return -1;
@@ -393,7 +394,8 @@ static int report_processes(struct reclaim_state *st, struct kmt_output *out)
 		};
 		uint64_t p50, p99;
 
-		kmt_latencies_row(&st->lat, idx[i], &p50, &p99);
+		if ((ret = kmt_latencies_row(&st->lat, idx[i], &p50, &p99)))
+			break;
 		count_cells(row + 3, &r->c, p50, p99);
 		ret = kmt_table_row(t, row);
 	}

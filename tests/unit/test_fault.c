@@ -491,32 +491,33 @@ START_TEST(test_latency_sketch)
 		}
 	}
 	ck_assert(l.cap <= 16384);	/* 8 bytes a bucket, not a latency */
-	ck_assert_int_eq(kmt_latencies_sort_by_ns(&l), 0);
-	assert_near(kmt_latency_percentile(l.v, l.n, 50), exact_pct(all, N, 50), "p50");
-	assert_near(kmt_latency_percentile(l.v, l.n, 99), exact_pct(all, N, 99), "p99");
+	ck_assert_int_eq(kmt_latencies_overall(&l, &p50, &p99), 0);
+	assert_near(p50, exact_pct(all, N, 50), "p50");
+	assert_near(p99, exact_pct(all, N, 99), "p99");
 	ck_assert_int_eq(kmt_latencies_sort(&l), 0);
 	for (r = 0; r < ROWS; r++) {
-		kmt_latencies_row(&l, r, &p50, &p99);
+		ck_assert_int_eq(kmt_latencies_row(&l, r, &p50, &p99), 0);
 		assert_near(p50, exact_pct(row[r], nrow[r], 50), "row p50");
 		assert_near(p99, exact_pct(row[r], nrow[r], 99), "row p99");
 	}
 	/* few: exact */
-	ck_assert_int_eq(kmt_latencies_sort_by_ns(&few), 0);
-	ck_assert_uint_eq(kmt_latency_percentile(few.v, few.n, 99), exact_pct(first, 1000, 99));
-	ck_assert_uint_eq(kmt_latency_percentile(few.v, few.n, 50), exact_pct(first, 1000, 50));
+	ck_assert_int_eq(kmt_latencies_overall(&few, &p50, &p99), 0);
+	ck_assert_uint_eq(p99, exact_pct(first, 1000, 99));
+	ck_assert_uint_eq(p50, exact_pct(first, 1000, 50));
 	kmt_latencies_free(&l);
 	kmt_latencies_free(&few);
 	/* one bucket past 65,535 latencies (a packed count's limit) */
 	for (i = 0; i < 2 * KMT_LATENCY_EXACT_MAX; i++)
 		ck_assert_int_eq(kmt_latencies_add(&l, 7, 777), 0);
 	ck_assert_int_eq(kmt_latencies_add(&l, 7, 3), 0);
-	ck_assert_int_eq(kmt_latencies_sort(&l), 0);
-	kmt_latencies_row(&l, 7, &p50, &p99);
+	ck_assert_int_eq(kmt_latencies_overall(&l, &p50, &p99), 0);
 	ck_assert_uint_eq(p50, 777);
-	ck_assert_uint_eq(kmt_latency_percentile(l.v, 1, 50), 3);
-	for (i = 0, p50 = 0; i < l.n; i++)
-		p50 += l.v[i].count;
-	ck_assert_uint_eq(p50, 2 * KMT_LATENCY_EXACT_MAX + 1);
+	ck_assert_int_eq(kmt_latencies_sort(&l), 0);
+	ck_assert_int_eq(kmt_latencies_row(&l, 7, &p50, &p99), 0);
+	ck_assert_uint_eq(p50, 777);
+	ck_assert_uint_eq(p99, 777);
+	ck_assert_int_eq(kmt_latencies_row(&l, 8, &p50, &p99), 0);	/* a row with none */
+	ck_assert_uint_eq(p50, 0);
 	kmt_latencies_free(&l);
 	for (r = 0; r < ROWS; r++)
 		free(row[r]);
