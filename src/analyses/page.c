@@ -92,7 +92,7 @@ static void page_free_state(void *priv)
 	kmt_hashmap_free(&st->proc_index);
 	kmt_objmap_free(&st->live);
 	kmt_page_owner_release(&st->owner);
-	kmt_page_recent_free(&st->recent);
+	kmt_page_recents_free(&st->recent);
 	kmt_rollup_release(&st->rollup);
 	kmt_filter_free(&st->filter);
 	free(st);
@@ -107,7 +107,7 @@ static void *page_init(void)
 	st->lines = -1;
 	if (kmt_filter_init(&st->filter) || kmt_hashmap_init(&st->gfp_index) ||
 	    kmt_hashmap_init(&st->proc_index) || kmt_objmap_init(&st->live, sizeof(struct page_block)) ||
-	    kmt_page_recent_init(&st->recent) || kmt_hashmap_init(&st->caller_index) ||
+	    kmt_page_recents_init(&st->recent) || kmt_hashmap_init(&st->caller_index) ||
 	    kmt_hashmap_init(&st->frame_cache) || kmt_hashmap_init(&st->stack_index) ||
 	    kmt_stacks_init(&st->stacks)) {
 		page_free_state(st);

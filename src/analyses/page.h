@@ -158,7 +158,7 @@ struct page_state {
 	uint32_t nstack_rows, cap_stack_rows;
 	char remark[320];
 
-	struct kmt_objmap recent;	/* task -> struct page_recent (page_recent.h) */
+	struct page_recents recent;	/* each task's last frees (page_recent.h) */
 };
 
 KMT_OBJMAP_TYPED(page_live, struct page_block)

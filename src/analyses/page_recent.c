@@ -4,116 +4,150 @@
 #include <string.h>
 
 #include "page_recent.h"
+#include "common/util.h"
 
 KMT_OBJMAP_TYPED(recent, struct page_recent)
 
 #define SLOT(k)	((k) % PAGE_RECENT_FREES)
 
-int kmt_page_recent_init(struct kmt_objmap *m)
+int kmt_page_recents_init(struct page_recents *r)
 {
-	return kmt_objmap_init(m, sizeof(struct page_recent));
+	memset(r, 0, sizeof(*r));
+	return kmt_objmap_init(&r->tasks, sizeof(struct page_recent));
 }
 
-void kmt_page_recent_free(struct kmt_objmap *m)
+void kmt_page_recents_free(struct page_recents *r)
 {
 	const void *item;
 	uint64_t key;
 	size_t pos = 0;
 
-	while (kmt_objmap_next(m, &pos, &key, &item))
+	while (kmt_objmap_next(&r->tasks, &pos, &key, &item))
 		free(((const struct page_recent *)item)->ring);
-	kmt_objmap_free(m);
+	kmt_objmap_free(&r->tasks);
+	while (r->nspare)
+		free(r->spare[--r->nspare]);
+	free(r->spare);
+	memset(r, 0, sizeof(*r));
+}
+
+/* The entry of @pid: the last one's again, else looked up (made if @make). */
+static struct page_recent *task_entry(struct page_recents *r, int pid, bool make)
+{
+	struct page_recent *t;
+	bool live;
+
+	if (r->memo_valid && r->memo_pid == pid)
+		return (struct page_recent *)r->tasks.items + r->memo_slot;
+	t = make ? recent_cell(&r->tasks, (uint32_t)pid, &live) :
+		   kmt_objmap_find(&r->tasks, (uint32_t)pid);
+	if (!t)
+		return NULL;
+	if (make && !live)
+		memset(t, 0, sizeof(*t));
+	r->memo_valid = true;
+	r->memo_pid = pid;
+	r->memo_slot = (uint32_t)(t - (struct page_recent *)r->tasks.items);
+	return t;
+}
+
+/* @pid holds nothing: its entry goes (as a task never seen). */
+static void drop_task(struct page_recents *r, int pid)
+{
+	kmt_objmap_take(&r->tasks, (uint32_t)pid);
+	if (r->memo_pid == pid)
+		r->memo_valid = false;
 }
 
 /* Is free number @k among the task's last PAGE_RECENT_FREES? */
-static bool still_recent(const struct page_recent *r, uint32_t k)
+static bool still_recent(const struct page_recent *t, uint32_t k)
 {
-	return r->frees - k <= PAGE_RECENT_FREES;	/* unsigned: wraps with the count */
+	return t->frees - k <= PAGE_RECENT_FREES;	/* unsigned: wraps with the count */
 }
 
-static void drop_few(struct page_recent *r, uint32_t i)
+static void drop_few(struct page_recent *t, uint32_t i)
 {
-	r->nfew--;
-	memmove(&r->few[i], &r->few[i + 1], (r->nfew - i) * sizeof(r->few[0]));
-	memmove(&r->few_number[i], &r->few_number[i + 1], (r->nfew - i) * sizeof(r->few_number[0]));
+	t->held--;
+	memmove(&t->few[i], &t->few[i + 1], (t->held - i) * sizeof(t->few[0]));
+	memmove(&t->few_number[i], &t->few_number[i + 1], (t->held - i) * sizeof(t->few_number[0]));
 }
 
 /* Forget the few that are no longer among the last frees (the oldest come first). */
-static void drop_old_few(struct page_recent *r)
+static void drop_old_few(struct page_recent *t)
 {
-	while (r->nfew && !still_recent(r, r->few_number[0]))
-		drop_few(r, 0);
+	while (t->held && !still_recent(t, t->few_number[0]))
+		drop_few(t, 0);
 }
 
 /* From the few to a ring, each at its slot. 0, or -1 when out of memory. */
-static int few_to_ring(struct page_recent *r)
+static int few_to_ring(struct page_recents *r, struct page_recent *t)
 {
 	uint32_t i;
 
-	if (!(r->ring = calloc(PAGE_RECENT_FREES, sizeof(*r->ring))))
+	if (r->nspare)
+		t->ring = r->spare[--r->nspare];
+	else if (!(t->ring = calloc(PAGE_RECENT_FREES, sizeof(*t->ring))))
 		return -1;
-	for (i = 0; i < r->nfew; i++)
-		r->ring[SLOT(r->few_number[i])] = r->few[i];
-	r->nfew = 0;
+	for (i = 0; i < t->held; i++)
+		t->ring[SLOT(t->few_number[i])] = t->few[i];
 	return 0;
 }
 
-/* Back from the ring to the few when they hold all it has. */
-static void ring_to_few(struct page_recent *r)
+/* Back from the ring to the few; the ring, all zero again, is kept for another task. */
+static void ring_to_few(struct page_recents *r, struct page_recent *t)
 {
-	uint32_t i, held = 0, k;
+	uint32_t i, n = 0, k;
 
-	for (i = 0; i < PAGE_RECENT_FREES; i++)
-		held += r->ring[i] != 0;
-	if (held > PAGE_RECENT_FEW)
-		return;
 	for (i = PAGE_RECENT_FREES; i > 0; i--) {	/* oldest first */
-		k = r->frees - i;
-		if (r->ring[SLOT(k)]) {
-			r->few[r->nfew] = r->ring[SLOT(k)];
-			r->few_number[r->nfew++] = k;
+		k = t->frees - i;
+		if (t->ring[SLOT(k)]) {
+			t->few[n] = t->ring[SLOT(k)];
+			t->few_number[n++] = k;
+			t->ring[SLOT(k)] = 0;
 		}
 	}
-	free(r->ring);
-	r->ring = NULL;
+	if (!kmt_grow(&r->spare, &r->cap_spare, r->nspare, sizeof(*r->spare)))
+		r->spare[r->nspare++] = t->ring;
+	else
+		free(t->ring);
+	t->ring = NULL;
 }
 
-int kmt_page_recent_note(struct kmt_objmap *m, int pid, uint64_t pfn)
+int kmt_page_recent_note(struct page_recents *r, int pid, uint64_t pfn)
 {
-	bool live;
-	struct page_recent *r = recent_cell(m, (uint32_t)pid, &live);
+	struct page_recent *t = task_entry(r, pid, true);
 	uint32_t k;
 
-	if (!r)
+	if (!t)
 		return -1;
-	if (!live)
-		memset(r, 0, sizeof(*r));
-	k = r->frees++;
-	if (!r->ring) {
-		drop_old_few(r);
-		if (r->nfew < PAGE_RECENT_FEW) {
-			r->few[r->nfew] = pfn + 1;
-			r->few_number[r->nfew++] = k;
+	k = t->frees++;
+	if (!t->ring) {
+		drop_old_few(t);
+		if (t->held < PAGE_RECENT_FEW) {
+			t->few[t->held] = pfn + 1;
+			t->few_number[t->held++] = k;
 			return 0;
 		}
-		if (few_to_ring(r))
+		if (few_to_ring(r, t))
 			return -1;
 	}
-	r->ring[SLOT(k)] = pfn + 1;
+	t->held += !t->ring[SLOT(k)];
+	t->ring[SLOT(k)] = pfn + 1;
 	return 0;
 }
 
 /* Take @pfn from the ring, the newest first. */
-static bool take_from_ring(struct page_recent *r, uint64_t pfn)
+static bool take_from_ring(struct page_recents *r, struct page_recent *t, uint64_t pfn)
 {
 	uint32_t i;
 
 	for (i = 1; i <= PAGE_RECENT_FREES; i++) {
-		uint64_t *slot = &r->ring[SLOT(r->frees - i)];
+		uint64_t *slot = &t->ring[SLOT(t->frees - i)];
 
 		if (*slot == pfn + 1) {
 			*slot = 0;
-			ring_to_few(r);
+			if (--t->held <= PAGE_RECENT_FEW)
+				ring_to_few(r, t);
 			return true;
 		}
 	}
@@ -121,26 +155,26 @@ static bool take_from_ring(struct page_recent *r, uint64_t pfn)
 }
 
 /* Take @pfn from the few, the newest first. */
-static bool take_from_few(struct page_recent *r, uint64_t pfn)
+static bool take_from_few(struct page_recent *t, uint64_t pfn)
 {
 	uint32_t i;
 
-	for (i = r->nfew; i > 0; i--) {
-		if (r->few[i - 1] == pfn + 1 && still_recent(r, r->few_number[i - 1])) {
-			drop_few(r, i - 1);
+	for (i = t->held; i > 0; i--) {
+		if (t->few[i - 1] == pfn + 1 && still_recent(t, t->few_number[i - 1])) {
+			drop_few(t, i - 1);
 			return true;
 		}
 	}
 	return false;
 }
 
-bool kmt_page_recent_take(struct kmt_objmap *m, int pid, uint64_t pfn)
+bool kmt_page_recent_take(struct page_recents *r, int pid, uint64_t pfn)
 {
-	struct page_recent *r = kmt_objmap_find(m, (uint32_t)pid);
+	struct page_recent *t = task_entry(r, pid, false);
 
-	if (!r || !(r->ring ? take_from_ring(r, pfn) : take_from_few(r, pfn)))
+	if (!t || !(t->ring ? take_from_ring(r, t, pfn) : take_from_few(t, pfn)))
 		return false;
-	if (!r->ring && !r->nfew)
-		kmt_objmap_take(m, (uint32_t)pid);	/* holds nothing: as a task never seen */
+	if (!t->held)
+		drop_task(r, pid);
 	return true;
 }

@@ -596,7 +596,7 @@ static bool model_take(struct model_task *t, uint64_t pfn)
 }
 
 /* Take @pfn from both; count the outcome. */
-static void both_take(struct kmt_objmap *m, struct model_task *t, int pid, uint64_t pfn,
+static void both_take(struct page_recents *m, struct model_task *t, int pid, uint64_t pfn,
 		      uint64_t outcomes[2])
 {
 	bool want = model_take(t, pfn);
@@ -607,24 +607,26 @@ static void both_take(struct kmt_objmap *m, struct model_task *t, int pid, uint6
 }
 
 /*
- * Batches as the kernel traces them: a task frees up to 40 pages, then
- * takes them again in order, a tenth left behind; between batches, takes
+ * Batches as the kernel traces them: a task frees up to 40 pages (or 150),
+ * then takes them again in order, a tenth left behind; between batches, takes
  * of a pfn freed at any age up to 1.5 rings, or of one never freed.
  */
 START_TEST(test_page_recent_as_ring)
 {
 	static struct model_task tasks[MODEL_TASKS];
 	unsigned int seed = 35 + (unsigned int)_i, batch, n, i;
-	uint64_t pfns[40], outcomes[2] = { 0, 0 };
-	struct kmt_objmap m;
+	uint64_t pfns[150], outcomes[2] = { 0, 0 };
+	int task;
+	struct page_recents m;
 
 	memset(tasks, 0, sizeof(tasks));
-	ck_assert_int_eq(kmt_page_recent_init(&m), 0);
+	ck_assert_int_eq(kmt_page_recents_init(&m), 0);
 	for (batch = 0; batch < 20000; batch++) {
 		int pid = rand_r(&seed) % MODEL_TASKS;
 		struct model_task *t = &tasks[pid];
 
-		n = 1 + (unsigned int)rand_r(&seed) % 40;
+		/* a tenth of the batches longer than the ring: it wraps over what it holds */
+		n = 1 + (unsigned int)rand_r(&seed) % (batch % 10 ? 40 : 150);
 		for (i = 0; i < n; i++) {
 			pfns[i] = (uint64_t)(rand_r(&seed) % 300);
 			ck_assert_int_eq(kmt_page_recent_note(&m, pid, pfns[i]), 0);
@@ -644,7 +646,13 @@ START_TEST(test_page_recent_as_ring)
 	}
 	ck_assert_uint_gt(outcomes[true], 10000);	/* both outcomes, many times */
 	ck_assert_uint_gt(outcomes[false], 10000);
-	kmt_page_recent_free(&m);
+	/* all taken: no task keeps an entry */
+	for (task = 0; task < MODEL_TASKS; task++)
+		for (i = 0; i < PAGE_RECENT_FREES; i++)
+			if (tasks[task].ring[i])
+				both_take(&m, &tasks[task], task, tasks[task].ring[i] - 1, outcomes);
+	ck_assert_uint_eq(kmt_objmap_count(&m.tasks), 0);
+	kmt_page_recents_free(&m);
 }
 END_TEST
 
