@@ -12,10 +12,10 @@
  * copies. A few batches go round between the two threads, so memory stays
  * fixed however long the recording.
  *
- * --threads auto times the replay in one thread first, then on two, and
- * goes back to one when two were slower: the reader thread stops after
- * the batch at hand, this thread takes what is left in the batches, then
- * reads on alone.
+ * --threads auto times the replay in one thread first, then on two (each
+ * after records that warm them), and goes back to one when two were
+ * slower: the reader thread stops after the batch at hand, this thread
+ * takes what is left in the batches, then reads on alone.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -194,13 +194,18 @@ static void tell_reader(struct pipe_state *p, bool stop)
 
 /*
  * Hand out every batch the reader thread fills, until it is done. With a
- * @trial, once the reader thread has taken its records since @start,
- * tell it to end if two threads went slower than one. 0, or -1 with @err
- * filled when an analysis failed: then the reader thread is told to stop.
+ * @trial, time the reader thread's next trial records once it took half
+ * as many (the batches' memory and the caches warmed, as the one-thread
+ * trial was), and tell it to end if two threads went slower than one. 0,
+ * or -1 with @err filled when an analysis failed: then the reader thread
+ * is told to stop.
  */
 static int take_batches(struct pipe_state *p, const struct kmt_handouts *h,
-			const struct kmt_thread_trial *trial, double start, struct kmt_error *err)
+			const struct kmt_thread_trial *trial, struct kmt_error *err)
 {
+	unsigned long long from = 0;
+	double start = 0;
+
 	for (;;) {
 		struct batch *b;
 		int i;
@@ -217,8 +222,11 @@ static int take_batches(struct pipe_state *p, const struct kmt_handouts *h,
 				tell_reader(p, true);
 				return -1;
 			}
-		if (trial && b->upto >= trial->records) {
-			if (b->upto < trial->one_rate * (seconds_now() - start))
+		if (trial && !from && b->upto >= trial->records / 2) {
+			from = b->upto;
+			start = seconds_now();
+		} else if (trial && from && b->upto - from >= trial->records) {
+			if (b->upto - from < trial->one_rate * (seconds_now() - start))
 				tell_reader(p, false);
 			trial = NULL;
 		}
@@ -300,7 +308,7 @@ static int run_two(struct kmt_session *s, struct merge *m, const struct kmt_deco
 		int failed;
 
 		s->replay.threads = 2;
-		failed = take_batches(&p, &theirs, trial, seconds_now(), err);
+		failed = take_batches(&p, &theirs, trial, err);
 		pthread_join(reader, NULL);
 		*last_ts = p.last_ts;
 		ret = failed ? -1 : p.ret;

@@ -462,7 +462,7 @@ static void replay_digests(int threads, unsigned long long trial, struct digest 
 
 /*
  * --threads auto: its first 1,500 records in one thread (1,000 timed),
- * then two. Where the analysis of the reading thread is slow in any
+ * then two (1,000 timed after 500). Where the analysis of the reading thread is slow in any
  * thread but the first (_i 0), two threads lose and it goes back to one;
  * where it is slow in the first only (_i 1), two stay. Either way each
  * analysis sees the events one thread gives it, in the same order, and
