@@ -231,6 +231,8 @@ int kmt_latencies_overall(struct kmt_latencies *l, uint64_t *p50, uint64_t *p99)
 	int ret;
 
 	*p50 = *p99 = 0;
+	if (!l->n)
+		return 0;
 	if (!l->sketch)
 		return percentiles(l->v, l->n, p50, p99);
 	if (overall_buckets(l, &v, &n))
@@ -277,6 +279,8 @@ int kmt_latencies_row(const struct kmt_latencies *l, uint32_t row, uint64_t *p50
 	int ret;
 
 	*p50 = *p99 = 0;
+	if (!l->n)
+		return 0;
 	if (!l->sketch) {
 		row_range(l->v, l->n, row, exact_row, &lo, &hi);
 		*p50 = percentile(l->v + lo, hi - lo, 50);

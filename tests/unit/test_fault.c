@@ -473,6 +473,12 @@ START_TEST(test_latency_sketch)
 	uint64_t *all = malloc(N * sizeof(*all)), *row[ROWS], first[1000], p50, p99, seed = 42;
 	uint32_t nrow[ROWS] = { 0 }, i, r;
 
+	/* none yet: zeros, and nothing read */
+	ck_assert_int_eq(kmt_latencies_overall(&l, &p50, &p99), 0);
+	ck_assert_uint_eq(p50 + p99, 0);
+	ck_assert_int_eq(kmt_latencies_sort(&l), 0);
+	ck_assert_int_eq(kmt_latencies_row(&l, 0, &p50, &p99), 0);
+	ck_assert_uint_eq(p50 + p99, 0);
 	ck_assert_ptr_nonnull(all);
 	for (r = 0; r < ROWS; r++)
 		ck_assert_ptr_nonnull(row[r] = malloc(N * sizeof(uint64_t)));
