@@ -31,32 +31,22 @@ void kmt_page_recents_free(struct page_recents *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* The entry of @pid: the last one's again, else looked up (made if @make). */
-static struct page_recent *task_entry(struct page_recents *r, int pid, bool make)
+/*
+ * The entry of @pid, made empty if new; NULL when out of memory. Found
+ * first (the map keeps the key it found last: events come in runs of one
+ * task), made only when missing.
+ */
+static struct page_recent *task_entry(struct page_recents *r, int pid)
 {
-	struct page_recent *t;
+	struct page_recent *t = kmt_objmap_find(&r->tasks, (uint32_t)pid);
 	bool live;
 
-	if (r->memo_valid && r->memo_pid == pid)
-		return (struct page_recent *)r->tasks.items + r->memo_slot;
-	t = make ? recent_cell(&r->tasks, (uint32_t)pid, &live) :
-		   kmt_objmap_find(&r->tasks, (uint32_t)pid);
-	if (!t)
-		return NULL;
-	if (make && !live)
+	if (t)
+		return t;
+	t = recent_cell(&r->tasks, (uint32_t)pid, &live);
+	if (t)
 		memset(t, 0, sizeof(*t));
-	r->memo_valid = true;
-	r->memo_pid = pid;
-	r->memo_slot = (uint32_t)(t - (struct page_recent *)r->tasks.items);
 	return t;
-}
-
-/* @pid holds nothing: its entry goes (as a task never seen). */
-static void drop_task(struct page_recents *r, int pid)
-{
-	kmt_objmap_take(&r->tasks, (uint32_t)pid);
-	if (r->memo_pid == pid)
-		r->memo_valid = false;
 }
 
 /* Is free number @k among the task's last PAGE_RECENT_FREES? */
@@ -115,7 +105,7 @@ static void ring_to_few(struct page_recents *r, struct page_recent *t)
 
 int kmt_page_recent_note(struct page_recents *r, int pid, uint64_t pfn)
 {
-	struct page_recent *t = task_entry(r, pid, true);
+	struct page_recent *t = task_entry(r, pid);
 	uint32_t k;
 
 	if (!t)
@@ -170,11 +160,11 @@ static bool take_from_few(struct page_recent *t, uint64_t pfn)
 
 bool kmt_page_recent_take(struct page_recents *r, int pid, uint64_t pfn)
 {
-	struct page_recent *t = task_entry(r, pid, false);
+	struct page_recent *t = kmt_objmap_find(&r->tasks, (uint32_t)pid);
 
 	if (!t || !(t->ring ? take_from_ring(r, t, pfn) : take_from_few(t, pfn)))
 		return false;
-	if (!t->held)
-		drop_task(r, pid);
+	if (!t->held)	/* holds nothing: as a task never seen */
+		kmt_objmap_take(&r->tasks, (uint32_t)pid);
 	return true;
 }

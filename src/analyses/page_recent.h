@@ -33,9 +33,6 @@ struct page_recents {
 	struct kmt_objmap tasks;	/* pid -> struct page_recent */
 	uint64_t **spare;		/* rings given back */
 	uint32_t nspare, cap_spare;
-	bool memo_valid;		/* the last task's entry: events come in runs */
-	int memo_pid;
-	uint32_t memo_slot;
 };
 
 /* An empty set of tasks. 0, or -1 when out of memory. */
