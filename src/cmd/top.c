@@ -634,8 +634,6 @@ static const char *const top_events[] = {
 
 static int init_top(struct top *tp, struct kmt_live *live)
 {
-	size_t len;
-	char *text;
 	int tt;
 
 	tp->tep = kmt_live_tep(live);
@@ -654,10 +652,7 @@ static int init_top(struct top *tp, struct kmt_live *live)
 	tp->shown = &tp->tally[1];
 	tp->sort = tp->o->sort;
 	tracefs_load_cmdlines(NULL, tp->tep);
-	text = kmt_read_text_file("/proc/kallsyms", &len);
-	if (text)
-		tp->syms = kmt_symbols_parse(text, len);
-	free(text);
+	tp->syms = kmt_symbols_read("/proc/kallsyms");
 	return 0;
 }
 

@@ -78,11 +78,11 @@ static void *parse_job(void *arg)
 	struct kallsyms_job *j = arg;
 
 	if (!j->text) {		/* this machine's: its _text is checked against the recording's */
-		if (!(j->text = kmt_read_text_file("/proc/kallsyms", &j->len))) {
-			j->why = "cannot read /proc/kallsyms";
-			return NULL;
-		}
-		j->text_addr = kmt_kallsyms_text(j->text);
+		if (!(j->table = kmt_symbols_read("/proc/kallsyms")))
+			j->why = errno == ENOMEM ? "out of memory" : "cannot read /proc/kallsyms";
+		else
+			j->text_addr = kmt_symbols_text_addr(j->table);
+		return NULL;
 	}
 	if (!(j->table = kmt_symbols_parse(j->text, j->len)))
 		j->why = "out of memory";

@@ -1,26 +1,43 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * Symbols: one sorted array over one copy of the kallsyms text, names and
- * modules pointing into it.
+ * Symbols: one sorted array, the names and modules copied into one string
+ * store as they are read (a module's name once per run of its symbols).
+ * The kallsyms text itself is not kept: /proc/kallsyms is read and parsed
+ * a piece at a time, so a table costs what its names take, not the 5 MB
+ * text, a copy of it and the growth of its buffer.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "symbols.h"
 #include "common/radix.h"
 
+#define NO_MOD		UINT32_MAX	/* a core kernel symbol's module */
+#define READ_PIECE	(256u << 10)	/* /proc/kallsyms read this much at a time */
+#define MAX_NAMES	(UINT32_MAX - 1u)	/* the store's offsets are u32 */
+
 struct symbol {
 	unsigned long long addr;
-	const char *name;
-	const char *mod;
+	uint32_t name;		/* offsets in the store */
+	uint32_t mod;		/* or NO_MOD */
 };
 
 struct kmt_symbols {
-	char *text;
 	struct symbol *syms;
-	size_t n;
+	size_t n, cap;
+	char *names;		/* NUL-terminated names and modules */
+	size_t names_len, names_cap;
+	uint32_t last_mod;	/* the module stored last, or NO_MOD */
+	char *line;		/* the line being read, NUL-terminated */
+	size_t line_len, line_cap;
+	unsigned long long text_addr;	/* the first "T _text" of the core kernel */
+	bool ended;		/* a NUL came: the text ends there */
+	bool failed;		/* out of memory while adding */
 };
 
 static inline int hex_digit(char c)
@@ -53,18 +70,25 @@ static unsigned long long line_address(char *line, char **end)
 	return v;
 }
 
+/* A line's symbol, pointing into the line: NUL-terminated name and module. */
+struct parsed {
+	unsigned long long addr;
+	char type;
+	const char *name;
+	const char *mod;	/* NULL: the core kernel */
+};
+
 /* Parse one NUL-terminated line in place into @s; false if it is not a symbol. */
-static bool parse_line(char *line, struct symbol *s)
+static bool parse_line(char *line, struct parsed *s)
 {
 	char *p, *name, *tab;
-	char type;
 
 	s->addr = line_address(line, &p);
 	if (p == line || *p != ' ' || !p[1] || p[2] != ' ')
 		return false;
-	type = p[1];
+	s->type = p[1];
 	name = p + 3;
-	if (type == 'A' || type == 'a' || name[0] == '$' || !name[0])
+	if (s->type == 'A' || s->type == 'a' || name[0] == '$' || !name[0])
 		return false;
 	s->name = name;
 	s->mod = NULL;
@@ -79,6 +103,113 @@ static bool parse_line(char *line, struct symbol *s)
 		}
 	}
 	return true;
+}
+
+/* Room for @len more bytes in the buffer *@buf of *@cap bytes, *@used used. */
+static bool room(char **buf, size_t *cap, size_t used, size_t len)
+{
+	size_t ncap = *cap ? *cap : 4096;
+	char *n;
+
+	if (used + len <= *cap)
+		return true;
+	while (ncap < used + len)
+		ncap *= 2;
+	if (!(n = realloc(*buf, ncap)))
+		return false;
+	*buf = n;
+	*cap = ncap;
+	return true;
+}
+
+/* @s (with its NUL) into @t's store: its offset, or NO_MOD when out of room. */
+static uint32_t store(struct kmt_symbols *t, const char *s)
+{
+	size_t len = strlen(s) + 1, at = t->names_len;
+
+	if (at + len > MAX_NAMES || !room(&t->names, &t->names_cap, at, len))
+		return NO_MOD;
+	memcpy(t->names + at, s, len);
+	t->names_len += len;
+	return (uint32_t)at;
+}
+
+/* The store's offset of module @mod: the last one's again while they repeat. */
+static uint32_t store_module(struct kmt_symbols *t, const char *mod)
+{
+	if (!mod)
+		return NO_MOD;
+	if (t->last_mod == NO_MOD || strcmp(t->names + t->last_mod, mod))
+		t->last_mod = store(t, mod);
+	return t->last_mod;
+}
+
+/* Add the symbol of @line (NUL-terminated, changed in place), if it is one. */
+static void add_line(struct kmt_symbols *t, char *line)
+{
+	struct symbol *sym;
+	struct parsed s;
+
+	if (!parse_line(line, &s))
+		return;
+	if (!t->text_addr && s.type == 'T' && !s.mod && !strcmp(s.name, "_text"))
+		t->text_addr = s.addr;
+	if (t->n == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 4096;
+		struct symbol *n = realloc(t->syms, ncap * sizeof(*n));
+
+		if (!n) {
+			t->failed = true;
+			return;
+		}
+		t->syms = n;
+		t->cap = ncap;
+	}
+	sym = &t->syms[t->n];
+	sym->addr = s.addr;
+	sym->mod = store_module(t, s.mod);
+	sym->name = store(t, s.name);
+	if (sym->name == NO_MOD || (s.mod && sym->mod == NO_MOD))
+		t->failed = true;
+	else
+		t->n++;
+}
+
+/* Append @len bytes at @p to the line being read; false when out of memory. */
+static bool line_append(struct kmt_symbols *t, const char *p, size_t len)
+{
+	if (!room(&t->line, &t->line_cap, t->line_len, len + 1)) {
+		t->failed = true;
+		return false;
+	}
+	memcpy(t->line + t->line_len, p, len);
+	t->line_len += len;
+	t->line[t->line_len] = '\0';
+	return true;
+}
+
+/*
+ * The @len bytes at @text, the next part of a kallsyms text: each whole
+ * line added, the last one kept until its end comes. A NUL ends the text,
+ * as it ended the string the whole text was parsed as.
+ */
+static void feed(struct kmt_symbols *t, const char *text, size_t len)
+{
+	const char *end = text + len, *nul, *nl;
+
+	if (t->ended)
+		return;
+	if ((nul = memchr(text, '\0', len))) {
+		end = nul;
+		t->ended = true;
+	}
+	for (; text < end && !t->failed; text = nl + 1) {
+		nl = memchr(text, '\n', end - text);
+		if (!line_append(t, text, (nl ? nl : end) - text) || !nl)
+			break;
+		add_line(t, t->line);
+		t->line_len = 0;
+	}
 }
 
 static inline uint64_t addr_of(const struct symbol *s)
@@ -104,14 +235,16 @@ static bool sorted(const struct kmt_symbols *t)
  */
 static bool sort_unique(struct kmt_symbols *t)
 {
-	struct symbol *tmp = malloc((t->n ? t->n : 1) * sizeof(*tmp));
 	size_t i, out = 0;
 
-	if (!tmp)
-		return false;
-	if (!sorted(t))		/* /proc/kallsyms mostly is */
+	if (!sorted(t)) {	/* /proc/kallsyms mostly is */
+		struct symbol *tmp = malloc((t->n ? t->n : 1) * sizeof(*tmp));
+
+		if (!tmp)
+			return false;
 		sort_by_addr(t->syms, tmp, t->n);
-	free(tmp);
+		free(tmp);
+	}
 	for (i = 0; i < t->n; i++)
 		if (!out || t->syms[out - 1].addr != t->syms[i].addr)
 			t->syms[out++] = t->syms[i];
@@ -119,45 +252,90 @@ static bool sort_unique(struct kmt_symbols *t)
 	return true;
 }
 
-/* Lines of the @len bytes at @text, for the array of their symbols (at least as many). */
-static size_t count_lines(const char *text, size_t len)
+static struct kmt_symbols *table_new(void)
 {
-	const char *p = text, *end = text + len;
-	size_t n = 1;
+	struct kmt_symbols *t = calloc(1, sizeof(*t));
 
-	while ((p = memchr(p, '\n', end - p))) {
-		n++;
-		p++;
+	if (t)
+		t->last_mod = NO_MOD;
+	return t;
+}
+
+/* The last line, the order, and the buffers cut to size: @t, or NULL (freed). */
+static struct kmt_symbols *table_done(struct kmt_symbols *t)
+{
+	char *names;
+
+	if (t->line_len && !t->failed)
+		add_line(t, t->line);
+	free(t->line);
+	t->line = NULL;
+	t->line_len = t->line_cap = 0;
+	if (t->failed || !sort_unique(t)) {
+		kmt_symbols_free(t);
+		errno = ENOMEM;
+		return NULL;
 	}
-	return n;
+	if (t->names_len && (names = realloc(t->names, t->names_len)))
+		t->names = names;
+	return t;
 }
 
 struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len)
 {
-	struct kmt_symbols *t = calloc(1, sizeof(*t));
-	char *line, *next;
+	struct kmt_symbols *t = table_new();
 
-	if (!t || !(t->text = malloc(len + 1)))
-		goto fail;
-	memcpy(t->text, text, len);
-	t->text[len] = '\0';
-	t->syms = malloc(count_lines(t->text, len) * sizeof(*t->syms));
-	if (!t->syms)
-		goto fail;
-	for (line = t->text; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		if (parse_line(line, &t->syms[t->n]))
-			t->n++;
+	if (!t) {
+		errno = ENOMEM;
+		return NULL;
 	}
-	if (!sort_unique(t))
+	feed(t, text, len);
+	return table_done(t);
+}
+
+struct kmt_symbols *kmt_symbols_read(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct kmt_symbols *t = NULL;
+	char *piece = NULL;
+	int saved;
+
+	if (fd < 0)
+		return NULL;
+	if (!(t = table_new()) || !(piece = malloc(READ_PIECE))) {
+		errno = ENOMEM;
 		goto fail;
-	return t;
+	}
+	for (;;) {
+		ssize_t n = read(fd, piece, READ_PIECE);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto fail;
+		if (!n)
+			break;
+		feed(t, piece, (size_t)n);
+		if (t->failed) {
+			errno = ENOMEM;
+			goto fail;
+		}
+	}
+	free(piece);
+	close(fd);
+	return table_done(t);
 fail:
+	saved = errno;
+	free(piece);
 	kmt_symbols_free(t);
-	errno = ENOMEM;
+	close(fd);
+	errno = saved;
 	return NULL;
+}
+
+unsigned long long kmt_symbols_text_addr(const struct kmt_symbols *t)
+{
+	return t->text_addr;
 }
 
 void kmt_symbols_free(struct kmt_symbols *t)
@@ -165,7 +343,8 @@ void kmt_symbols_free(struct kmt_symbols *t)
 	if (!t)
 		return;
 	free(t->syms);
-	free(t->text);
+	free(t->names);
+	free(t->line);
 	free(t);
 }
 
@@ -192,8 +371,8 @@ const char *kmt_symbols_find(const struct kmt_symbols *t, unsigned long long add
 	if (start)
 		*start = t->syms[lo].addr;
 	if (mod)
-		*mod = t->syms[lo].mod;
-	return t->syms[lo].name;
+		*mod = t->syms[lo].mod == NO_MOD ? NULL : t->names + t->syms[lo].mod;
+	return t->names + t->syms[lo].name;
 }
 
 size_t kmt_symbols_relocate(struct kmt_symbols *t, unsigned long long delta)
@@ -201,7 +380,7 @@ size_t kmt_symbols_relocate(struct kmt_symbols *t, unsigned long long delta)
 	size_t i, kept = 0, left_out;
 
 	for (i = 0; i < t->n; i++) {
-		if (t->syms[i].mod)
+		if (t->syms[i].mod != NO_MOD)
 			continue;
 		t->syms[kept] = t->syms[i];
 		t->syms[kept++].addr += delta;

@@ -9,12 +9,25 @@ struct kmt_symbols;
 
 /*
  * Build a sorted symbol table from the kallsyms text @text of @len bytes
- * (copied). Like libtraceevent, absolute symbols and ARM '$' mapping
- * symbols are left out, and of several symbols at one address the first
- * listed wins. Returns NULL with errno on allocation failure; lines that
+ * (its names copied; a NUL ends it early). Like libtraceevent, absolute
+ * symbols and ARM '$' mapping symbols are left out, and of several symbols
+ * at one address the first listed wins. Returns NULL with errno on allocation failure; lines that
  * do not parse are skipped.
  */
 struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len);
+
+/*
+ * kmt_symbols_parse() of the file at @path (/proc/kallsyms), read a piece
+ * at a time: the text is never held whole. NULL with errno when it cannot
+ * be read or on allocation failure.
+ */
+struct kmt_symbols *kmt_symbols_read(const char *path);
+
+/*
+ * The address of the first core kernel "T _text" line read (0 without
+ * one), before any kmt_symbols_relocate(): where the kernel's text started.
+ */
+unsigned long long kmt_symbols_text_addr(const struct kmt_symbols *syms);
 
 /* Free a table; NULL is ignored. */
 void kmt_symbols_free(struct kmt_symbols *syms);

@@ -191,6 +191,109 @@ START_TEST(test_symbols_relocate)
 }
 END_TEST
 
+/* A large kallsyms text: long and short names, modules, absolute symbols and _text lines. */
+static char *big_kallsyms(int lines, unsigned long long *text_addr)
+{
+	static const char filler[] = "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz"
+				     "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz"
+				     "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz"
+				     "abcdefghijklmnopqrstuvwxyz";
+	size_t cap = (size_t)lines * 320, len = 0;
+	char *text = malloc(cap);
+	int i;
+
+	ck_assert_ptr_nonnull(text);
+	for (i = 0; i < lines; i++) {
+		unsigned long long addr = 0xffffffff81000000ull + (unsigned long long)i * 0x40;
+
+		if (i == lines / 3)	/* a module's _text and a local one do not count */
+			len += snprintf(text + len, cap - len, "%016llx T _text\t[early]\n"
+					"%016llx t _text\n", addr, addr);
+		if (i == lines / 2) {
+			len += snprintf(text + len, cap - len, "%016llx T _text", addr);
+			*text_addr = addr;
+		} else {
+			len += snprintf(text + len, cap - len, "%016llx %c sym_%d_%.*s", addr,
+					i % 11 ? 'T' : 'A', i, i % 97 * 2, filler);
+		}
+		if (i % 7 == 0)
+			len += snprintf(text + len, cap - len, "\t[mod%d]", i / 1000);
+		if (i < lines - 1)	/* the last line without its newline */
+			text[len++] = '\n';
+	}
+	text[len] = '\0';
+	return text;
+}
+
+/*
+ * /proc/kallsyms read a piece at a time (lines cut between pieces) gives
+ * the table of the whole text parsed at once, and the core kernel's _text.
+ */
+START_TEST(test_symbols_read)
+{
+	char path[] = "/tmp/kmt-unit-kallsyms-XXXXXX";
+	unsigned long long text_addr = 0, start, start2;
+	char *text = big_kallsyms(30000, &text_addr);
+	struct kmt_symbols *whole, *read;
+	const char *mod, *mod2;
+	size_t i, len = strlen(text);
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_uint_gt(len, 1u << 20);	/* several pieces */
+	ck_assert_int_eq(write(fd, text, len), (ssize_t)len);
+	close(fd);
+	whole = kmt_symbols_parse(text, len);
+	read = kmt_symbols_read(path);
+	unlink(path);
+	ck_assert_ptr_nonnull(whole);
+	ck_assert_ptr_nonnull(read);
+	ck_assert_uint_eq(kmt_symbols_count(read), kmt_symbols_count(whole));
+	ck_assert_uint_eq(kmt_symbols_count(read), 30000 - (30000 + 10) / 11);
+	ck_assert_uint_eq(kmt_symbols_text_addr(read), text_addr);
+	ck_assert_uint_eq(kmt_symbols_text_addr(whole), text_addr);
+	for (i = 0; i < 30000; i++) {
+		unsigned long long addr = 0xffffffff81000000ull + i * 0x40;
+		const char *name = kmt_symbols_find(read, addr, &start, &mod);
+
+		ck_assert_pstr_eq(name, kmt_symbols_find(whole, addr, &start2, &mod2));
+		if (!name) {
+			ck_assert_uint_eq(i, 0);	/* an 'A' line: nothing below it */
+			continue;
+		}
+		ck_assert_uint_eq(start, start2);
+		ck_assert((mod == NULL) == (mod2 == NULL));
+		if (mod)
+			ck_assert_str_eq(mod, mod2);
+		if (i % 11 && i % 7 == 0)
+			ck_assert_int_eq(atoi(mod + 3), (int)i / 1000);
+	}
+	kmt_symbols_free(whole);
+	kmt_symbols_free(read);
+	free(text);
+	ck_assert_ptr_null(kmt_symbols_read(path));	/* gone: errno from open() */
+	ck_assert_int_eq(errno, ENOENT);
+}
+END_TEST
+
+/* A NUL ends the text, as it ended the string it was parsed as. */
+START_TEST(test_symbols_nul)
+{
+	static const char text[] = "ffffffff81000000 T before\n"
+				   "ffffffff81001000 T cut\0short\n"
+				   "ffffffff81002000 T after\n";
+	struct kmt_symbols *t = kmt_symbols_parse(text, sizeof(text) - 1);
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(kmt_symbols_count(t), 2);
+	ck_assert_str_eq(kmt_symbols_find(t, 0xffffffff81000008ull, NULL, NULL), "before");
+	ck_assert_str_eq(kmt_symbols_find(t, 0xffffffff81001000ull, NULL, NULL), "cut");
+	ck_assert_ptr_null(kmt_symbols_find(t, 0xffffffff81002000ull, NULL, NULL));
+	ck_assert_uint_eq(kmt_symbols_text_addr(t), 0);
+	kmt_symbols_free(t);
+}
+END_TEST
+
 /*
  * A recording that kept only its _text (no kallsyms, as --no-kallsyms
  * makes) and a --kallsyms file of the same build from another boot: the
@@ -945,6 +1048,8 @@ Suite *support_suite(void)
 	tcase_add_test(tc, test_symbols);
 	tcase_add_test(tc, test_symbols_relocate);
 	tcase_add_test(tc, test_symbols_addresses);
+	tcase_add_test(tc, test_symbols_read);
+	tcase_add_test(tc, test_symbols_nul);
 	tcase_add_test(tc, test_reader_relocates_kallsyms);
 	tcase_add_test(tc, test_reader_symbol);
 	tcase_add_test(tc, test_reader_vmlinux);
