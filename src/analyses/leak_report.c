@@ -48,20 +48,17 @@ static int by_bytes(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-/* The next selected object of kind @k outstanding at @now for --older or longer. */
-static bool next_outstanding(const struct leak_state *st, int k, uint64_t now, size_t *pos,
-			     const struct leak_obj **o)
+/* The next selected object of walk @w outstanding at @now for --older or longer. */
+static const struct leak_obj *next_outstanding(const struct leak_state *st, uint64_t now,
+					       struct kmt_objmap_walk *w)
 {
-	const void *item;
-	uint64_t addr;
+	const struct leak_obj *o;
 
-	while (kmt_objmap_next(&st->live[k], pos, &addr, &item)) {
-		*o = item;
-		if ((*o)->selected && (*o)->ts <= now && now - (*o)->ts >= st->older_ns &&
-		    !kmt_leak_left_out(st, *o))
-			return true;
-	}
-	return false;
+	while ((o = kmt_objmap_walk_next(w)))
+		if (o->selected && o->ts <= now && now - o->ts >= st->older_ns &&
+		    !kmt_leak_left_out(st, o))
+			return o;
+	return NULL;
 }
 
 /* The selected objects outstanding at @now for --older or longer. */
@@ -71,13 +68,20 @@ static struct member *members(const struct leak_state *st, enum leak_by by, uint
 	size_t cap = kmt_objmap_count(&st->live[LEAK_SLAB]) +
 		     kmt_objmap_count(&st->live[LEAK_PAGES]);
 	struct member *m = malloc((cap ? cap : 1) * 2 * sizeof(*m));	/* and sorting room */
+	struct kmt_objmap_walk w;
 	const struct leak_obj *o;
 	int k;
 
 	*n = 0;
-	for (k = 0; m && k < LEAK_KINDS; k++)
-		for (size_t pos = 0; next_outstanding(st, k, now, &pos, &o) && *n < cap;)
+	for (k = 0; m && k < LEAK_KINDS; k++) {
+		if (kmt_objmap_walk_start(&w, &st->live[k])) {
+			free(m);
+			return NULL;
+		}
+		while ((o = next_outstanding(st, now, &w)) && *n < cap)
 			m[(*n)++] = (struct member){ group_key(o, by), o->ts, o->bytes };
+		kmt_objmap_walk_end(&w);
+	}
 	return m;
 }
 
@@ -256,15 +260,22 @@ static int put_u(struct kmt_output *out, const char *key, const char *label,
 static int report_summary(const struct leak_state *st, uint64_t now, struct kmt_output *out)
 {
 	uint64_t objs[LEAK_KINDS] = { 0 }, bytes[LEAK_KINDS] = { 0 }, no_stack = 0;
+	struct kmt_objmap_walk w;
 	const struct leak_obj *o;
 	int k;
 
-	for (k = 0; k < LEAK_KINDS; k++)
-		for (size_t pos = 0; next_outstanding(st, k, now, &pos, &o);) {
+	for (k = 0; k < LEAK_KINDS; k++) {
+		if (kmt_objmap_walk_start(&w, &st->live[k])) {
+			errno = ENOMEM;
+			return -1;
+		}
+		while ((o = next_outstanding(st, now, &w))) {
 			objs[k]++;
 			bytes[k] += o->bytes;
 			no_stack += o->stack == KMT_STACK_NONE;
 		}
+		kmt_objmap_walk_end(&w);
+	}
 	return put_u(out, "outstanding_at", "Outstanding at (s)", KMT_KIND_NS, now) ||
 	       put_u(out, "older_than_ns", "Outstanding for at least (s)", KMT_KIND_NS,
 		     st->older_ns) ||

@@ -4,6 +4,7 @@
  * objects stay "outstanding" in any count made of events; they are left out
  * unless --all, and the report says how many and which.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,23 +18,24 @@ static const char *cache_name(const void *ctx, uint32_t cache)
 }
 
 /* Outstanding selected objects of flagged caches at @now (for --older or longer). */
-static void count_flagged(const struct leak_state *st, uint64_t now, uint64_t *objs,
-			  uint64_t *bytes)
+static int count_flagged(const struct leak_state *st, uint64_t now, uint64_t *objs,
+			 uint64_t *bytes)
 {
-	const void *item;
-	uint64_t addr;
-	size_t pos = 0;
+	struct kmt_objmap_walk w;
+	const struct leak_obj *o;
 
 	*objs = *bytes = 0;
-	while (kmt_objmap_next(&st->live[LEAK_SLAB], &pos, &addr, &item)) {
-		const struct leak_obj *o = item;
-
+	if (kmt_objmap_walk_start(&w, &st->live[LEAK_SLAB]))
+		return -1;
+	while ((o = kmt_objmap_walk_next(&w))) {
 		if (o->selected && o->ts <= now && now - o->ts >= st->older_ns &&
 		    kmt_slab_audit_untraced(&st->audit, o->cache)) {
 			(*objs)++;
 			*bytes += o->bytes;
 		}
 	}
+	kmt_objmap_walk_end(&w);
+	return 0;
 }
 
 /* The flagged caches' names, comma separated into @buf ("..." past its end). */
@@ -64,7 +66,10 @@ int kmt_leak_report_untraced(const struct leak_state *st, uint64_t now, struct k
 	uint64_t objs, bytes;
 	char names[512];
 
-	count_flagged(st, now, &objs, &bytes);
+	if (count_flagged(st, now, &objs, &bytes)) {
+		errno = ENOMEM;
+		return -1;
+	}
 	return kmt_slab_audit_report_check(a, out) ||
 	       kmt_output_count(out, "untraced_caches", st->all ?
 				"Caches with frees not traced (kept: --all)" :

@@ -75,3 +75,33 @@ bool kmt_objmap_next(const struct kmt_objmap *m, size_t *pos, uint64_t *key,
 	*item = m->items + slot * m->size;
 	return true;
 }
+
+int kmt_objmap_walk_start(struct kmt_objmap_walk *w, const struct kmt_objmap *m)
+{
+	uint32_t slot;
+
+	w->m = m;
+	w->at = 0;
+	w->freed = calloc(m->n / 64 + 1, sizeof(*w->freed));
+	if (!w->freed)
+		return -1;
+	for (slot = m->free_head; slot != KMT_OBJMAP_NO_SLOT; slot = m->links[slot])
+		w->freed[slot / 64] |= 1ull << (slot % 64);
+	return 0;
+}
+
+const void *kmt_objmap_walk_next(struct kmt_objmap_walk *w)
+{
+	const struct kmt_objmap *m = w->m;
+
+	for (; w->at < m->n; w->at++)
+		if (!(w->freed[w->at / 64] & 1ull << (w->at % 64)))
+			return m->items + (size_t)w->at++ * m->size;
+	return NULL;
+}
+
+void kmt_objmap_walk_end(struct kmt_objmap_walk *w)
+{
+	free(w->freed);
+	w->freed = NULL;
+}

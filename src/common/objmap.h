@@ -136,4 +136,25 @@ static inline size_t kmt_objmap_count(const struct kmt_objmap *m)
 bool kmt_objmap_next(const struct kmt_objmap *m, size_t *pos, uint64_t *key,
 		     const void **item);
 
+/*
+ * A walk over the items alone, in the order they lie in memory: where
+ * kmt_objmap_next() follows the index, whose order sends each read to an
+ * item anywhere, this one reads the items one after the other (and gives
+ * no keys). @m must not change during the walk.
+ */
+struct kmt_objmap_walk {
+	const struct kmt_objmap *m;
+	uint64_t *freed;	/* a bit per slot: on the free list */
+	uint32_t at;
+};
+
+/* Start a walk over @m: 0, or -1 when out of memory. */
+int kmt_objmap_walk_start(struct kmt_objmap_walk *w, const struct kmt_objmap *m);
+
+/* The next item of the walk, or NULL at its end. */
+const void *kmt_objmap_walk_next(struct kmt_objmap_walk *w);
+
+/* Free what the walk holds. */
+void kmt_objmap_walk_end(struct kmt_objmap_walk *w);
+
 #endif /* KMT_OBJMAP_H */

@@ -647,6 +647,54 @@ START_TEST(test_objmap_reuses_slots)
 }
 END_TEST
 
+/*
+ * The walk in memory order meets every live item once, and no freed one,
+ * whatever the adds and takes (and the key the index keeps apart) left.
+ */
+START_TEST(test_objmap_walk)
+{
+	static const uint64_t keys[] = { 1, 2, 3, UINT64_MAX };
+	uint64_t live_sum = 0, walk_sum = 0, seen = 0;
+	struct kmt_objmap_walk w;
+	struct kmt_objmap m;
+	struct item it, got;
+	const struct item *p;
+	uint32_t i;
+
+	ck_assert_int_eq(kmt_objmap_init(&m, sizeof(struct item)), 0);
+	ck_assert_int_eq(kmt_objmap_walk_start(&w, &m), 0);	/* empty */
+	ck_assert_ptr_null(kmt_objmap_walk_next(&w));
+	kmt_objmap_walk_end(&w);
+	srand(35);
+	for (i = 0; i < 20000; i++) {
+		uint64_t key = i % 50 ? (uint64_t)(rand() % 3000) << 6 : keys[rand() % 4];
+
+		if (item_map_take(&m, key, &got))
+			continue;
+		it = (struct item){ (uint32_t)key, i };
+		ck_assert_int_eq(item_map_put(&m, key, &it), 0);
+	}
+	for (i = 0; i < m.n * 2; i++) {	/* a walk must skip the freed slots */
+		uint64_t key = (uint64_t)(rand() % 3000) << 6;
+
+		item_map_take(&m, key, &got);
+	}
+	for (size_t pos = 0; kmt_objmap_next(&m, &pos, &(uint64_t){ 0 }, (const void **)&p);)
+		live_sum += p->b * 7919u + p->a;
+	ck_assert_int_eq(kmt_objmap_walk_start(&w, &m), 0);
+	while ((p = kmt_objmap_walk_next(&w))) {
+		walk_sum += p->b * 7919u + p->a;
+		seen++;
+	}
+	kmt_objmap_walk_end(&w);
+	ck_assert_uint_gt(seen, 0);
+	ck_assert_uint_lt(seen, m.n);	/* some slots were free */
+	ck_assert_uint_eq(seen, kmt_objmap_count(&m));
+	ck_assert_uint_eq(walk_sum, live_sum);
+	kmt_objmap_free(&m);
+}
+END_TEST
+
 struct keyed { uint64_t key; uint32_t order; };
 
 static inline uint64_t key_of(const struct keyed *k)
@@ -1043,6 +1091,7 @@ Suite *support_suite(void)
 	tcase_add_test(tc, test_hashmap_find);
 	tcase_add_test(tc, test_hashmap_name_row);
 	tcase_add_test(tc, test_objmap_reuses_slots);
+	tcase_add_test(tc, test_objmap_walk);
 	tcase_add_loop_test(tc, test_page_recent_as_ring, 0, 4);
 	tcase_add_test(tc, test_radix_sort_stable);
 	tcase_add_test(tc, test_symbols);
