@@ -19,6 +19,7 @@
 
 #define NO_MOD		UINT32_MAX	/* a core kernel symbol's module */
 #define READ_PIECE	(256u << 10)	/* /proc/kallsyms read this much at a time */
+#define COPY_PIECE	2048u		/* a text in memory copied this much at a time */
 #define MAX_NAMES	(UINT32_MAX - 1u)	/* the store's offsets are u32 */
 
 struct symbol {
@@ -76,6 +77,7 @@ struct parsed {
 	char type;
 	const char *name;
 	const char *mod;	/* NULL: the core kernel */
+	size_t name_len;
 };
 
 /* Parse one NUL-terminated line in place into @s; false if it is not a symbol. */
@@ -92,8 +94,9 @@ static bool parse_line(char *line, struct parsed *s)
 		return false;
 	s->name = name;
 	s->mod = NULL;
-	tab = strchr(name, '\t');
-	if (tab) {
+	tab = strchrnul(name, '\t');
+	s->name_len = tab - name;
+	if (*tab) {
 		char *close;
 
 		*tab = '\0';
@@ -122,11 +125,12 @@ static bool room(char **buf, size_t *cap, size_t used, size_t len)
 	return true;
 }
 
-/* @s (with its NUL) into @t's store: its offset, or NO_MOD when out of room. */
-static uint32_t store(struct kmt_symbols *t, const char *s)
+/* @s of @len bytes and its NUL into @t's store: its offset, or NO_MOD when out of room. */
+static uint32_t store(struct kmt_symbols *t, const char *s, size_t len)
 {
-	size_t len = strlen(s) + 1, at = t->names_len;
+	size_t at = t->names_len;
 
+	len++;
 	if (at + len > MAX_NAMES || !room(&t->names, &t->names_cap, at, len))
 		return NO_MOD;
 	memcpy(t->names + at, s, len);
@@ -140,7 +144,7 @@ static uint32_t store_module(struct kmt_symbols *t, const char *mod)
 	if (!mod)
 		return NO_MOD;
 	if (t->last_mod == NO_MOD || strcmp(t->names + t->last_mod, mod))
-		t->last_mod = store(t, mod);
+		t->last_mod = store(t, mod, strlen(mod));
 	return t->last_mod;
 }
 
@@ -168,7 +172,7 @@ static void add_line(struct kmt_symbols *t, char *line)
 	sym = &t->syms[t->n];
 	sym->addr = s.addr;
 	sym->mod = store_module(t, s.mod);
-	sym->name = store(t, s.name);
+	sym->name = store(t, s.name, s.name_len);
 	if (sym->name == NO_MOD || (s.mod && sym->mod == NO_MOD))
 		t->failed = true;
 	else
@@ -189,13 +193,13 @@ static bool line_append(struct kmt_symbols *t, const char *p, size_t len)
 }
 
 /*
- * The @len bytes at @text, the next part of a kallsyms text: each whole
- * line added, the last one kept until its end comes. A NUL ends the text,
- * as it ended the string the whole text was parsed as.
+ * The @len bytes at @text, the next part of a kallsyms text (changed in
+ * place): each whole line added, the last one kept until its end comes.
+ * A NUL ends the text, as it ended the string the whole text was parsed as.
  */
-static void feed(struct kmt_symbols *t, const char *text, size_t len)
+static void feed(struct kmt_symbols *t, char *text, size_t len)
 {
-	const char *end = text + len, *nul, *nl;
+	char *end = text + len, *nul, *nl;
 
 	if (t->ended)
 		return;
@@ -203,12 +207,21 @@ static void feed(struct kmt_symbols *t, const char *text, size_t len)
 		end = nul;
 		t->ended = true;
 	}
-	for (; text < end && !t->failed; text = nl + 1) {
+	if (t->line_len) {	/* the end of the line the last part cut */
 		nl = memchr(text, '\n', end - text);
 		if (!line_append(t, text, (nl ? nl : end) - text) || !nl)
-			break;
+			return;
 		add_line(t, t->line);
 		t->line_len = 0;
+		text = nl + 1;
+	}
+	for (; text < end && !t->failed; text = nl + 1) {
+		if (!(nl = memchr(text, '\n', end - text))) {
+			line_append(t, text, end - text);
+			return;
+		}
+		*nl = '\0';
+		add_line(t, text);
 	}
 }
 
@@ -284,12 +297,18 @@ static struct kmt_symbols *table_done(struct kmt_symbols *t)
 struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len)
 {
 	struct kmt_symbols *t = table_new();
+	char piece[COPY_PIECE];	/* small: glibc copies it with vector moves */
+	size_t at, n;
 
 	if (!t) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	feed(t, text, len);
+	for (at = 0; at < len && !t->ended && !t->failed; at += n) {
+		n = len - at < COPY_PIECE ? len - at : COPY_PIECE;
+		memcpy(piece, text + at, n);	/* @text stays as it was */
+		feed(t, piece, n);
+	}
 	return table_done(t);
 }
 
