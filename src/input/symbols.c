@@ -265,6 +265,7 @@ static bool sort_unique(struct kmt_symbols *t)
 	return true;
 }
 
+/* An empty table, to be fed; NULL when out of memory. */
 static struct kmt_symbols *table_new(void)
 {
 	struct kmt_symbols *t = calloc(1, sizeof(*t));

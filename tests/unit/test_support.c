@@ -194,10 +194,10 @@ END_TEST
 /* A large kallsyms text: long and short names, modules, absolute symbols and _text lines. */
 static char *big_kallsyms(int lines, unsigned long long *text_addr)
 {
-	static const char filler[] = "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz"
-				     "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz"
-				     "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz"
-				     "abcdefghijklmnopqrstuvwxyz";
+	static const char filler[] = "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvw"
+				     "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvw"
+				     "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvw"
+				     "abcdefghijklmnopqrstuvwxyz0123456789";
 	size_t cap = (size_t)lines * 320, len = 0;
 	char *text = malloc(cap);
 	int i;
