@@ -46,67 +46,90 @@ static uint64_t bucket_value(const struct kmt_latencies *l, uint32_t b)
 }
 
 /*
- * In the sketch, each bucket of a row is one u64: row << 32 | bucket << 16
- * | count (a count past 65,535 goes on in a second one). New latencies are
- * appended; when the array is full it is sorted and equal buckets merged,
- * and it grows only when that freed less than half of it. 8 bytes per
- * bucket in use, where one entry and a hash slot per bucket took about 50.
+ * In the sketch, each bucket in use of a row is one u32, bucket << 16 |
+ * count, kept in order in the row's own array (a count past 65,535 goes
+ * on in a second one, before which a bucket's unfilled one always sorts).
+ * 4 bytes per bucket in use; rows are the dense indexes the caller gives.
  */
-#define PACK(row, b, count)	((uint64_t)(row) << 32 | (uint64_t)(b) << 16 | (count))
-#define PACKED_MAX_COUNT	0xffffu
+#define ENTRY(b, count)		((uint32_t)(b) << 16 | (count))
+#define ENTRY_MAX_COUNT		0xffffu
+#define ROW_FIRST_CAP		4u
 
-static inline uint64_t bucket_key(const uint64_t *e)
+/* The row @row of the sketch, made with those before it; NULL when out of memory. */
+static struct kmt_latency_row *sketch_row(struct kmt_latencies *l, uint32_t row)
 {
-	return *e >> 16;
+	uint32_t old = l->rows_cap;
+
+	if (row < l->nrows)
+		return &l->rows[row];
+	if (row == UINT32_MAX || kmt_grow(&l->rows, &l->rows_cap, row, sizeof(*l->rows)))
+		return NULL;
+	if (l->rows_cap > old)
+		memset(&l->rows[old], 0, (l->rows_cap - old) * sizeof(*l->rows));
+	l->nrows = row + 1;
+	return &l->rows[row];
 }
 
-KMT_RADIX_SORT(sort_packed, uint64_t, bucket_key)
-
-/* Sort the sketch's buckets and merge the equal ones: 0, or -1 out of memory. */
-static int merge_buckets(struct kmt_latencies *l)
+/* The first entry of @r at or past bucket @b. */
+static uint32_t bucket_pos(const struct kmt_latency_row *r, uint32_t b)
 {
-	uint64_t *tmp = malloc((l->n ? l->n : 1) * sizeof(*tmp));
-	uint32_t i, out = 0;
+	uint32_t lo = 0, hi = r->n;
 
-	if (!tmp)
-		return -1;
-	sort_packed(l->packed, tmp, l->n);
-	free(tmp);
-	for (i = 0; i < l->n; i++) {
-		uint64_t e = l->packed[i], room;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (out && bucket_key(&l->packed[out - 1]) == bucket_key(&e) &&
-		    (room = PACKED_MAX_COUNT - (l->packed[out - 1] & PACKED_MAX_COUNT))) {
-			uint64_t move = (e & PACKED_MAX_COUNT) < room ? (e & PACKED_MAX_COUNT) : room;
-
-			l->packed[out - 1] += move;
-			e -= move;
-			if (!(e & PACKED_MAX_COUNT))
-				continue;
-		}
-		l->packed[out++] = e;
+		if (r->b[mid] >> 16 < b)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	l->n = out;
+	return lo;
+}
+
+/* A new entry of bucket @b at @pos of @r with @count: 0, or -1 out of memory. */
+static int insert_entry(struct kmt_latency_row *r, uint32_t pos, uint32_t b, uint32_t count)
+{
+	if (!r->cap) {
+		if (!(r->b = malloc(ROW_FIRST_CAP * sizeof(*r->b))))
+			return -1;
+		r->cap = ROW_FIRST_CAP;
+	} else if (kmt_grow(&r->b, &r->cap, r->n, sizeof(*r->b))) {
+		return -1;
+	}
+	memmove(&r->b[pos + 1], &r->b[pos], (r->n - pos) * sizeof(*r->b));
+	r->b[pos] = ENTRY(b, count);
+	r->n++;
 	return 0;
 }
 
 /* Add @count latencies of bucket @b of @row: 0, or -1 out of memory. */
 static int add_to_bucket(struct kmt_latencies *l, uint32_t row, uint32_t b, uint32_t count)
 {
-	while (count) {
-		uint32_t part = count < PACKED_MAX_COUNT ? count : PACKED_MAX_COUNT;
+	struct kmt_latency_row *r = sketch_row(l, row);
+	uint32_t pos;
 
-		if (l->n == l->cap &&
-		    (merge_buckets(l) || (l->n >= l->cap / 2 &&
-					  kmt_grow_to(&l->packed, &l->cap, l->cap, sizeof(*l->packed)))))
-			return -1;
-		l->packed[l->n++] = PACK(row, b, part);
+	if (!r)
+		return -1;
+	pos = bucket_pos(r, b);
+	while (count) {
+		uint32_t part, *e = pos < r->n && r->b[pos] >> 16 == b ? &r->b[pos] : NULL;
+
+		if (e && (*e & ENTRY_MAX_COUNT) < ENTRY_MAX_COUNT) {
+			part = ENTRY_MAX_COUNT - (*e & ENTRY_MAX_COUNT);
+			part = count < part ? count : part;
+			*e += part;
+		} else {
+			part = count < ENTRY_MAX_COUNT ? count : ENTRY_MAX_COUNT;
+			if (insert_entry(r, pos, b, part))
+				return -1;
+			l->n++;
+		}
 		count -= part;
 	}
 	return 0;
 }
 
-/* From one entry per latency to the packed buckets of the sketch. */
+/* From one entry per latency to the buckets of the sketch. */
 static int to_sketch(struct kmt_latencies *l)
 {
 	uint32_t n = l->n, i;
@@ -150,7 +173,7 @@ int kmt_latencies_sort(struct kmt_latencies *l)
 	struct kmt_latency *tmp;
 
 	if (l->sketch)
-		return merge_buckets(l);	/* by row, each row's by bucket */
+		return 0;	/* by row, each row's by bucket */
 	if (!(tmp = malloc((l->n ? l->n : 1) * sizeof(*tmp))))
 		return -1;
 	sort_by_ns(l->v, tmp, l->n);
@@ -199,13 +222,15 @@ static int percentiles(struct kmt_latency *v, uint32_t n, uint64_t *p50, uint64_
 static int overall_buckets(const struct kmt_latencies *l, struct kmt_latency **v, uint32_t *n)
 {
 	uint64_t *counts = calloc(1u << 16, sizeof(*counts));
+	const struct kmt_latency_row *r;
 	uint32_t i, b;
 
 	*n = 0;
 	if (!counts)
 		return -1;
-	for (i = 0; i < l->n; i++)
-		counts[(l->packed[i] >> 16) & 0xffff] += l->packed[i] & PACKED_MAX_COUNT;
+	for (r = l->rows; r < l->rows + l->nrows; r++)
+		for (i = 0; i < r->n; i++)
+			counts[r->b[i] >> 16] += r->b[i] & ENTRY_MAX_COUNT;
 	for (b = 0; b < 1u << 16; b++)	/* a count past 32 bits: more entries */
 		*n += counts[b] ? (uint32_t)((counts[b] + UINT32_MAX - 1) / UINT32_MAX) : 0;
 	if (!(*v = malloc((*n ? *n : 1) * sizeof(**v)))) {
@@ -242,38 +267,29 @@ int kmt_latencies_overall(struct kmt_latencies *l, uint64_t *p50, uint64_t *p99)
 	return ret;
 }
 
-/* Entries [*@lo, *@hi) of the @n at @keys, sorted by row_at(), are @row's. */
-static void row_range(const void *keys, uint32_t n, uint32_t row,
-		      uint32_t (*row_at)(const void *keys, uint32_t i), uint32_t *lo, uint32_t *hi)
+/* Entries [*@lo, *@hi) of the @n at @v, sorted by row, are @row's. */
+static void row_range(const struct kmt_latency *v, uint32_t n, uint32_t row, uint32_t *lo,
+		      uint32_t *hi)
 {
 	uint32_t a = 0, b = n;
 
 	while (a < b) {	/* the row's first */
 		uint32_t mid = a + (b - a) / 2;
 
-		if (row_at(keys, mid) < row)
+		if (v[mid].row < row)
 			a = mid + 1;
 		else
 			b = mid;
 	}
 	*lo = a;
-	while (b < n && row_at(keys, b) == row)
+	while (b < n && v[b].row == row)
 		b++;
 	*hi = b;
 }
 
-static uint32_t exact_row(const void *keys, uint32_t i)
-{
-	return ((const struct kmt_latency *)keys)[i].row;
-}
-
-static uint32_t packed_row(const void *keys, uint32_t i)
-{
-	return (uint32_t)(((const uint64_t *)keys)[i] >> 32);
-}
-
 int kmt_latencies_row(const struct kmt_latencies *l, uint32_t row, uint64_t *p50, uint64_t *p99)
 {
+	const struct kmt_latency_row *r;
 	struct kmt_latency *v;
 	uint32_t lo, hi, i;
 	int ret;
@@ -282,26 +298,30 @@ int kmt_latencies_row(const struct kmt_latencies *l, uint32_t row, uint64_t *p50
 	if (!l->n)
 		return 0;
 	if (!l->sketch) {
-		row_range(l->v, l->n, row, exact_row, &lo, &hi);
+		row_range(l->v, l->n, row, &lo, &hi);
 		*p50 = percentile(l->v + lo, hi - lo, 50);
 		*p99 = percentile(l->v + lo, hi - lo, 99);
 		return 0;
 	}
-	row_range(l->packed, l->n, row, packed_row, &lo, &hi);
-	if (!(v = malloc((hi > lo ? hi - lo : 1) * sizeof(*v))))
+	if (row >= l->nrows || !(r = &l->rows[row])->n)
+		return 0;
+	if (!(v = malloc(r->n * sizeof(*v))))
 		return -1;
-	for (i = lo; i < hi; i++)
-		v[i - lo] = (struct kmt_latency){
-			.count = (uint32_t)(l->packed[i] & PACKED_MAX_COUNT),
-			.ns = bucket_value(l, (l->packed[i] >> 16) & 0xffff) };
-	ret = percentiles(v, hi - lo, p50, p99);
+	for (i = 0; i < r->n; i++)
+		v[i] = (struct kmt_latency){ .count = r->b[i] & ENTRY_MAX_COUNT,
+					     .ns = bucket_value(l, r->b[i] >> 16) };
+	ret = percentiles(v, r->n, p50, p99);
 	free(v);
 	return ret;
 }
 
 void kmt_latencies_free(struct kmt_latencies *l)
 {
+	uint32_t i;
+
+	for (i = 0; i < l->nrows; i++)
+		free(l->rows[i].b);
+	free(l->rows);
 	free(l->v);
-	free(l->packed);
 	memset(l, 0, sizeof(*l));
 }

@@ -23,10 +23,17 @@ struct kmt_latency {
 	uint64_t ns;
 };
 
+/* The sketch's buckets of one row in use, by bucket: bucket << 16 | count. */
+struct kmt_latency_row {
+	uint32_t *b;
+	uint32_t n, cap;
+};
+
 struct kmt_latencies {
 	struct kmt_latency *v;		/* one by one; NULL in the sketch */
-	uint64_t *packed;		/* the sketch's buckets (latency.c), else NULL */
-	uint32_t n, cap;		/* entries of v, or of packed in the sketch */
+	struct kmt_latency_row *rows;	/* the sketch's, by row; else NULL */
+	uint32_t n, cap;		/* entries of v, or buckets in use in the sketch */
+	uint32_t nrows, rows_cap;	/* of rows */
 	bool sketch;
 	double first_step;		/* the sketch's step of its first logarithmic bucket */
 };
