@@ -16,6 +16,7 @@
 
 #include "symbols.h"
 #include "common/radix.h"
+#include "common/util.h"
 
 #define NO_MOD		UINT32_MAX	/* a core kernel symbol's module */
 #define READ_PIECE	(256u << 10)	/* /proc/kallsyms read this much at a time */
@@ -30,12 +31,12 @@ struct symbol {
 
 struct kmt_symbols {
 	struct symbol *syms;
-	size_t n, cap;
+	uint32_t n, cap;
 	char *names;		/* NUL-terminated names and modules */
-	size_t names_len, names_cap;
+	uint32_t names_len, names_cap;
 	uint32_t last_mod;	/* the module stored last, or NO_MOD */
 	char *line;		/* the line being read, NUL-terminated */
-	size_t line_len, line_cap;
+	uint32_t line_len, line_cap;
 	unsigned long long text_addr;	/* the first "T _text" of the core kernel */
 	bool ended;		/* a NUL came: the text ends there */
 	bool failed;		/* out of memory while adding */
@@ -108,34 +109,17 @@ static bool parse_line(char *line, struct parsed *s)
 	return true;
 }
 
-/* Room for @len more bytes in the buffer *@buf of *@cap bytes, *@used used. */
-static bool room(char **buf, size_t *cap, size_t used, size_t len)
-{
-	size_t ncap = *cap ? *cap : 4096;
-	char *n;
-
-	if (used + len <= *cap)
-		return true;
-	while (ncap < used + len)
-		ncap *= 2;
-	if (!(n = realloc(*buf, ncap)))
-		return false;
-	*buf = n;
-	*cap = ncap;
-	return true;
-}
-
 /* @s of @len bytes and its NUL into @t's store: its offset, or NO_MOD when out of room. */
 static uint32_t store(struct kmt_symbols *t, const char *s, size_t len)
 {
-	size_t at = t->names_len;
+	uint32_t at = t->names_len;
 
 	len++;
-	if (at + len > MAX_NAMES || !room(&t->names, &t->names_cap, at, len))
+	if (len > MAX_NAMES - at || kmt_grow(&t->names, &t->names_cap, at + len - 1, 1))
 		return NO_MOD;
 	memcpy(t->names + at, s, len);
 	t->names_len += len;
-	return (uint32_t)at;
+	return at;
 }
 
 /* The store's offset of module @mod: the last one's again while they repeat. */
@@ -158,16 +142,9 @@ static void add_line(struct kmt_symbols *t, char *line)
 		return;
 	if (!t->text_addr && s.type == 'T' && !s.mod && !strcmp(s.name, "_text"))
 		t->text_addr = s.addr;
-	if (t->n == t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 4096;
-		struct symbol *n = realloc(t->syms, ncap * sizeof(*n));
-
-		if (!n) {
-			t->failed = true;
-			return;
-		}
-		t->syms = n;
-		t->cap = ncap;
+	if (kmt_grow(&t->syms, &t->cap, t->n, sizeof(*t->syms))) {
+		t->failed = true;
+		return;
 	}
 	sym = &t->syms[t->n];
 	sym->addr = s.addr;
@@ -182,7 +159,8 @@ static void add_line(struct kmt_symbols *t, char *line)
 /* Append @len bytes at @p to the line being read; false when out of memory. */
 static bool line_append(struct kmt_symbols *t, const char *p, size_t len)
 {
-	if (!room(&t->line, &t->line_cap, t->line_len, len + 1)) {
+	if (len >= UINT32_MAX - t->line_len ||
+	    kmt_grow(&t->line, &t->line_cap, t->line_len + (uint32_t)len, 1)) {
 		t->failed = true;
 		return false;
 	}
