@@ -85,9 +85,6 @@ struct kmt_reader *kmt_reader_alloc(const char *path, const struct kmt_reader_op
 /* Size the per-CPU stats array to @ncpus, keeping the stats it had. Returns 0 or -1. */
 int kmt_reader_set_cpus(struct kmt_reader *r, int ncpus);
 
-/* Build @r's symbols from kallsyms @text and make its tep use them. 0 or -1. */
-int kmt_reader_set_symbols(struct kmt_reader *r, const char *text, size_t len);
-
 /*
  * Text input: the names the text gave to call sites, at made-up addresses
  * (kallsyms @text), looked up before any other symbols. 0 or -1.

@@ -209,11 +209,6 @@ static int set_kallsyms(struct kmt_reader *r, struct kmt_symbols *t)
 	return 0;
 }
 
-int kmt_reader_set_symbols(struct kmt_reader *r, const char *text, size_t len)
-{
-	return set_kallsyms(r, kmt_symbols_parse(text, len));
-}
-
 int kmt_reader_set_text_symbols(struct kmt_reader *r, const char *text, size_t len)
 {
 	struct kmt_symbols *t = kmt_symbols_parse(text, len);
@@ -367,42 +362,38 @@ static unsigned long long boot_delta(struct kmt_reader *r, unsigned long long fi
 
 int kmt_reader_use_kallsyms(struct kmt_reader *r, const char *path, struct kmt_error *err)
 {
-	size_t len, left_out = 0;
-	char *text = kmt_read_text_file(path, &len);
+	struct kmt_symbols *t;
+	size_t left_out = 0;
 	char what[512], where[768];
 	unsigned long long delta;
-	int ret = -1;
 
 	take_own_kallsyms(r, true);
 
-	if (!text) {
-		kmt_error_set(err, path, -1, "cannot read: %s", strerror(errno));
+	if (!(t = kmt_symbols_read(path))) {
+		kmt_error_set(err, path, -1, errno == ENOMEM ? "out of memory" : "cannot read: %s",
+			      strerror(errno));
 		return -1;
 	}
-	if (kmt_reader_set_symbols(r, text, len)) {
+	if (set_kallsyms(r, t)) {
 		kmt_error_set(err, path, -1, "out of memory");
-		goto out;
+		return -1;
 	}
-	if (!kmt_symbols_count(r->symbols)) {
+	if (!kmt_symbols_count(t)) {
 		kmt_error_set(err, path, 0, "no symbols in it (want /proc/kallsyms or System.map "
 			      "lines: ADDRESS TYPE NAME)");
-		goto out;
+		return -1;
 	}
-	snprintf(what, sizeof(what), "%s (--kallsyms, %zu symbols", path,
-		 kmt_symbols_count(r->symbols));
-	delta = boot_delta(r, kmt_kallsyms_text(text), what, where, sizeof(where));
+	snprintf(what, sizeof(what), "%s (--kallsyms, %zu symbols", path, kmt_symbols_count(t));
+	delta = boot_delta(r, kmt_symbols_text_addr(t), what, where, sizeof(where));
 	/* modules load elsewhere on each boot: their symbols go when the kernel moved */
 	if (delta)
-		left_out = kmt_symbols_relocate(r->symbols, delta);
+		left_out = kmt_symbols_relocate(t, delta);
 	snprintf(where + strlen(where), sizeof(where) - strlen(where), delta ?
 		 "; %zu module symbols left out)" : ")", left_out);
 	say_source(r, where);
 	free(r->live_release);		/* this file, not this machine's /proc/kallsyms */
 	r->live_release = NULL;
-	ret = 0;
-out:
-	free(text);
-	return ret;
+	return 0;
 }
 
 /* The image is of another build than the recording: refuse its names. */
