@@ -96,6 +96,13 @@ enum leak_by { LEAK_BY_STACK, LEAK_BY_CALLSITE, LEAK_BY_CACHE, LEAK_BY_PID };
 long kmt_leak_groups(const struct leak_state *st, enum leak_by by, uint64_t now,
 		     struct leak_group **groups);
 
+/* Is @o selected and outstanding at @now for at least --older? */
+static inline bool kmt_leak_outstanding(const struct leak_state *st, const struct leak_obj *o,
+					uint64_t now)
+{
+	return o->selected && o->ts <= now && now - o->ts >= st->older_ns;
+}
+
 /* Is @o in a cache whose frees are not traced, and left out (no --all)? */
 static inline bool kmt_leak_left_out(const struct leak_state *st, const struct leak_obj *o)
 {

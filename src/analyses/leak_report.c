@@ -55,8 +55,7 @@ static const struct leak_obj *next_outstanding(const struct leak_state *st, uint
 	const struct leak_obj *o;
 
 	while ((o = kmt_objmap_walk_next(w)))
-		if (o->selected && o->ts <= now && now - o->ts >= st->older_ns &&
-		    !kmt_leak_left_out(st, o))
+		if (kmt_leak_outstanding(st, o, now) && !kmt_leak_left_out(st, o))
 			return o;
 	return NULL;
 }

@@ -28,7 +28,7 @@ static int count_flagged(const struct leak_state *st, uint64_t now, uint64_t *ob
 	if (kmt_objmap_walk_start(&w, &st->live[LEAK_SLAB]))
 		return -1;
 	while ((o = kmt_objmap_walk_next(&w))) {
-		if (o->selected && o->ts <= now && now - o->ts >= st->older_ns &&
+		if (kmt_leak_outstanding(st, o, now) &&
 		    kmt_slab_audit_untraced(&st->audit, o->cache)) {
 			(*objs)++;
 			*bytes += o->bytes;
