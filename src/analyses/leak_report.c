@@ -24,18 +24,55 @@ static uint64_t group_key(const struct leak_obj *o, enum leak_by by)
 	}
 }
 
-static inline uint64_t ts_of(const struct member *m)
-{
-	return m->ts;
-}
-
 static inline uint64_t key_of(const struct member *m)
 {
 	return m->key;
 }
 
-KMT_RADIX_SORT(sort_by_ts, struct member, ts_of)
 KMT_RADIX_SORT(sort_by_key, struct member, key_of)
+
+static void swap_u64(uint64_t *a, uint64_t *b)
+{
+	uint64_t t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/*
+ * The @k-th smallest (from 0) of the @n values at @v, which it reorders:
+ * a selection in linear time on average, where sorting each group's
+ * members by time took a radix sort of them all per table. The pivot is
+ * the median of three; values equal to it gather in the middle, so equal
+ * times cost nothing more.
+ */
+static uint64_t kth_smallest(uint64_t *v, size_t n, size_t k)
+{
+	while (n > 1) {
+		uint64_t x = v[0], y = v[n / 2], z = v[n - 1], pivot;
+		size_t lt = 0, i = 0, gt = n;
+
+		pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+		while (i < gt) {	/* [0, lt) below, [lt, i) equal, [gt, n) above */
+			if (v[i] < pivot)
+				swap_u64(&v[lt++], &v[i++]);
+			else if (v[i] > pivot)
+				swap_u64(&v[i], &v[--gt]);
+			else
+				i++;
+		}
+		if (k < lt) {
+			n = lt;
+		} else if (k < gt) {
+			return pivot;
+		} else {
+			v += gt;
+			n -= gt;
+			k -= gt;
+		}
+	}
+	return v[0];
+}
 
 static int by_bytes(const void *a, const void *b)
 {
@@ -89,6 +126,7 @@ long kmt_leak_groups(const struct leak_state *st, enum leak_by by, uint64_t now,
 {
 	size_t n, i, start;
 	struct member *m = members(st, by, now, &n);
+	uint64_t *times;
 	struct leak_group *g;
 	long ng = 0;
 
@@ -97,8 +135,8 @@ long kmt_leak_groups(const struct leak_state *st, enum leak_by by, uint64_t now,
 		free(m);
 		return -1;
 	}
-	sort_by_ts(m, m + n, n);	/* by group, each group's by time */
-	sort_by_key(m, m + n, n);
+	sort_by_key(m, m + n, n);	/* by group */
+	times = (uint64_t *)(m + n);	/* the sorting room, free again */
 	for (start = 0; start < n; start = i) {
 		struct leak_group *x = &g[ng++];
 
@@ -106,8 +144,11 @@ long kmt_leak_groups(const struct leak_state *st, enum leak_by by, uint64_t now,
 		for (i = start; i < n && m[i].key == m[start].key; i++) {
 			x->objects++;
 			x->bytes += m[i].bytes;
+			if (m[i].ts < x->oldest_ts)
+				x->oldest_ts = m[i].ts;
+			times[i - start] = m[i].ts;
 		}
-		x->median_ts = m[start + (i - start) / 2].ts;
+		x->median_ts = kth_smallest(times, i - start, (i - start) / 2);
 	}
 	free(m);
 	qsort(g, ng, sizeof(*g), by_bytes);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1
-/* slab analysis: pairing, filters, peaks and options on hand-made events. */
+/* slab and leak analyses: pairing, filters, peaks, ages and options on hand-made events. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +10,13 @@
 #include <kmtrace/analysis.h>
 #include <kmtrace/output.h>
 #include "analyses/filter.h"
+#include "analyses/leak.h"
 #include "analyses/slab.h"
 #include "fixtures.h"
 #include "suites.h"
 
 extern const struct kmt_analysis kmt_analysis_slab;
+extern const struct kmt_analysis kmt_analysis_leak;
 
 static char *path;
 static struct kmt_session sess;
@@ -281,6 +283,106 @@ START_TEST(test_bad_options)
 }
 END_TEST
 
+enum { LEAK_SITES = 5, LEAK_OBJS = 4000 };
+
+/* What leak should find outstanding: each object's site, time and bytes. */
+struct leak_expect {
+	uint64_t site[LEAK_OBJS], ts[LEAK_OBJS], bytes[LEAK_OBJS];
+	bool live[LEAK_OBJS];
+};
+
+static void leak_kmalloc(void *st, struct leak_expect *x, uint32_t i, uint64_t ts, uint64_t site)
+{
+	struct kmt_event ev = { .type = KMT_EV_KMALLOC, .ts = ts, .pid = 100,
+				.call_site = 0xffffffff81000000ull + site * 0x100,
+				.ptr = 0xffff888000000000ull + i * 64ull,
+				.bytes_req = 30, .bytes_alloc = 32 + (i % 4) * 32 };
+
+	ck_assert_int_eq(kmt_analysis_leak.event(st, &ev), 0);
+	x->site[i] = ev.call_site;
+	x->ts[i] = ts;
+	x->bytes[i] = ev.bytes_alloc;
+	x->live[i] = true;
+}
+
+static void leak_kfree(void *st, struct leak_expect *x, uint32_t i, uint64_t ts)
+{
+	struct kmt_event ev = { .type = KMT_EV_KFREE, .ts = ts, .pid = 100,
+				.ptr = 0xffff888000000000ull + i * 64ull };
+
+	ck_assert_int_eq(kmt_analysis_leak.event(st, &ev), 0);
+	x->live[i] = false;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Group @g against the outstanding objects of its call site in @x, recounted by sorting. */
+static void assert_group(const struct leak_group *g, const struct leak_expect *x)
+{
+	uint64_t times[LEAK_OBJS], bytes = 0;
+	uint32_t i, n = 0;
+
+	for (i = 0; i < LEAK_OBJS; i++) {
+		if (x->live[i] && x->site[i] == g->key) {
+			times[n++] = x->ts[i];
+			bytes += x->bytes[i];
+		}
+	}
+	qsort(times, n, sizeof(*times), cmp_u64);
+	ck_assert_uint_gt(n, 0);
+	ck_assert_uint_eq(g->objects, n);
+	ck_assert_uint_eq(g->bytes, bytes);
+	ck_assert_uint_eq(g->oldest_ts, times[0]);
+	ck_assert_uint_eq(g->median_ts, times[n / 2]);
+}
+
+/*
+ * leak's groups: objects, bytes, oldest and median time per call site,
+ * against a sort of each site's outstanding objects. Groups of 1, 2 and 3
+ * objects and two of about 2,000; some times repeat; half of
+ * the objects are freed and allocated again later, so that the objects
+ * lie out of time order in memory.
+ */
+START_TEST(test_leak_group_ages)
+{
+	struct leak_expect *x = calloc(1, sizeof(*x));
+	void *st = kmt_analysis_leak.init();
+	uint64_t seed = 11, ts;
+	struct leak_group *g;
+	uint32_t i;
+	long n, k;
+
+	ck_assert_ptr_nonnull(x);
+	ck_assert_ptr_nonnull(st);
+	ck_assert_int_eq(kmt_analysis_leak.start(st, &sess), 0);
+	for (i = 0; i < LEAK_OBJS; i++)
+		leak_kmalloc(st, x, i, 1000 + i - (i % 5 == 4), i < 1 ? 0 : i < 3 ? 1 : i < 6 ? 2 :
+			     3 + i % 2);
+	for (i = 6, ts = 3000; i < LEAK_OBJS; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		if (seed >> 63)
+			leak_kfree(st, x, i, ts++);
+	}
+	for (i = LEAK_OBJS; i-- > 6;) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		if (!x->live[i])
+			leak_kmalloc(st, x, i, ts++ & ~1ull, 3 + (seed >> 40) % 2);
+	}
+	n = kmt_leak_groups(st, LEAK_BY_CALLSITE, ts, &g);
+	ck_assert_int_eq(n, LEAK_SITES);
+	for (k = 0; k < n; k++)
+		assert_group(&g[k], x);
+	free(g);
+	kmt_analysis_leak.free(st);
+	free(x);
+}
+END_TEST
+
 Suite *slab_suite(void)
 {
 	Suite *s = suite_create("slab");
@@ -294,6 +396,7 @@ Suite *slab_suite(void)
 	tcase_add_test(tc, test_time_window);
 	tcase_add_test(tc, test_kind_filters);
 	tcase_add_test(tc, test_bad_options);
+	tcase_add_test(tc, test_leak_group_ages);
 	suite_add_tcase(s, tc);
 	return s;
 }
