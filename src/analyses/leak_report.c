@@ -39,17 +39,31 @@ static void swap_u64(uint64_t *a, uint64_t *b)
 	*b = t;
 }
 
+/* The next of a xorshift sequence (state never 0). */
+static uint64_t next_random(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
 /*
  * The @k-th smallest (from 0) of the @n values at @v, which it reorders:
  * a selection in linear time on average, where sorting each group's
  * members by time took a radix sort of them all per table. The pivot is
- * the median of three; values equal to it gather in the middle, so equal
- * times cost nothing more.
+ * the median of three values at places drawn from a sequence seeded by
+ * the values, so that no order of them (a crafted recording's) makes the
+ * work quadratic but by chance; values equal to it gather in the middle,
+ * so repeated times cost nothing more.
  */
 static uint64_t kth_smallest(uint64_t *v, size_t n, size_t k)
 {
+	uint64_t state = ((n * 0x9e3779b97f4a7c15ull) ^ v[0] ^ (v[n - 1] << 1)) | 1;
+
 	while (n > 1) {
-		uint64_t x = v[0], y = v[n / 2], z = v[n - 1], pivot;
+		uint64_t x = v[next_random(&state) % n], y = v[next_random(&state) % n];
+		uint64_t z = v[next_random(&state) % n], pivot;
 		size_t lt = 0, i = 0, gt = n;
 
 		pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
