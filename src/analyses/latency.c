@@ -53,7 +53,6 @@ static uint64_t bucket_value(const struct kmt_latencies *l, uint32_t b)
  */
 #define ENTRY(b, count)		((uint32_t)(b) << 16 | (count))
 #define ENTRY_MAX_COUNT		0xffffu
-#define ROW_FIRST_CAP		4u
 
 /* The row @row of the sketch, made with those before it; NULL when out of memory. */
 static struct kmt_latency_row *sketch_row(struct kmt_latencies *l, uint32_t row)
@@ -62,7 +61,7 @@ static struct kmt_latency_row *sketch_row(struct kmt_latencies *l, uint32_t row)
 
 	if (row < l->nrows)
 		return &l->rows[row];
-	if (row == UINT32_MAX || kmt_grow(&l->rows, &l->rows_cap, row, sizeof(*l->rows)))
+	if (kmt_grow(&l->rows, &l->rows_cap, row, sizeof(*l->rows)))
 		return NULL;
 	if (l->rows_cap > old)
 		memset(&l->rows[old], 0, (l->rows_cap - old) * sizeof(*l->rows));
@@ -89,13 +88,8 @@ static uint32_t bucket_pos(const struct kmt_latency_row *r, uint32_t b)
 /* A new entry of bucket @b at @pos of @r with @count: 0, or -1 out of memory. */
 static int insert_entry(struct kmt_latency_row *r, uint32_t pos, uint32_t b, uint32_t count)
 {
-	if (!r->cap) {
-		if (!(r->b = malloc(ROW_FIRST_CAP * sizeof(*r->b))))
-			return -1;
-		r->cap = ROW_FIRST_CAP;
-	} else if (kmt_grow(&r->b, &r->cap, r->n, sizeof(*r->b))) {
+	if (kmt_grow(&r->b, &r->cap, r->n, sizeof(*r->b)))
 		return -1;
-	}
 	memmove(&r->b[pos + 1], &r->b[pos], (r->n - pos) * sizeof(*r->b));
 	r->b[pos] = ENTRY(b, count);
 	r->n++;
