@@ -207,3 +207,10 @@ char *fix_write_tracedat(const struct kmt_tracedat_meta *m, int ncpus,
 	close(fd);
 	return path;
 }
+
+int fix_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}

@@ -62,6 +62,9 @@ void fix_common(void *buf, int id, int pid, size_t len);
 /* Fill @m with the fixture headers and formats (kmalloc, cache alloc, page alloc, other). */
 void fix_meta(struct kmt_tracedat_meta *m, const struct kmt_td_option *opts, int nopts);
 
+/* Order two uint64_t for qsort(). */
+int fix_cmp_u64(const void *a, const void *b);
+
 /* Write a trace.dat with @ncpus CPUs of @npages[cpu] pages each to a new temp file. */
 char *fix_write_tracedat(const struct kmt_tracedat_meta *m, int ncpus,
 			 struct fix_page *const *pages, const int *npages);

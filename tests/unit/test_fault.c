@@ -437,18 +437,11 @@ START_TEST(test_vmmap)
 END_TEST
 
 /* Exact nearest-rank percentile @pct of the @n latencies at @ns (sorted here). */
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static uint64_t exact_pct(uint64_t *ns, uint32_t n, unsigned int pct)
 {
 	uint64_t rank = ((uint64_t)n * pct + 99) / 100;
 
-	qsort(ns, n, sizeof(*ns), cmp_u64);
+	qsort(ns, n, sizeof(*ns), fix_cmp_u64);
 	return ns[rank ? rank - 1 : 0];
 }
 

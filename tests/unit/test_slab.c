@@ -314,13 +314,6 @@ static void leak_kfree(void *st, struct leak_expect *x, uint32_t i, uint64_t ts)
 	x->live[i] = false;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Group @g against the outstanding objects of its call site in @x, recounted by sorting. */
 static void assert_group(const struct leak_group *g, const struct leak_expect *x)
 {
@@ -333,7 +326,7 @@ static void assert_group(const struct leak_group *g, const struct leak_expect *x
 			bytes += x->bytes[i];
 		}
 	}
-	qsort(times, n, sizeof(*times), cmp_u64);
+	qsort(times, n, sizeof(*times), fix_cmp_u64);
 	ck_assert_uint_gt(n, 0);
 	ck_assert_uint_eq(g->objects, n);
 	ck_assert_uint_eq(g->bytes, bytes);
