@@ -14,6 +14,7 @@
 
 struct kmt_output;
 struct kmt_reader;
+struct kmt_objmap;
 
 /* What the replay found wrong with the input's events, and did about it. */
 struct kmt_replay_stats {
@@ -34,6 +35,7 @@ struct kmt_session {
 	int threads;		/* 2: records read and decoded in a thread of their own */
 	unsigned long long thread_trial;	/* KMT_THREADS_AUTO: records timed each way
 						   before it chooses (0: 262144) */
+	struct kmt_objmap *objects;	/* during kmt_replay(): the live slab objects' slots */
 };
 
 /*
@@ -120,6 +122,12 @@ struct kmt_analysis {
 	 * need not be decoded for it.
 	 */
 	kmt_evmask_t types_only;
+	/*
+	 * It finds its slab objects by kmt_event.obj, not by pointer: the
+	 * replay then numbers the live objects, once for all analyses (and in
+	 * the reading thread when there are two).
+	 */
+	bool slab_objects;
 	const struct kmt_need *needs;	/* ended by { 0 }; NULL: none */
 	/*
 	 * It shows nothing without an event of needs[0]: the others it takes

@@ -121,6 +121,9 @@ enum kmt_event_type {
 #define KMT_EVF_TYPE_ONLY	(1u << 2)	/* type, id and pid only (kmt_decoder_only) */
 #define KMT_EVF_IMPOSSIBLE	(1u << 3)	/* kmt_event_possible() said no at decoding */
 #define KMT_EVF_SWAPPED		(1u << 4)	/* KMT_EV_U_SAMPLE frames: other byte order */
+#define KMT_EVF_OBJ_LIVE	(1u << 5)	/* obj: the pointer was live before the event */
+
+#define KMT_EV_NO_OBJ		UINT32_MAX	/* obj of an event that names no live object */
 
 /*
  * One decoded event. Integer members hold the raw field values (signed
@@ -134,6 +137,15 @@ struct kmt_event {
 	unsigned int flags;
 	int cpu;
 	int pid;
+	/*
+	 * A slab allocation's or free's object, when an analysis follows them
+	 * (kmt_analysis.slab_objects): its slot among the live ones (reused
+	 * once freed, the next new one otherwise), with KMT_EVF_OBJ_LIVE when
+	 * the pointer was live before (an allocation over it, a free that
+	 * found it); KMT_EV_NO_OBJ for a free that found none, a failed
+	 * allocation and a free of NULL.
+	 */
+	uint32_t obj;
 	unsigned long long ts;
 
 	unsigned long long call_site;

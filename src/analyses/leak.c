@@ -78,8 +78,8 @@ static void leak_free(void *priv)
 	for (i = 0; i < st->ncaches; i++)
 		free(st->caches[i]);
 	free(st->caches);
-	for (i = 0; i < LEAK_KINDS; i++)
-		kmt_objmap_free(&st->live[i]);
+	kmt_objslots_free(&st->objects);
+	kmt_objmap_free(&st->pages);
 	kmt_hashmap_free(&st->cache_index);
 	kmt_hashmap_free(&st->sized_caches);
 	kmt_page_owner_release(&st->owner);
@@ -97,9 +97,8 @@ static void *leak_init(void)
 	if (!st)
 		return NULL;
 	st->lines = -1;
-	if (kmt_filter_init(&st->filter) ||
-	    kmt_objmap_init(&st->live[LEAK_SLAB], sizeof(struct leak_obj)) ||
-	    kmt_objmap_init(&st->live[LEAK_PAGES], sizeof(struct leak_obj)) ||
+	kmt_objslots_init(&st->objects, sizeof(struct leak_obj));
+	if (kmt_filter_init(&st->filter) || kmt_objmap_init(&st->pages, sizeof(struct leak_obj)) ||
 	    kmt_hashmap_init(&st->cache_index) || kmt_hashmap_init(&st->sized_caches) ||
 	    kmt_stacks_init(&st->stacks) || kmt_slab_audit_init(&st->audit)) {
 		leak_free(st);
@@ -216,8 +215,10 @@ static int on_alloc(struct leak_state *st, const struct kmt_event *ev, int kind)
 		st->failed_allocs[kind] += o.selected;
 		return 0;
 	}
-	/* st->live[kind] does not change until *slot is set */
-	if (!(slot = leak_live_cell(&st->live[kind], addr, &live)))
+	/* st->objects and st->pages do not change until *slot is set */
+	slot = kind == LEAK_SLAB ? leak_object_cell(&st->objects, ev->obj, &live) :
+				   leak_page_cell(&st->pages, addr, &live);
+	if (!slot)
 		return -1;
 	if (kind == LEAK_PAGES)
 		kmt_page_owner_alloc(&st->owner, addr);
@@ -256,7 +257,8 @@ static int on_free(struct leak_state *st, const struct kmt_event *ev, int kind)
 
 	if (kmt_event_frees_nothing(ev))
 		return 0;
-	if (leak_live_take(&st->live[kind], addr, &o))
+	if (kind == LEAK_SLAB ? leak_object_take(&st->objects, ev->obj, &o) :
+				leak_page_take(&st->pages, addr, &o))
 		return kind == LEAK_SLAB && o.selected ?
 		       kmt_slab_audit_free_seen(&st->audit, o.cache) : 0;
 	if (ev->type == KMT_EV_PAGE_FREE)
@@ -304,7 +306,7 @@ static const char *leak_remark(void *priv)
 {
 	struct leak_state *st = priv;
 
-	if (st->have_stacks || !(st->live[LEAK_SLAB].n || st->live[LEAK_PAGES].n))
+	if (st->have_stacks || !(st->objects.n || st->pages.n))
 		return NULL;
 	snprintf(st->remark, sizeof(st->remark), "the recording carries no call stacks "
 		 "(kmtrace record -g, perf record -g): outstanding objects are grouped by call "
@@ -340,6 +342,7 @@ const struct kmt_analysis kmt_analysis_leak = {
 	.shortopts = "l:",
 	.longopts = leak_longopts,
 	.needs = leak_needs,
+	.slab_objects = true,
 	.events = KMT_EVMASK_ALL,	/* the others for their time: the end, --interval */
 	.types_only = ~(LEAK_ALLOCS | LEAK_FREES),
 	.init = leak_init,

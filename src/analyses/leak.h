@@ -64,7 +64,8 @@ struct leak_state {
 	uint64_t last_ts;
 	bool have_stacks;		/* an allocation came with a call stack */
 
-	struct kmt_objmap live[LEAK_KINDS];	/* pointer or pfn -> struct leak_obj */
+	struct kmt_objslots objects;		/* slab objects by kmt_event.obj */
+	struct kmt_objmap pages;		/* pfn -> struct leak_obj (page blocks) */
 	struct kmt_slab_audit audit;		/* by caches[]: frees the kernel does not trace */
 	struct kmt_page_owner owner;		/* pages allocated before the recording */
 
@@ -83,7 +84,24 @@ struct leak_state {
 	char remark[256];
 };
 
-KMT_OBJMAP_TYPED(leak_live, struct leak_obj)
+KMT_OBJSLOTS_TYPED(leak_object, struct leak_obj)
+KMT_OBJMAP_TYPED(leak_page, struct leak_obj)
+
+/* Start walk @w over the outstanding objects of kind @kind: 0, or -1 when out of memory. */
+static inline int kmt_leak_walk_start(struct kmt_objmap_walk *w, const struct leak_state *st,
+				      int kind)
+{
+	if (kind == LEAK_PAGES)
+		return kmt_objmap_walk_start(w, &st->pages);
+	kmt_objslots_walk_start(w, &st->objects);
+	return 0;
+}
+
+/* How many objects of kind @kind are outstanding. */
+static inline size_t kmt_leak_count(const struct leak_state *st, int kind)
+{
+	return kind == LEAK_PAGES ? kmt_objmap_count(&st->pages) : st->objects.count;
+}
 
 /* How outstanding objects are grouped. */
 enum leak_by { LEAK_BY_STACK, LEAK_BY_CALLSITE, LEAK_BY_CACHE, LEAK_BY_PID };

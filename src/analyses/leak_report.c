@@ -115,8 +115,7 @@ static const struct leak_obj *next_outstanding(const struct leak_state *st, uint
 static struct member *members(const struct leak_state *st, enum leak_by by, uint64_t now,
 			      size_t *n)
 {
-	size_t cap = kmt_objmap_count(&st->live[LEAK_SLAB]) +
-		     kmt_objmap_count(&st->live[LEAK_PAGES]);
+	size_t cap = kmt_leak_count(st, LEAK_SLAB) + kmt_leak_count(st, LEAK_PAGES);
 	struct member *m = malloc((cap ? cap : 1) * 2 * sizeof(*m));	/* and sorting room */
 	struct kmt_objmap_walk w;
 	const struct leak_obj *o;
@@ -124,7 +123,7 @@ static struct member *members(const struct leak_state *st, enum leak_by by, uint
 
 	*n = 0;
 	for (k = 0; m && k < LEAK_KINDS; k++) {
-		if (kmt_objmap_walk_start(&w, &st->live[k])) {
+		if (kmt_leak_walk_start(&w, st, k)) {
 			free(m);
 			return NULL;
 		}
@@ -319,7 +318,7 @@ static int report_summary(const struct leak_state *st, uint64_t now, struct kmt_
 	int k;
 
 	for (k = 0; k < LEAK_KINDS; k++) {
-		if (kmt_objmap_walk_start(&w, &st->live[k])) {
+		if (kmt_leak_walk_start(&w, st, k)) {
 			errno = ENOMEM;
 			return -1;
 		}

@@ -25,7 +25,7 @@ static int count_flagged(const struct leak_state *st, uint64_t now, uint64_t *ob
 	const struct leak_obj *o;
 
 	*objs = *bytes = 0;
-	if (kmt_objmap_walk_start(&w, &st->live[LEAK_SLAB]))
+	if (kmt_leak_walk_start(&w, st, LEAK_SLAB))
 		return -1;
 	while ((o = kmt_objmap_walk_next(&w))) {
 		if (kmt_leak_outstanding(st, o, now) &&

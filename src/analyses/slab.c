@@ -115,7 +115,7 @@ static void slab_free(void *priv)
 	kmt_stacks_free(&st->stacks);
 	kmt_hashmap_free(&st->kmalloc_caches);
 	kmt_hashmap_free(&st->unnamed_caches);
-	kmt_objmap_free(&st->live);
+	kmt_objslots_free(&st->live);
 	kmt_slab_audit_free(&st->audit);
 	free(st->cpu_node);
 	free(st->points);
@@ -131,11 +131,11 @@ static void *slab_init(void)
 	if (!st)
 		return NULL;
 	st->o.lines = -1;
+	kmt_objslots_init(&st->live, sizeof(struct slab_obj));
 	if (kmt_filter_init(&st->o.filter) || kmt_hashmap_init(&st->callers.index) || kmt_hashmap_init(&st->caches.index) ||
 	    kmt_hashmap_init(&st->pids.index) || kmt_hashmap_init(&st->ptrs.index) ||
 	    kmt_hashmap_init(&st->stack_rows.index) || kmt_stacks_init(&st->stacks) ||
 	    kmt_hashmap_init(&st->kmalloc_caches) || kmt_hashmap_init(&st->unnamed_caches) ||
-	    kmt_objmap_init(&st->live, sizeof(struct slab_obj)) ||
 	    kmt_slab_audit_init(&st->audit)) {
 		slab_free(st);
 		return NULL;
@@ -382,7 +382,7 @@ static int on_alloc(struct slab_state *st, const struct kmt_event *ev)
 		return 0;
 	}
 	/* st->live does not change until *slot is set */
-	if (!(slot = slab_live_cell(&st->live, ev->ptr, &live)))
+	if (!(slot = slab_live_cell(&st->live, ev->obj, &live)))
 		return -1;
 	if (live && slot->selected) {
 		/* Its free was not seen (lost, or a bulk free that is not traced). */
@@ -417,7 +417,7 @@ static int on_free(struct slab_state *st, const struct kmt_event *ev)
 		st->frees_null += selected(st, ev);
 		return 0;
 	}
-	if (!slab_live_take(&st->live, ev->ptr, &o)) {
+	if (!slab_live_take(&st->live, ev->obj, &o)) {
 		if (!selected(st, ev))
 			return 0;
 		st->frees_unmatched++;
@@ -475,6 +475,7 @@ const struct kmt_analysis kmt_analysis_slab = {
 	.shortopts = "s:l:",
 	.longopts = slab_longopts,
 	.needs = slab_needs,
+	.slab_objects = true,
 	.events = KMT_EVMASK(KMT_EV_KMALLOC) | KMT_EVMASK(KMT_EV_KMALLOC_NODE) |
 		  KMT_EVMASK(KMT_EV_KFREE) | KMT_EVMASK(KMT_EV_CACHE_ALLOC) |
 		  KMT_EVMASK(KMT_EV_CACHE_ALLOC_NODE) | KMT_EVMASK(KMT_EV_CACHE_FREE),

@@ -112,14 +112,14 @@ struct slab_state {
 	struct kmt_name_hints cache_hints;	/* recent cache names -> cache row */
 	struct kmt_hashmap unnamed_caches;	/* bytes_alloc -> cache row */
 
-	struct kmt_objmap live;			/* pointer -> struct slab_obj */
+	struct kmt_objslots live;		/* struct slab_obj by kmt_event.obj */
 	struct kmt_slab_audit audit;		/* by cache row: frees the kernel does not trace */
 	struct slab_point *points;		/* --timeline */
 	uint32_t npoints, cap_points;
 	uint64_t next_tick;		/* --timeline: next boundary, 0 before any event */
 };
 
-KMT_OBJMAP_TYPED(slab_live, struct slab_obj)
+KMT_OBJSLOTS_TYPED(slab_live, struct slab_obj)
 
 /* Describe the summary and the chosen tables of @st to @out. */
 int kmt_slab_report(void *priv, const struct kmt_session *s, struct kmt_output *out);

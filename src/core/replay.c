@@ -12,6 +12,7 @@
 #include <kmtrace/analysis.h>
 #include <kmtrace/reader.h>
 #include "replay_local.h"
+#include "common/objmap.h"
 #include "common/proctable.h"
 
 #define MERGED_BATCH	256	/* records of a merged stream read at once */
@@ -151,6 +152,39 @@ static void note_process(struct kmt_session *s, const struct kmt_event *ev)
 	kmt_proctable_merge(procs, &p, false);
 }
 
+_Static_assert(KMT_EV_NO_OBJ == KMT_OBJMAP_NO_SLOT, "a slot the map does not give is no object");
+
+int kmt_replay_follow_object(struct kmt_objmap *objects, struct kmt_event *ev)
+{
+	bool live = false;
+	uint32_t slot = KMT_EV_NO_OBJ;
+
+	switch (ev->type) {
+	case KMT_EV_KFREE:
+	case KMT_EV_CACHE_FREE:
+		if (!kmt_event_frees_nothing(ev))
+			slot = kmt_objmap_take_slot(objects, ev->ptr);
+		live = slot != KMT_EV_NO_OBJ;
+		break;
+	case KMT_EV_KMALLOC:
+	case KMT_EV_KMALLOC_NODE:
+	case KMT_EV_CACHE_ALLOC:
+	case KMT_EV_CACHE_ALLOC_NODE:
+		if (kmt_event_alloc_failed(ev))
+			break;
+		slot = kmt_objmap_cell_slot(objects, ev->ptr, &live);
+		if (slot == KMT_OBJMAP_NO_SLOT)
+			return -1;
+		break;
+	default:
+		return 0;
+	}
+	ev->obj = slot;
+	if (live)
+		ev->flags |= KMT_EVF_OBJ_LIVE;
+	return 0;
+}
+
 void kmt_replay_take(struct kmt_session *s, const struct kmt_decoder *dec,
 		     const struct kmt_record *rec, unsigned long long *last_ts,
 		     struct kmt_event *ev)
@@ -232,6 +266,11 @@ replay_loop(struct kmt_session *s, struct merge *m, const struct kmt_decoder *de
 		struct kmt_event ev;
 
 		kmt_replay_take(s, dec, kmt_merge_top(m), &ts, &ev);
+		if (s->objects && kmt_replay_follow_object(s->objects, &ev)) {
+			kmt_error_set(err, s->input, -1, "out of memory");
+			ret = -1;
+			break;
+		}
 		if (kmt_replay_hand_out(s, h, &ev, err) || kmt_merge_advance(m, s->reader, err)) {
 			ret = -1;
 			break;
@@ -286,16 +325,31 @@ static void decode_only_taken(struct kmt_decoder *dec, const struct kmt_session 
 	kmt_decoder_only(dec, want);
 }
 
+/* Does one of the @n analyses @an find its slab objects by kmt_event.obj? */
+static bool objects_wanted(const struct kmt_analysis *const *an, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (an[i]->slab_objects)
+			return true;
+	return false;
+}
+
 int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 	       void *const *priv, int n, struct kmt_error *err)
 {
+	struct kmt_objmap objects;
 	struct kmt_decoder *dec;
 	struct merge m = { 0 };
 	int ret = -1;
 
 	errno = 0;	/* what an analysis that stops the replay failed on */
 	dec = kmt_decoder_new(s->tep);
-	if (!dec) {
+	s->objects = objects_wanted(an, n) ? &objects : NULL;
+	if (!dec || (s->objects && kmt_objmap_init(&objects, 0))) {
+		kmt_decoder_free(dec);
+		s->objects = NULL;
 		kmt_error_set(err, s->input, -1, "out of memory");
 		return -1;
 	}
@@ -317,6 +371,9 @@ int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 	}
 	merge_free(&m);
 	kmt_decoder_free(dec);
+	if (s->objects)
+		kmt_objmap_free(&objects);
+	s->objects = NULL;
 	return ret;
 }
 

@@ -76,6 +76,20 @@ void kmt_replay_take(struct kmt_session *s, const struct kmt_decoder *dec,
 		     const struct kmt_record *rec, unsigned long long *last_ts,
 		     struct kmt_event *ev);
 
+/*
+ * kmt_event.obj and KMT_EVF_OBJ_LIVE of slab allocation or free @ev, its
+ * pointer followed in @objects (a kmt_objmap of items of size 0), in the
+ * thread of the analyses that read them, before they take @ev. 0, or -1
+ * out of memory.
+ */
+int kmt_replay_follow_object(struct kmt_objmap *objects, struct kmt_event *ev);
+
+/* The events kmt_replay_follow_object() follows: slab allocations and frees. */
+#define KMT_SLAB_OBJECT_EVENTS	(KMT_EVMASK(KMT_EV_KMALLOC) | KMT_EVMASK(KMT_EV_KMALLOC_NODE) | \
+				 KMT_EVMASK(KMT_EV_CACHE_ALLOC) |			\
+				 KMT_EVMASK(KMT_EV_CACHE_ALLOC_NODE) |			\
+				 KMT_EVMASK(KMT_EV_KFREE) | KMT_EVMASK(KMT_EV_CACHE_FREE))
+
 /* An analysis and its state, one of those an event type goes to. */
 struct kmt_taker {
 	const struct kmt_analysis *an;

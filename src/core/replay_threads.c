@@ -60,6 +60,8 @@ struct pipe_state {
 	unsigned long long taken;	/* records the reader thread took */
 	struct kmt_handouts mine;	/* the reader thread's analyses */
 	kmt_evmask_t batched;		/* KMT_EVMASK()s the calling thread's analyses want */
+	bool objects_there;		/* the reader thread follows the slab objects, */
+	bool objects_here;		/* or this one: where the analyses that read them are */
 };
 
 /* Room for @len more bytes in @b's copies; -1 when out of memory. */
@@ -123,6 +125,10 @@ static int fill(struct pipe_state *p, struct batch *b)
 		struct kmt_event *ev = &b->ev[b->n];
 
 		kmt_replay_take(p->s, p->dec, rec, &p->last_ts, ev);
+		if (p->objects_there && kmt_replay_follow_object(p->s->objects, ev)) {
+			kmt_error_set(&p->err, p->s->input, -1, "out of memory");
+			return -1;
+		}
 		if (kmt_replay_hand_out(p->s, &p->mine, ev, &p->err))
 			return -1;
 		if (p->batched & KMT_EVMASK(ev->type)) {
@@ -217,11 +223,14 @@ static int take_batches(struct pipe_state *p, const struct kmt_handouts *h,
 		pthread_mutex_unlock(&p->lock);
 		if (!b)
 			return 0;
-		for (i = 0; i < b->n; i++)
-			if (kmt_replay_hand_out(p->s, h, &b->ev[i], err)) {
-				tell_reader(p, true);
-				return -1;
-			}
+		for (i = 0; i < b->n; i++) {
+			if (p->objects_here && kmt_replay_follow_object(p->s->objects, &b->ev[i]))
+				kmt_error_set(err, p->s->input, -1, "out of memory");
+			else if (!kmt_replay_hand_out(p->s, h, &b->ev[i], err))
+				continue;
+			tell_reader(p, true);
+			return -1;
+		}
 		if (trial && !from && b->upto >= trial->records / 2) {
 			from = b->upto;
 			start = seconds_now();
@@ -297,6 +306,11 @@ static int run_two(struct kmt_session *s, struct merge *m, const struct kmt_deco
 	}
 	for (i = nr; i < n; i++)
 		p.batched |= kmt_events_taken(s, san[i]);
+	for (i = 0; i < nr; i++)	/* then the reader thread's must be those */
+		p.objects_there |= s->objects && san[i]->slab_objects;
+	p.objects_here = s->objects && !p.objects_there;
+	if (p.objects_here)	/* every one of them, whichever the analyses here take */
+		p.batched |= KMT_SLAB_OBJECT_EVENTS;
 	/* libtraceevent sorts its comms at the first lookup: before two threads may look */
 	tep_data_comm_from_pid(s->tep, 1);
 	for (i = 0; i < BATCHES; i++)

@@ -12,6 +12,8 @@
 #include "analyses/filter.h"
 #include "analyses/leak.h"
 #include "analyses/slab.h"
+#include "common/objmap.h"
+#include "core/replay_local.h"
 #include "fixtures.h"
 #include "suites.h"
 
@@ -20,6 +22,7 @@ extern const struct kmt_analysis kmt_analysis_leak;
 
 static char *path;
 static struct kmt_session sess;
+static struct kmt_objmap objects;	/* the replay's live slab objects */
 
 /* An empty two-CPU recording whose CPU 1 sits on node 1. */
 static void open_session(void)
@@ -39,13 +42,23 @@ static void open_session(void)
 	sess.reader = kmt_reader_open(path, &err);
 	ck_assert_ptr_nonnull(sess.reader);
 	sess.tep = kmt_reader_tep(sess.reader);
+	ck_assert_int_eq(kmt_objmap_init(&objects, 0), 0);
+	sess.objects = &objects;
 }
 
 static void close_session(void)
 {
+	kmt_objmap_free(&objects);
 	kmt_reader_close(sess.reader);
 	unlink(path);
 	free(path);
+}
+
+/* Give @ev to analysis @an (state @st), its slab object numbered as the replay numbers it. */
+static void feed(const struct kmt_analysis *an, void *st, struct kmt_event *ev)
+{
+	ck_assert_int_eq(kmt_replay_follow_object(sess.objects, ev), 0);
+	ck_assert_int_eq(an->event(st, ev), 0);
 }
 
 /* The key of slab's long option @name, its own or its filter's. */
@@ -98,7 +111,7 @@ static void alloc(struct slab_state *st, unsigned long long ts, int cpu, int pid
 				.call_site = site, .ptr = ptr, .bytes_req = req,
 				.bytes_alloc = bytes, .node = -1, .flags = KMT_EVF_HAS_NODE };
 
-	ck_assert_int_eq(kmt_analysis_slab.event(st, &ev), 0);
+	feed(&kmt_analysis_slab, st, &ev);
 }
 
 static void cache_alloc(struct slab_state *st, unsigned long long ts, int cpu, int node,
@@ -109,7 +122,7 @@ static void cache_alloc(struct slab_state *st, unsigned long long ts, int cpu, i
 				.bytes_alloc = 192, .node = node, .flags = KMT_EVF_HAS_NODE,
 				.str = name, .str_len = strlen(name) };
 
-	ck_assert_int_eq(kmt_analysis_slab.event(st, &ev), 0);
+	feed(&kmt_analysis_slab, st, &ev);
 }
 
 static void kfree_(struct slab_state *st, unsigned long long ts, int cpu, int pid,
@@ -118,7 +131,7 @@ static void kfree_(struct slab_state *st, unsigned long long ts, int cpu, int pi
 	struct kmt_event ev = { .type = KMT_EV_KFREE, .ts = ts, .cpu = cpu, .pid = pid,
 				.ptr = ptr };
 
-	ck_assert_int_eq(kmt_analysis_slab.event(st, &ev), 0);
+	feed(&kmt_analysis_slab, st, &ev);
 }
 
 START_TEST(test_pairing)
@@ -298,7 +311,7 @@ static void leak_kmalloc(void *st, struct leak_expect *x, uint32_t i, uint64_t t
 				.ptr = 0xffff888000000000ull + i * 64ull,
 				.bytes_req = 30, .bytes_alloc = 32 + (i % 4) * 32 };
 
-	ck_assert_int_eq(kmt_analysis_leak.event(st, &ev), 0);
+	feed(&kmt_analysis_leak, st, &ev);
 	x->site[i] = ev.call_site;
 	x->ts[i] = ts;
 	x->bytes[i] = ev.bytes_alloc;
@@ -310,7 +323,7 @@ static void leak_kfree(void *st, struct leak_expect *x, uint32_t i, uint64_t ts)
 	struct kmt_event ev = { .type = KMT_EV_KFREE, .ts = ts, .pid = 100,
 				.ptr = 0xffff888000000000ull + i * 64ull };
 
-	ck_assert_int_eq(kmt_analysis_leak.event(st, &ev), 0);
+	feed(&kmt_analysis_leak, st, &ev);
 	x->live[i] = false;
 }
 

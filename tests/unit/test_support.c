@@ -21,6 +21,7 @@
 #include "common/proctable.h"
 #include "common/radix.h"
 #include "common/util.h"
+#include "core/replay_local.h"
 #include "input/footprint.h"
 #include "input/symbols.h"
 #include "input/vmlinux.h"
@@ -695,6 +696,82 @@ START_TEST(test_objmap_walk)
 }
 END_TEST
 
+KMT_OBJSLOTS_TYPED(item_slots, struct item)
+
+/* A slab event of @type on @ptr: allocations of 0 fail, frees of 0 free nothing. */
+static struct kmt_event slab_event_at(enum kmt_event_type type, uint64_t ptr)
+{
+	return (struct kmt_event){ .type = type, .ptr = ptr, .bytes_req = 8, .bytes_alloc = 8 };
+}
+
+/*
+ * Items kept in the slots the replay numbers (kmt_replay_follow_object())
+ * are what a map by pointer keeps: the same ones live after any mix of
+ * allocations (over live pointers too), frees (of unseen pointers and of
+ * NULL too) and failed allocations, walked in the same order.
+ */
+START_TEST(test_objslots_follow_objmap)
+{
+	static const enum kmt_event_type types[] = { KMT_EV_KMALLOC, KMT_EV_CACHE_ALLOC_NODE,
+						     KMT_EV_KFREE, KMT_EV_CACHE_FREE };
+	struct kmt_objmap by_ptr, objects;
+	struct kmt_objmap_walk w1, w2;
+	const struct item *p1, *p2;
+	struct kmt_objslots slots;
+	struct item it, got, got2;
+	uint32_t i, walked = 0;
+
+	ck_assert_int_eq(kmt_objmap_init(&by_ptr, sizeof(struct item)), 0);
+	ck_assert_int_eq(kmt_objmap_init(&objects, 0), 0);
+	kmt_objslots_init(&slots, sizeof(struct item));
+	srand(36);
+	for (i = 0; i < 30000; i++) {
+		uint64_t ptr = i % 97 ? 0x1000 + ((uint64_t)(rand() % 2000) << 6) : 0;
+		struct kmt_event ev = slab_event_at(types[rand() % 4], ptr);
+		bool live, had;
+
+		ck_assert_int_eq(kmt_replay_follow_object(&objects, &ev), 0);
+		if (ev.type == KMT_EV_KFREE || ev.type == KMT_EV_CACHE_FREE) {
+			bool found = ptr && item_map_take(&by_ptr, ptr, &got);
+
+			ck_assert_int_eq(!!(ev.flags & KMT_EVF_OBJ_LIVE), found);
+			ck_assert_int_eq(item_slots_take(&slots, ev.obj, &got2), found);
+			if (!found)
+				ck_assert_uint_eq(ev.obj, KMT_EV_NO_OBJ);
+			else
+				ck_assert_uint_eq(got.b, got2.b);
+			continue;
+		}
+		if (!ptr) {
+			ck_assert_uint_eq(ev.obj, KMT_EV_NO_OBJ);
+			continue;
+		}
+		it = (struct item){ ptr, i };
+		*item_map_cell(&by_ptr, ptr, &live) = it;
+		*item_slots_cell(&slots, ev.obj, &had) = it;
+		ck_assert_int_eq(live, had);
+		ck_assert_int_eq(!!(ev.flags & KMT_EVF_OBJ_LIVE), live);
+	}
+	ck_assert_uint_eq(slots.count, kmt_objmap_count(&by_ptr));
+	ck_assert_int_eq(kmt_objmap_walk_start(&w1, &by_ptr), 0);
+	kmt_objslots_walk_start(&w2, &slots);
+	while ((p1 = kmt_objmap_walk_next(&w1))) {
+		ck_assert_ptr_nonnull(p2 = kmt_objmap_walk_next(&w2));
+		ck_assert_uint_eq(p1->a, p2->a);
+		ck_assert_uint_eq(p1->b, p2->b);
+		walked++;
+	}
+	ck_assert_ptr_null(kmt_objmap_walk_next(&w2));
+	ck_assert_uint_eq(walked, slots.count);
+	ck_assert_uint_gt(walked, 100);
+	kmt_objmap_walk_end(&w1);
+	kmt_objmap_walk_end(&w2);
+	kmt_objslots_free(&slots);
+	kmt_objmap_free(&objects);
+	kmt_objmap_free(&by_ptr);
+}
+END_TEST
+
 struct keyed { uint64_t key; uint32_t order; };
 
 static inline uint64_t key_of(const struct keyed *k)
@@ -1092,6 +1169,7 @@ Suite *support_suite(void)
 	tcase_add_test(tc, test_hashmap_name_row);
 	tcase_add_test(tc, test_objmap_reuses_slots);
 	tcase_add_test(tc, test_objmap_walk);
+	tcase_add_test(tc, test_objslots_follow_objmap);
 	tcase_add_loop_test(tc, test_page_recent_as_ring, 0, 4);
 	tcase_add_test(tc, test_radix_sort_stable);
 	tcase_add_test(tc, test_symbols);
