@@ -152,42 +152,9 @@ static void note_process(struct kmt_session *s, const struct kmt_event *ev)
 	kmt_proctable_merge(procs, &p, false);
 }
 
-_Static_assert(KMT_EV_NO_OBJ == KMT_OBJMAP_NO_SLOT, "a slot the map does not give is no object");
-
-int kmt_replay_follow_object(struct kmt_objmap *objects, struct kmt_event *ev)
-{
-	bool live = false;
-	uint32_t slot = KMT_EV_NO_OBJ;
-
-	switch (ev->type) {
-	case KMT_EV_KFREE:
-	case KMT_EV_CACHE_FREE:
-		if (!kmt_event_frees_nothing(ev))
-			slot = kmt_objmap_take_slot(objects, ev->ptr);
-		live = slot != KMT_EV_NO_OBJ;
-		break;
-	case KMT_EV_KMALLOC:
-	case KMT_EV_KMALLOC_NODE:
-	case KMT_EV_CACHE_ALLOC:
-	case KMT_EV_CACHE_ALLOC_NODE:
-		if (kmt_event_alloc_failed(ev))
-			break;
-		slot = kmt_objmap_cell_slot(objects, ev->ptr, &live);
-		if (slot == KMT_OBJMAP_NO_SLOT)
-			return -1;
-		break;
-	default:
-		return 0;
-	}
-	ev->obj = slot;
-	if (live)
-		ev->flags |= KMT_EVF_OBJ_LIVE;
-	return 0;
-}
-
-void kmt_replay_take(struct kmt_session *s, const struct kmt_decoder *dec,
-		     const struct kmt_record *rec, unsigned long long *last_ts,
-		     struct kmt_event *ev)
+int kmt_replay_take(struct kmt_session *s, const struct kmt_decoder *dec,
+		    const struct kmt_record *rec, unsigned long long *last_ts,
+		    struct kmt_objmap *objects, struct kmt_event *ev)
 {
 	kmt_decode(dec, rec->data, rec->size, ev);
 	if (ev->flags & KMT_EVF_IMPOSSIBLE) {	/* set on known types only */
@@ -210,6 +177,7 @@ void kmt_replay_take(struct kmt_session *s, const struct kmt_decoder *dec,
 	ev->comm = rec->comm;
 	ev->text = rec->text;
 	ev->text_event = rec->text_event;
+	return objects ? kmt_replay_follow_object(objects, ev) : 0;
 }
 
 int kmt_handouts_init(struct kmt_handouts *h, const struct kmt_session *s,
@@ -265,8 +233,7 @@ replay_loop(struct kmt_session *s, struct merge *m, const struct kmt_decoder *de
 	for (; m->n > 0 && (!bounded || limit); limit--) {
 		struct kmt_event ev;
 
-		kmt_replay_take(s, dec, kmt_merge_top(m), &ts, &ev);
-		if (s->objects && kmt_replay_follow_object(s->objects, &ev)) {
+		if (kmt_replay_take(s, dec, kmt_merge_top(m), &ts, s->objects, &ev)) {
 			kmt_error_set(err, s->input, -1, "out of memory");
 			ret = -1;
 			break;

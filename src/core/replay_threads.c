@@ -124,8 +124,8 @@ static int fill(struct pipe_state *p, struct batch *b)
 		const struct kmt_record *rec = kmt_merge_top(m);
 		struct kmt_event *ev = &b->ev[b->n];
 
-		kmt_replay_take(p->s, p->dec, rec, &p->last_ts, ev);
-		if (p->objects_there && kmt_replay_follow_object(p->s->objects, ev)) {
+		if (kmt_replay_take(p->s, p->dec, rec, &p->last_ts,
+				    p->objects_there ? p->s->objects : NULL, ev)) {
 			kmt_error_set(&p->err, p->s->input, -1, "out of memory");
 			return -1;
 		}
