@@ -370,8 +370,10 @@ int kmt_reader_use_kallsyms(struct kmt_reader *r, const char *path, struct kmt_e
 	take_own_kallsyms(r, true);
 
 	if (!(t = kmt_symbols_read(path))) {
-		kmt_error_set(err, path, -1, errno == ENOMEM ? "out of memory" : "cannot read: %s",
-			      strerror(errno));
+		if (errno == ENOMEM)
+			kmt_error_set(err, path, -1, "out of memory");
+		else
+			kmt_error_set(err, path, -1, "cannot read: %s", strerror(errno));
 		return -1;
 	}
 	if (set_kallsyms(r, t)) {
