@@ -124,8 +124,8 @@ struct kmt_analysis {
 	kmt_evmask_t types_only;
 	/*
 	 * It finds its slab objects by kmt_event.obj, not by pointer: the
-	 * replay then numbers the live objects, once for all analyses (and in
-	 * the reading thread when there are two).
+	 * replay then numbers the live objects, once for all analyses, and
+	 * with two threads in the calling one, where those analyses run.
 	 */
 	bool slab_objects;
 	const struct kmt_need *needs;	/* ended by { 0 }; NULL: none */

@@ -346,8 +346,9 @@ int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 
 bool kmt_analysis_in_reader_thread(const struct kmt_analysis *an, const void *priv)
 {
-	return an->reader_thread_ok ||
-	       (an->reader_thread_ok_with && an->reader_thread_ok_with(priv));
+	return !an->slab_objects &&	/* their slots are numbered in the calling thread */
+	       (an->reader_thread_ok ||
+		(an->reader_thread_ok_with && an->reader_thread_ok_with(priv)));
 }
 
 /* Is an event of @type in the recording? */

@@ -140,7 +140,10 @@ struct kmt_handouts {
 	struct kmt_taker *to;
 };
 
-/* May analysis @an, its options given in @priv, take its events in the reading thread? */
+/*
+ * May analysis @an, its options given in @priv, take its events in the
+ * reading thread? Never one of slab_objects.
+ */
 bool kmt_analysis_in_reader_thread(const struct kmt_analysis *an, const void *priv);
 
 /*

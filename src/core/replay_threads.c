@@ -60,8 +60,6 @@ struct pipe_state {
 	unsigned long long taken;	/* records the reader thread took */
 	struct kmt_handouts mine;	/* the reader thread's analyses */
 	kmt_evmask_t batched;		/* KMT_EVMASK()s the calling thread's analyses want */
-	bool objects_there;		/* the reader thread follows the slab objects, */
-	bool objects_here;		/* or this one: where the analyses that read them are */
 };
 
 /* Room for @len more bytes in @b's copies; -1 when out of memory. */
@@ -124,11 +122,7 @@ static int fill(struct pipe_state *p, struct batch *b)
 		const struct kmt_record *rec = kmt_merge_top(m);
 		struct kmt_event *ev = &b->ev[b->n];
 
-		if (kmt_replay_take(p->s, p->dec, rec, &p->last_ts,
-				    p->objects_there ? p->s->objects : NULL, ev)) {
-			kmt_error_set(&p->err, p->s->input, -1, "out of memory");
-			return -1;
-		}
+		kmt_replay_take(p->s, p->dec, rec, &p->last_ts, NULL, ev);
 		if (kmt_replay_hand_out(p->s, &p->mine, ev, &p->err))
 			return -1;
 		if (p->batched & KMT_EVMASK(ev->type)) {
@@ -224,7 +218,7 @@ static int take_batches(struct pipe_state *p, const struct kmt_handouts *h,
 		if (!b)
 			return 0;
 		for (i = 0; i < b->n; i++) {
-			if (p->objects_here && kmt_replay_follow_object(p->s->objects, &b->ev[i]))
+			if (p->s->objects && kmt_replay_follow_object(p->s->objects, &b->ev[i]))
 				kmt_error_set(err, p->s->input, -1, "out of memory");
 			else if (!kmt_replay_hand_out(p->s, h, &b->ev[i], err))
 				continue;
@@ -276,8 +270,8 @@ static void split(const struct kmt_analysis *const *an, void *const *priv, int n
 	*nr = 0;
 	for (pass = 0; pass < 2; pass++)
 		for (i = 0; i < n; i++)
-			if ((an[i]->reader_thread_ok ||
-			     (any_left && kmt_analysis_in_reader_thread(an[i], priv[i]))) == !pass) {
+			if ((kmt_analysis_in_reader_thread(an[i], priv[i]) &&
+			     (an[i]->reader_thread_ok || any_left)) == !pass) {
 				out_an[k] = an[i];
 				out_priv[k++] = priv[i];
 				*nr += !pass;
@@ -306,10 +300,7 @@ static int run_two(struct kmt_session *s, struct merge *m, const struct kmt_deco
 	}
 	for (i = nr; i < n; i++)
 		p.batched |= kmt_events_taken(s, san[i]);
-	for (i = 0; i < nr; i++)	/* then the reader thread's must be those */
-		p.objects_there |= s->objects && san[i]->slab_objects;
-	p.objects_here = s->objects && !p.objects_there;
-	if (p.objects_here)	/* every one of them, whichever the analyses here take */
+	if (s->objects)	/* followed here: every one, whichever the analyses here take */
 		p.batched |= KMT_SLAB_OBJECT_EVENTS;
 	/* libtraceevent sorts its comms at the first lookup: before two threads may look */
 	tep_data_comm_from_pid(s->tep, 1);
