@@ -83,6 +83,11 @@ _Static_assert(KMT_EV_NR <= 128, "kmt_evmask_t holds a bit per event type");
 #define KMT_EVMASK(type)	((kmt_evmask_t)1 << (type))
 /* Every event, the unknown ones included. */
 #define KMT_EVMASK_ALL		(~(kmt_evmask_t)0)
+/* The slab allocator's allocations (kmalloc and kmem_cache_alloc, _node or not). */
+#define KMT_EVMASK_SLAB_ALLOCS	(KMT_EVMASK(KMT_EV_KMALLOC) | KMT_EVMASK(KMT_EV_KMALLOC_NODE) | \
+				 KMT_EVMASK(KMT_EV_CACHE_ALLOC) | KMT_EVMASK(KMT_EV_CACHE_ALLOC_NODE))
+/* And its frees (kfree, kmem_cache_free). */
+#define KMT_EVMASK_SLAB_FREES	(KMT_EVMASK(KMT_EV_KFREE) | KMT_EVMASK(KMT_EV_CACHE_FREE))
 
 struct option;
 struct kmt_filter;

@@ -180,9 +180,8 @@ static int slab_start(void *priv, const struct kmt_session *s)
 	st->session = s;
 	st->stacks.session = s;
 	st->o.filter.tep = s->tep;
-	st->have_node_map = kmt_reader_cpu_node(s->reader, 0) >= 0;
 	kmt_cache_namer_init(&st->namer, s->tep);
-	return st->have_node_map ? copy_cpu_nodes(st, s->reader) : 0;
+	return kmt_reader_cpu_node(s->reader, 0) >= 0 ? copy_cpu_nodes(st, s->reader) : 0;
 }
 
 /* The row of @key in @g, made if new; SLAB_NO_ROW when out of memory. */
@@ -322,7 +321,7 @@ static void note_node(struct slab_state *st, const struct kmt_event *ev)
 	if (!(ev->flags & KMT_EVF_HAS_NODE))
 		return;
 	st->node_allocs++;
-	if (!st->have_node_map)
+	if (!st->cpu_node)
 		cpu_node = 0;
 	else
 		cpu_node = ev->cpu >= 0 && ev->cpu < st->ncpu_node ? st->cpu_node[ev->cpu] : -1;
@@ -447,10 +446,8 @@ static int slab_event(void *priv, const struct kmt_event *ev)
 }
 
 static const struct kmt_need slab_needs[] = {
-	{ KMT_EVMASK(KMT_EV_KMALLOC) | KMT_EVMASK(KMT_EV_KMALLOC_NODE) |
-	  KMT_EVMASK(KMT_EV_CACHE_ALLOC) | KMT_EVMASK(KMT_EV_CACHE_ALLOC_NODE), "allocations" },
-	{ KMT_EVMASK(KMT_EV_KFREE) | KMT_EVMASK(KMT_EV_CACHE_FREE),
-	  "frees: every allocation would look live" },
+	{ KMT_EVMASK_SLAB_ALLOCS, "allocations" },
+	{ KMT_EVMASK_SLAB_FREES, "frees: every allocation would look live" },
 	{ 0 }
 };
 
@@ -476,9 +473,7 @@ const struct kmt_analysis kmt_analysis_slab = {
 	.longopts = slab_longopts,
 	.needs = slab_needs,
 	.slab_objects = true,
-	.events = KMT_EVMASK(KMT_EV_KMALLOC) | KMT_EVMASK(KMT_EV_KMALLOC_NODE) |
-		  KMT_EVMASK(KMT_EV_KFREE) | KMT_EVMASK(KMT_EV_CACHE_ALLOC) |
-		  KMT_EVMASK(KMT_EV_CACHE_ALLOC_NODE) | KMT_EVMASK(KMT_EV_CACHE_FREE),
+	.events = KMT_EVMASK_SLAB_ALLOCS | KMT_EVMASK_SLAB_FREES,
 	.init = slab_init,
 	.filter = slab_filter,
 	.option = slab_option,

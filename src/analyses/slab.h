@@ -95,12 +95,11 @@ struct slab_state {
 	uint64_t replaced, replaced_bytes, freed_bytes;
 	uint64_t peak_live, peak_ts;
 	uint64_t node_allocs, cross_node;
-	bool have_node_map;
 	/*
-	 * The recording's NUMA node of each CPU (-1: unknown), copied at the
-	 * start onto lines of its own: with two threads the reading one
-	 * writes heap blocks beside the reader's copy, and every read of it
-	 * would miss.
+	 * The recording's NUMA node of each CPU (-1: unknown), NULL when it
+	 * has no map of them; copied at the start onto lines of its own: with
+	 * two threads the reading one writes heap blocks beside the reader's
+	 * copy, and every read of it would miss.
 	 */
 	int *cpu_node;
 	int ncpu_node;

@@ -489,7 +489,7 @@ static int report_summary(const struct slab_state *st, struct kmt_output *out)
 	       put_u(out, "node_allocations", "Allocations with a node field", KMT_KIND_COUNT,
 		     st->node_allocs) ||
 	       kmt_output_value(out, "cpu_nodes", "CPU nodes", KMT_KIND_STRING,
-				(union kmt_cell){ .s = st->have_node_map ? "recorded" :
+				(union kmt_cell){ .s = st->cpu_node ? "recorded" :
 						  "not recorded: all CPUs taken as node 0" });
 }
 

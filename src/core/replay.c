@@ -192,8 +192,11 @@ int kmt_handouts_init(struct kmt_handouts *h, const struct kmt_session *s,
 		kmt_handouts_free(h);
 		return -1;
 	}
-	for (i = 0; i < n; i++)
+	h->taken = 0;
+	for (i = 0; i < n; i++) {
 		taken[i] = kmt_events_taken(s, an[i]);
+		h->taken |= taken[i];
+	}
 	for (t = 0; t < KMT_EV_NR; t++) {
 		h->start[t] = k;
 		for (i = 0; i < n; i++)

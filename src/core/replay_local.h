@@ -123,10 +123,7 @@ kmt_replay_follow_object(struct kmt_objmap *objects, struct kmt_event *ev)
 }
 
 /* The events kmt_replay_follow_object() follows: slab allocations and frees. */
-#define KMT_SLAB_OBJECT_EVENTS	(KMT_EVMASK(KMT_EV_KMALLOC) | KMT_EVMASK(KMT_EV_KMALLOC_NODE) | \
-				 KMT_EVMASK(KMT_EV_CACHE_ALLOC) |			\
-				 KMT_EVMASK(KMT_EV_CACHE_ALLOC_NODE) |			\
-				 KMT_EVMASK(KMT_EV_KFREE) | KMT_EVMASK(KMT_EV_CACHE_FREE))
+#define KMT_SLAB_OBJECT_EVENTS	(KMT_EVMASK_SLAB_ALLOCS | KMT_EVMASK_SLAB_FREES)
 
 /* An analysis and its state, one of those an event type goes to. */
 struct kmt_taker {
@@ -138,6 +135,7 @@ struct kmt_taker {
 struct kmt_handouts {
 	int start[KMT_EV_NR + 1];	/* type t's takers: to[start[t]] up to to[start[t + 1]] */
 	struct kmt_taker *to;
+	kmt_evmask_t taken;		/* the types any of them takes */
 };
 
 /*

@@ -298,8 +298,7 @@ static int run_two(struct kmt_session *s, struct merge *m, const struct kmt_deco
 		kmt_handouts_free(&p.mine);
 		return 1;
 	}
-	for (i = nr; i < n; i++)
-		p.batched |= kmt_events_taken(s, san[i]);
+	p.batched = theirs.taken;
 	if (s->objects)	/* followed here: every one, whichever the analyses here take */
 		p.batched |= KMT_SLAB_OBJECT_EVENTS;
 	/* libtraceevent sorts its comms at the first lookup: before two threads may look */
