@@ -292,41 +292,56 @@ static bool wanted_feature(int bit)
 	       bit == FEAT_OSRELEASE || bit == FEAT_ARCH;
 }
 
-/* File mode: the feature sections listed after the data section. */
+/* Feature @bit, whose entry of the feature section table is at @ent_at. 0 or -1. */
+static int read_feature(struct kmt_reader *r, struct perfdata *pd, int bit, uint64_t ent_at,
+			struct kmt_error *err)
+{
+	unsigned char *ent, *buf;
+	uint64_t off, size;
+	int ret;
+
+	if (!(ent = read_at(pd, ent_at, 16, "feature section table", err)))
+		return -1;
+	off = u64_at(ent);
+	size = u64_at(ent + 8);
+	free(ent);
+	if (size > MAX_FEATURE) {
+		kmt_error_set(err, pd->in.path, ent_at, "corrupt: feature %d of %llu bytes", bit,
+			      (unsigned long long)size);
+		return -1;
+	}
+	if (!(buf = read_at(pd, off, size, "feature section", err)))
+		return -1;
+	ret = take_feature(r, pd, bit, buf, size, off, err);
+	free(buf);
+	return ret;
+}
+
+/*
+ * File mode: the feature sections listed after the data section; the
+ * tracing data last, so that /proc/kallsyms is on its way (the kernel's
+ * release known) while the formats are tried and parsed.
+ */
 static int read_features(struct kmt_reader *r, struct perfdata *pd, const unsigned char *h,
 			 struct kmt_error *err)
 {
-	uint64_t at = u64_at(h + 40) + u64_at(h + 48);
+	uint64_t at = u64_at(h + 40) + u64_at(h + 48), tracing_at = 0;
+	bool tracing = false;
 	int bit;
 
 	for (bit = 0; bit < FEAT_BITS; bit++) {
-		unsigned char *ent, *buf;
-		uint64_t off, size;
-		int ret;
-
 		if (!(u64_at(h + 72 + bit / 64 * 8) & (1ull << (bit % 64))))
 			continue;
-		at += 16;
-		if (!wanted_feature(bit))
-			continue;
-		if (!(ent = read_at(pd, at - 16, 16, "feature section table", err)))
-			return -1;
-		off = u64_at(ent);
-		size = u64_at(ent + 8);
-		free(ent);
-		if (size > MAX_FEATURE) {
-			kmt_error_set(err, pd->in.path, at - 16, "corrupt: feature %d of %llu "
-				      "bytes", bit, (unsigned long long)size);
+		if (bit == FEAT_TRACING_DATA) {
+			tracing = true;
+			tracing_at = at;
+		} else if (wanted_feature(bit) && read_feature(r, pd, bit, at, err)) {
 			return -1;
 		}
-		if (!(buf = read_at(pd, off, size, "feature section", err)))
-			return -1;
-		ret = take_feature(r, pd, bit, buf, size, off, err);
-		free(buf);
-		if (ret)
-			return -1;
+		at += 16;
 	}
-	return 0;
+	kmt_reader_expect_live_kallsyms(r, pd->feat[FEAT_OSRELEASE]);
+	return tracing ? read_feature(r, pd, FEAT_TRACING_DATA, tracing_at, err) : 0;
 }
 
 /* The attr of sample id @id: most samples hit the hint of their low bits. */

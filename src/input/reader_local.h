@@ -115,6 +115,13 @@ int kmt_reader_defer_live_kallsyms(struct kmt_reader *r, const char *release,
 				   unsigned long long text_addr);
 
 /*
+ * The recording names its kernel, @release (NULL: it does not), before
+ * its kernel map: when this machine runs that release, a thread starts
+ * reading /proc/kallsyms already, for kmt_reader_defer_live_kallsyms().
+ */
+void kmt_reader_expect_live_kallsyms(struct kmt_reader *r, const char *release);
+
+/*
  * The fault samples of a KMT_TD_OPT_KMT_FAULT_SAMPLES_BIN option (@swap:
  * the file's byte order is not ours), or of the older text option. 0, -1
  * when damaged, -2 when out of memory.

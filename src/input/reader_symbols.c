@@ -226,20 +226,26 @@ static void say_source(struct kmt_reader *r, const char *where)
 	r->texts[KMT_TEXT_SYMBOLS] = strdup(where);
 }
 
-/* Why this machine cannot stand for the recording's kernel, or NULL when it may. */
-static const char *live_kernel_differs(struct kmt_reader *r)
+/* Why this machine does not run kernel @release (the recording's build-id, if known), or NULL. */
+static const char *other_live_kernel(const struct kmt_reader *r, const char *release)
 {
 	struct utsname u;
 	char id[129];
 
-	if (!r->kernel_text)
-		return "the recording has no kernel map";
-	if (uname(&u) || strcmp(u.release, r->live_release))
+	if (uname(&u) || strcmp(u.release, release))
 		return "the recording is of another kernel than this machine runs";
 	kmt_running_build_id(id, sizeof(id));
 	if (r->kernel_build_id[0] && strcmp(id, r->kernel_build_id))
 		return "this machine runs another build of the kernel (build-id)";
 	return NULL;
+}
+
+/* Why this machine cannot stand for the recording's kernel, or NULL when it may. */
+static const char *live_kernel_differs(struct kmt_reader *r)
+{
+	if (!r->kernel_text)
+		return "the recording has no kernel map";
+	return other_live_kernel(r, r->live_release);
 }
 
 /* Why this machine's /proc/kallsyms cannot stand for the recording's, or NULL when it did. */
@@ -270,7 +276,13 @@ static const char *use_live_kallsyms(struct kmt_reader *r)
  */
 static void start_live_kallsyms(struct kmt_reader *r)
 {
-	if (!live_kernel_differs(r) && parts(r))
+	if (!live_kernel_differs(r) && parts(r) && !r->syms->live.pending)
+		job_start(&r->syms->live);
+}
+
+void kmt_reader_expect_live_kallsyms(struct kmt_reader *r, const char *release)
+{
+	if (release && !other_live_kernel(r, release) && parts(r) && !r->syms->live.pending)
 		job_start(&r->syms->live);
 }
 
