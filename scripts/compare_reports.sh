@@ -21,6 +21,7 @@ runs_of() {
 	cat <<EOT
 slab --caller --alloc --cache --pid --stack
 slab --kmalloc-only -s hit,live -l 7
+slab --timeline 1 -l 3
 page --pid --order --migratetype --gfp --live --caller --stack
 page --timeline 1
 fault --regions --ip --timeline 1

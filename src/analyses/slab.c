@@ -295,7 +295,8 @@ for_obj_stats(struct slab_state *st, const struct slab_obj *o,
 	fn(&st->total, o, arg);
 	fn(&st->callers.rows[o->caller].st, o, arg);
 	fn(&st->caches.rows[o->cache].st, o, arg);
-	fn(&st->pids.rows[o->pid].st, o, arg);
+	if (o->pid != SLAB_NO_ROW)
+		fn(&st->pids.rows[o->pid].st, o, arg);
 	if (o->ptr != SLAB_NO_ROW)
 		fn(&st->ptrs.rows[o->ptr].st, o, arg);
 	if (o->stack != SLAB_NO_ROW)
@@ -329,6 +330,15 @@ static void note_node(struct slab_state *st, const struct kmt_event *ev)
 		st->cross_node++;
 }
 
+/*
+ * Rows per process are shown by the --pid table and --timeline only: kept
+ * for those (a workload that spawns 16,000 processes makes as many rows).
+ */
+static bool keeps_pid_rows(const struct slab_state *st)
+{
+	return (st->o.tables & SLAB_TABLE_PID) || st->o.timeline_ns;
+}
+
 /* Find or make the rows of a selected allocation; false when out of memory. */
 static bool obj_rows(struct slab_state *st, const struct kmt_event *ev, struct slab_obj *o)
 {
@@ -336,8 +346,12 @@ static bool obj_rows(struct slab_state *st, const struct kmt_event *ev, struct s
 
 	o->caller = group_row(&st->callers, ev->call_site, &made);
 	o->cache = cache_row(st, ev);
-	o->pid = group_row(&st->pids, (uint32_t)ev->pid, &made);	/* named at report time */
-	o->ptr = o->stack = SLAB_NO_ROW;
+	o->pid = o->ptr = o->stack = SLAB_NO_ROW;
+	if (keeps_pid_rows(st)) {	/* named at report time */
+		o->pid = group_row(&st->pids, (uint32_t)ev->pid, &made);
+		if (o->pid == SLAB_NO_ROW)
+			return false;
+	}
 	if (st->o.tables & SLAB_TABLE_STACK) {
 		uint32_t id;
 
@@ -353,7 +367,7 @@ static bool obj_rows(struct slab_state *st, const struct kmt_event *ev, struct s
 			return false;
 		st->ptrs.rows[o->ptr].callsite = ev->call_site;
 	}
-	return o->caller != SLAB_NO_ROW && o->cache != SLAB_NO_ROW && o->pid != SLAB_NO_ROW;
+	return o->caller != SLAB_NO_ROW && o->cache != SLAB_NO_ROW;
 }
 
 /* Add @o, allocated at @ts, to its rows; a stack row that passes its peak notes when. */

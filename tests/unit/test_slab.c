@@ -174,7 +174,8 @@ END_TEST
 
 START_TEST(test_caches_and_nodes)
 {
-	struct slab_state *st = slab_new(NULL);
+	static const char *const opts[] = { "pid", NULL, NULL };
+	struct slab_state *st = slab_new(opts);
 
 	cache_alloc(st, 10, 1, 0, 0x1000, "filp");	/* CPU 1 is node 1: cross-node */
 	cache_alloc(st, 11, 1, 1, 0x2000, "filp");
@@ -193,6 +194,32 @@ START_TEST(test_caches_and_nodes)
 	report_to_nowhere(st);		/* rows are named when the report is made */
 	ck_assert_str_eq(st->pids.rows[0].name, "tester");	/* from saved cmdlines */
 	kmt_analysis_slab.free(st);
+}
+END_TEST
+
+/* Rows per process only where a table shows them: --pid and --timeline. */
+START_TEST(test_pid_rows_when_shown)
+{
+	static const char *const timeline[] = { "timeline", "1", NULL };
+	struct slab_state *plain = slab_new(NULL), *timed = slab_new(timeline);
+	struct slab_state *both[] = { plain, timed };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		alloc(both[i], 10, 0, 100, 0xa0, 0x1000, 8, 8);
+		alloc(both[i], 11, 0, 101, 0xa0, 0x2000, 8, 8);
+		kfree_(both[i], 12, 1, 101, 0x1000);
+		ck_assert_uint_eq(both[i]->total.hits, 2);
+		ck_assert_uint_eq(both[i]->total.frees, 1);
+		ck_assert_uint_eq(both[i]->total.live_bytes, 8);
+	}
+	ck_assert_uint_eq(plain->pids.n, 0);
+	ck_assert_uint_eq(timed->pids.n, 2);
+	ck_assert_uint_eq(timed->pids.rows[0].st.live_bytes, 0);	/* pid 100's was freed */
+	ck_assert_uint_eq(timed->pids.rows[1].st.live_bytes, 8);
+	report_to_nowhere(plain);
+	kmt_analysis_slab.free(plain);
+	kmt_analysis_slab.free(timed);
 }
 END_TEST
 
@@ -398,6 +425,7 @@ Suite *slab_suite(void)
 	tcase_add_test(tc, test_pairing);
 	tcase_add_test(tc, test_caches_and_nodes);
 	tcase_add_test(tc, test_cache_name_hints);
+	tcase_add_test(tc, test_pid_rows_when_shown);
 	tcase_add_test(tc, test_pid_filter);
 	tcase_add_test(tc, test_time_window);
 	tcase_add_test(tc, test_kind_filters);
