@@ -130,6 +130,16 @@ static int page_start(void *priv, const struct kmt_session *s)
 	return kmt_page_owner_load(&st->owner, kmt_reader_text(s->reader, KMT_TEXT_PAGE_OWNER));
 }
 
+/*
+ * Rows per process are shown by --pid, --live (the process of each block)
+ * and --timeline only: kept for those (a workload that spawns 16,000
+ * processes makes as many rows).
+ */
+static bool keeps_proc_rows(const struct page_state *st)
+{
+	return (st->tables & (PAGE_TABLE_PID | PAGE_TABLE_LIVE)) || st->interval_ns;
+}
+
 /* The row of @pid, made if new (named at report time). */
 static struct page_proc *proc_of(struct page_state *st, int pid)
 {
@@ -168,11 +178,11 @@ static int mt_slot(long long mt)
 }
 
 
-/* Move the totals and @pid's figures by @pages at @ts. 0, or -1 when out of memory. */
+/* Move the totals and those of @p (NULL: none kept) by @pages at @ts. 0, or -1 out of memory. */
 static int account(struct page_state *st, struct page_proc *p, int64_t pages, uint64_t ts)
 {
 	return kmt_page_series_set(&st->total, st->total.cur + pages, ts, st) ||
-	       kmt_page_series_set(&p->s, p->s.cur + pages, ts, st) ? -1 : 0;
+	       (p && kmt_page_series_set(&p->s, p->s.cur + pages, ts, st)) ? -1 : 0;
 }
 
 static void counts_alloc(struct page_count *c, uint64_t pages)
@@ -235,11 +245,11 @@ static int on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel)
 	struct page_block b = { .ts = ev->ts, .gfp = ev->gfp_flags, .pid = ev->pid,
 				.caller = PAGE_NO_CALLER, .stack = PAGE_NO_CALLER, .order = o, .mt = m, .selected = sel };
 	struct page_count *g = sel ? gfp_of(st, ev->gfp_flags) : NULL;
-	struct page_proc *p = sel ? proc_of(st, ev->pid) : NULL;
+	struct page_proc *p = sel && keeps_proc_rows(st) ? proc_of(st, ev->pid) : NULL;
 	struct page_block *slot;
 	bool was_live;
 
-	if (sel && (!g || !p))
+	if (sel && (!g || (!p && keeps_proc_rows(st))))
 		return -1;
 	if (sel) {
 		st->alloc_req++;
@@ -275,8 +285,10 @@ static int on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel)
 	rows_apply(st, &b, counts_alloc, pages);
 	if (b.stack != PAGE_NO_CALLER)
 		note_stack_peak(&st->stack_rows[b.stack], ev->ts);
-	p->allocs++;
-	p->pages_alloc += pages;
+	if (p) {
+		p->allocs++;
+		p->pages_alloc += pages;
+	}
 	return account(st, p, pages, ev->ts);
 }
 
@@ -291,7 +303,7 @@ static void counts_free(struct page_count *c, uint64_t pages)
 static int on_free(struct page_state *st, const struct kmt_event *ev, uint64_t order, bool sel)
 {
 	uint64_t pages = 1ull << (order < 63 ? order : 0), bytes = st->page_size * pages;
-	struct page_proc *p = sel ? proc_of(st, ev->pid) : NULL;
+	struct page_proc *p = sel && keeps_proc_rows(st) ? proc_of(st, ev->pid) : NULL;
 	struct page_block b = { 0 };
 	bool found = page_live_take(&st->live, ev->pfn, &b);
 
@@ -299,7 +311,7 @@ static int on_free(struct page_state *st, const struct kmt_event *ev, uint64_t o
 		kmt_page_owner_free(&st->owner, ev->pfn);
 	if (!sel)
 		return 0;
-	if (!p)
+	if (!p && keeps_proc_rows(st))
 		return -1;
 	st->free_req++;
 	st->free_bytes += bytes;
@@ -318,8 +330,10 @@ static int on_free(struct page_state *st, const struct kmt_event *ev, uint64_t o
 		st->nomatch_req++;
 		st->nomatch_bytes += bytes;
 	}
-	p->frees++;
-	p->pages_freed += pages;
+	if (p) {
+		p->frees++;
+		p->pages_freed += pages;
+	}
 	return account(st, p, -(int64_t)pages, ev->ts);
 }
 
