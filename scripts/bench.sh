@@ -8,8 +8,9 @@
 #  2. ns/event of all analyses at three sizes (about 1.6M, 4.4M and 10M events),
 #     and callgrind's instructions per event of stat, slab and all (one
 #     thread, the smallest file: figures that do not move with the load);
-#  3. a perf.data of >= 2M events: slab, page and all against perf kmem,
-#     and the slab reports' instructions under callgrind;
+#  3. a perf.data of >= 2M events and one of about 1.8M: slab, page and
+#     all against perf kmem, and the slab reports' instructions under
+#     callgrind;
 #  4. the slowdown of a workload under record -g and under perf record -g;
 #  5. the recorders' own CPU and memory; 6. and 7. user-space allocation
 #     profiling (record --user, --user-sample, heaptrack) on a malloc-heavy
@@ -131,38 +132,44 @@ else
 	echo "instructions per event: no valgrind (make deps installs it)"
 fi
 
-# 3. perf.data against perf kmem
-pdat=$out/big.perf.data
-if [ ! -s "$pdat" ]; then
-	command -v perf >/dev/null || { echo "bench: no perf to record $pdat" >&2; exit 1; }
-	echo "bench: recording $pdat with perf record -a (workload: 4000 spawns, 40000 file reads)" >&2
-	perf record -q -a -m 8M -o "$pdat" \
+# 3. perf.data against perf kmem, on a perf.data of >= 2M events and on
+# one of about 1.8M (issue 35 names both)
+
+# record_perfdata FILE SPAWNS READS: a perf.data of the kmem events of the workload, once
+record_perfdata() {
+	[ -s "$1" ] && return 0
+	command -v perf >/dev/null || { echo "bench: no perf to record $1" >&2; exit 1; }
+	echo "bench: recording $1 with perf record -a (workload: $2 spawns, $3 file reads)" >&2
+	perf record -q -a -m 8M -o "$1" \
 		-e kmem:kmalloc,kmem:kfree,kmem:kmem_cache_alloc,kmem:kmem_cache_free \
 		-e kmem:mm_page_alloc,kmem:mm_page_free \
-		-- sh "$dir/workload.sh" 4000 40000 >/dev/null 2>&1 || exit 1
-fi
-pevents=$(events_of "$pdat")
-[ "$pevents" -ge 2000000 ] || echo "bench: warning: only $pevents events in $pdat" >&2
-# rounds of every run in turn, best of 5 each: a VM whose speed drifts
-# slows kmtrace and perf kmem alike instead of whichever ran later
-: >"$out/prows"
-for i in 1 2 3 4 5; do
-	for name in kslab kslab1 kslab2 kpage kall pslab ppage; do
-		# shellcheck disable=SC2086
-		case $name in
-		kslab) set -- "$KMTRACE" report -i "$pdat" slab ;;
-		kslab1) set -- "$KMTRACE" report --threads 1 -i "$pdat" slab ;;
-		kslab2) set -- "$KMTRACE" report --threads 2 -i "$pdat" slab ;;
-		kpage) set -- "$KMTRACE" report -i "$pdat" page ;;
-		kall) set -- "$KMTRACE" report -i "$pdat" $ANALYSES ;;
-		pslab) set -- perf kmem -i "$pdat" --slab stat ;;
-		ppage) set -- perf kmem -i "$pdat" --page stat ;;
-		esac
-		/usr/bin/time -f "$name %e %M" -a -o "$out/prows" "$@" >/dev/null 2>&1 ||
-			{ echo "bench: $* failed" >&2; exit 1; }
+		-- sh "$dir/workload.sh" "$2" "$3" >/dev/null 2>&1 || exit 1
+}
+
+# against_perf_kmem FILE: rounds of every run in turn, best of 5 each: a
+# VM whose speed drifts slows kmtrace and perf kmem alike instead of
+# whichever ran later
+against_perf_kmem() {
+	f=$1
+	n=$(events_of "$f")
+	: >"$out/prows"
+	for i in 1 2 3 4 5; do
+		for name in kslab kslab1 kslab2 kpage kall pslab ppage; do
+			# shellcheck disable=SC2086
+			case $name in
+			kslab) set -- "$KMTRACE" report -i "$f" slab ;;
+			kslab1) set -- "$KMTRACE" report --threads 1 -i "$f" slab ;;
+			kslab2) set -- "$KMTRACE" report --threads 2 -i "$f" slab ;;
+			kpage) set -- "$KMTRACE" report -i "$f" page ;;
+			kall) set -- "$KMTRACE" report -i "$f" $ANALYSES ;;
+			pslab) set -- perf kmem -i "$f" --slab stat ;;
+			ppage) set -- perf kmem -i "$f" --page stat ;;
+			esac
+			/usr/bin/time -f "$name %e %M" -a -o "$out/prows" "$@" >/dev/null 2>&1 ||
+				{ echo "bench: $* failed" >&2; exit 1; }
+		done
 	done
-done
-python3 - "$pevents" "$out/prows" <<'PY'
+	python3 - "$n" "$out/prows" <<'PY'
 import sys
 n, best = int(sys.argv[1]), {}
 for line in open(sys.argv[2]):
@@ -185,6 +192,15 @@ print(f"slab: kmtrace {ps / ks:.1f}x as fast as perf kmem ({ps / best['kslab1'][
 print(f"page: kmtrace {pps / kps:.1f}x as fast as perf kmem, at {kpm / ppm:.2f} of its peak RSS")
 print(f"all analyses: {(ps + pps) / kas:.1f}x as fast as perf kmem's two reports")
 PY
+}
+
+pdat=$out/big.perf.data pmid=$out/mid.perf.data
+record_perfdata "$pdat" 4000 40000
+record_perfdata "$pmid" 2600 26000
+pevents=$(events_of "$pdat")
+[ "$pevents" -ge 2000000 ] || echo "bench: warning: only $pevents events in $pdat" >&2
+against_perf_kmem "$pdat"
+against_perf_kmem "$pmid"
 # the slab reports' instructions, which do not move with the load as seconds do
 if command -v valgrind >/dev/null; then
 	ik=$(instructions "$KMTRACE" report --threads 1 -i "$pdat" slab)
