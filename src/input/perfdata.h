@@ -62,11 +62,14 @@ int kmt_pd_stream_init(struct pd_stream *s, const char *path, int fd, const void
  */
 int kmt_pd_stream_next(struct pd_stream *s, struct pd_record *rec, struct kmt_error *err);
 
+#define PD_RELEASE_STEP	(1u << 20)	/* mapped pages go back in steps this large, */
+#define PD_RELEASE_LAG	(2u << 20)	/* this far behind (> what the replay's batches reach) */
+
 /*
  * The mapped records before file offset @upto are no longer in use: give
- * their pages back (in large steps, a few MiB behind, where a second replay
- * thread may still read kept records), so that memory follows a window of
- * the file. Kept records there stay readable (the kernel reads them again).
+ * their pages back (PD_RELEASE_LAG behind, where a second replay thread may
+ * still read kept records), so that memory follows a window of the file.
+ * Kept records there stay readable (the kernel reads them again).
  */
 void kmt_pd_stream_release(struct pd_stream *s, uint64_t upto);
 

@@ -19,8 +19,6 @@
 
 #define STREAM_BUF	(1u << 20)	/* > the largest record (64 KiB) */
 #define UNZ_MIN_ROOM	(1u << 16)
-#define RELEASE_STEP	(4u << 20)	/* give mapped pages back in steps this large */
-#define RELEASE_LAG	(4u << 20)	/* > what the replay's batches may point to */
 
 /*
  * Map the file @s reads, up to its limit: the buffer then holds the whole
@@ -330,9 +328,10 @@ int kmt_pd_stream_next(struct pd_stream *s, struct pd_record *rec, struct kmt_er
 void kmt_pd_stream_release(struct pd_stream *s, uint64_t upto)
 {
 	uint64_t page = (uint64_t)getpagesize();
-	uint64_t to = (upto - RELEASE_LAG) & ~(page - 1);
+	uint64_t to = (upto - PD_RELEASE_LAG) & ~(page - 1);
 
-	if (upto < RELEASE_LAG || !s->mapped || to > s->end || to <= s->released || to - s->released < RELEASE_STEP)
+	if (upto < PD_RELEASE_LAG || !s->mapped || to > s->end || to <= s->released ||
+	    to - s->released < PD_RELEASE_STEP)
 		return;
 	madvise(s->buf + s->released, to - s->released, MADV_DONTNEED);
 	s->released = to;

@@ -240,8 +240,9 @@ START_TEST(test_mapped_stream_reads_in_place)
 	}
 	ck_assert_int_eq(wrong, 0);
 	ck_assert_int_eq(got, n);
-	/* in 4 MiB steps, 4 MiB behind the last record */
-	ck_assert_uint_eq(st.released, (24 + (uint64_t)(n - 1) * 8 - (4 << 20)) / (4 << 20) * (4 << 20));
+	/* in steps of PD_RELEASE_STEP, PD_RELEASE_LAG behind the last record */
+	ck_assert_uint_eq(st.released, (24 + (uint64_t)(n - 1) * 8 - PD_RELEASE_LAG) /
+				       PD_RELEASE_STEP * PD_RELEASE_STEP);
 	ck_assert_uint_eq(((const struct perf_event_header *)first.data)->misc, 0);
 	kmt_pd_stream_free(&st);
 }
