@@ -276,13 +276,13 @@ static const char *use_live_kallsyms(struct kmt_reader *r)
  */
 static void start_live_kallsyms(struct kmt_reader *r)
 {
-	if (!live_kernel_differs(r) && parts(r) && !r->syms->live.pending)
+	if (parts(r) && !r->syms->live.pending && !live_kernel_differs(r))
 		job_start(&r->syms->live);
 }
 
 void kmt_reader_expect_live_kallsyms(struct kmt_reader *r, const char *release)
 {
-	if (release && !other_live_kernel(r, release) && parts(r) && !r->syms->live.pending)
+	if (release && parts(r) && !r->syms->live.pending && !other_live_kernel(r, release))
 		job_start(&r->syms->live);
 }
 
