@@ -140,7 +140,7 @@ static bool keeps_proc_rows(const struct page_state *st)
 	return (st->tables & (PAGE_TABLE_PID | PAGE_TABLE_LIVE)) || st->interval_ns;
 }
 
-/* The row of @pid, made if new (named at report time). */
+/* The row of @pid, made if new (named at report time); NULL when out of memory. */
 static struct page_proc *proc_of(struct page_state *st, int pid)
 {
 	bool made;
@@ -152,6 +152,16 @@ static struct page_proc *proc_of(struct page_state *st, int pid)
 	if (made)
 		st->procs[i].pid = pid;
 	return &st->procs[i];
+}
+
+/* @pid's row into *@p where rows per process are kept, else NULL: 0, or -1 out of memory. */
+static int proc_row(struct page_state *st, int pid, struct page_proc **p)
+{
+	*p = NULL;
+	if (!keeps_proc_rows(st))
+		return 0;
+	*p = proc_of(st, pid);
+	return *p ? 0 : -1;
 }
 
 static struct page_count *gfp_of(struct page_state *st, uint64_t gfp)
@@ -245,11 +255,11 @@ static int on_alloc(struct page_state *st, const struct kmt_event *ev, bool sel)
 	struct page_block b = { .ts = ev->ts, .gfp = ev->gfp_flags, .pid = ev->pid,
 				.caller = PAGE_NO_CALLER, .stack = PAGE_NO_CALLER, .order = o, .mt = m, .selected = sel };
 	struct page_count *g = sel ? gfp_of(st, ev->gfp_flags) : NULL;
-	struct page_proc *p = sel && keeps_proc_rows(st) ? proc_of(st, ev->pid) : NULL;
+	struct page_proc *p = NULL;
 	struct page_block *slot;
 	bool was_live;
 
-	if (sel && (!g || (!p && keeps_proc_rows(st))))
+	if (sel && (!g || proc_row(st, ev->pid, &p)))
 		return -1;
 	if (sel) {
 		st->alloc_req++;
@@ -303,7 +313,7 @@ static void counts_free(struct page_count *c, uint64_t pages)
 static int on_free(struct page_state *st, const struct kmt_event *ev, uint64_t order, bool sel)
 {
 	uint64_t pages = 1ull << (order < 63 ? order : 0), bytes = st->page_size * pages;
-	struct page_proc *p = sel && keeps_proc_rows(st) ? proc_of(st, ev->pid) : NULL;
+	struct page_proc *p = NULL;
 	struct page_block b = { 0 };
 	bool found = page_live_take(&st->live, ev->pfn, &b);
 
@@ -311,7 +321,7 @@ static int on_free(struct page_state *st, const struct kmt_event *ev, uint64_t o
 		kmt_page_owner_free(&st->owner, ev->pfn);
 	if (!sel)
 		return 0;
-	if (!p && keeps_proc_rows(st))
+	if (proc_row(st, ev->pid, &p))
 		return -1;
 	st->free_req++;
 	st->free_bytes += bytes;
