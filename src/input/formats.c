@@ -12,7 +12,9 @@
  *     first (sandbox.c), each a few times into a handle of its own that is
  *     then freed; one it crashed on, or leaked memory parsing, is parsed
  *     again without its print format (fields decode, the print shows them
- *     raw), and skipped if that fails too;
+ *     raw), and skipped if that fails too. A text kmtrace ships (formats/,
+ *     which its text reader parses trusted) is not tried again: the same
+ *     text but for the number of its ID line, of the same system;
  *  3. once parsed, a print format that could crash when printing (a
  *     division or modulo by anything but a non-zero constant, a length
  *     taken from the record, nesting too deep to walk) is marked failed:
@@ -28,6 +30,7 @@
 
 #include "formats.h"
 #include "sandbox.h"
+#include "common/util.h"
 
 #define MAX_RECORD		65536	/* __data_loc offsets and lengths are 16 bits */
 #define MAX_EVENT_ID		65535	/* common_type is a u16 */
@@ -36,7 +39,91 @@
 #define NO_PRINT_FORMAT		"print fmt: \"[print format left out: libtraceevent " \
 				"crashed on it]\"\n"
 
-enum verdict { PARSED, PARSE_FAILED, LEAKED };
+enum verdict { PARSED, PARSE_FAILED, LEAKED, SHIPPED };
+
+extern const char *const kmt_shipped_formats[][2];
+
+/* A format text: the part before its "ID: N" line, and the part after. */
+struct id_split {
+	const char *text, *rest;
+	size_t head, rest_len;
+};
+
+/* A format text of the sets kmtrace ships. */
+struct shipped_text {
+	const char *system;
+	size_t system_len;
+	struct id_split split;
+};
+
+/* Split @text at its "ID: N" line, N of 1 to 5 digits; false if it has none. */
+static bool split_at_id(const char *text, size_t len, struct id_split *s)
+{
+	const char *id = memmem(text, len, "\nID: ", 5), *end = text + len, *d;
+
+	if (!id)
+		return false;
+	for (d = id + 5; d < end && *d >= '0' && *d <= '9'; d++)
+		;
+	if (d == id + 5 || d - id - 5 > 5 || d == end || *d != '\n')
+		return false;
+	*s = (struct id_split){ text, d, id - text, end - d };
+	return true;
+}
+
+/* The texts kmtrace ships, every set's; NULL with *@n 0 when out of memory. */
+static struct shipped_text *shipped_texts(int *n)
+{
+	static const char mark[] = "#system ";
+	struct shipped_text *t = NULL;
+	uint32_t cap = 0, have = 0;
+	int i;
+
+	for (i = 0; kmt_shipped_formats[i][0]; i++) {
+		const char *p = kmt_shipped_formats[i][1], *end = p + strlen(p);
+
+		while ((p = memmem(p, end - p, mark, sizeof(mark) - 1))) {
+			const char *sys = p + sizeof(mark) - 1, *nl = memchr(sys, '\n', end - sys);
+			const char *next;
+
+			if (!nl || kmt_grow(&t, &cap, have, sizeof(*t))) {
+				free(t);
+				*n = 0;
+				return NULL;
+			}
+			next = memmem(nl + 1, end - nl - 1, mark, sizeof(mark) - 1) ?: end;
+			t[have].system = sys;
+			t[have].system_len = nl - sys;
+			have += split_at_id(nl + 1, next - nl - 1, &t[have].split);
+			p = next;
+		}
+	}
+	*n = have;
+	return t;
+}
+
+/* Do @a and @b say the same but for the numbers of their ID lines? */
+static bool same_but_id(const struct id_split *a, const struct id_split *b)
+{
+	return a->head == b->head && a->rest_len == b->rest_len &&
+	       !memcmp(a->text, b->text, a->head) && !memcmp(a->rest, b->rest, a->rest_len);
+}
+
+/* Is @f one of the @n texts @t of the same system, but for its ID? */
+static bool is_shipped(const struct kmt_format_text *f, const struct shipped_text *t, int n)
+{
+	size_t system_len = strlen(f->system);
+	struct id_split mine;
+	int i;
+
+	if (!split_at_id(f->text, f->len, &mine))
+		return false;
+	for (i = 0; i < n; i++)
+		if (system_len == t[i].system_len && !memcmp(f->system, t[i].system, system_len) &&
+		    same_but_id(&mine, &t[i].split))
+			return true;
+	return false;
+}
 
 /* The number after @key (e.g. "offset:") in the line at @p, or -1. */
 static long long number_after(const char *p, const char *end, const char *key)
@@ -149,7 +236,7 @@ static unsigned char trial_parse(void *arg, int i)
 	int ret, k;
 
 	if (t->before && t->before[i] != PARSED)
-		return t->before[i];
+		return t->before[i] == SHIPPED ? PARSED : t->before[i];
 	ret = parse_alone(t->like, &t->f[i]);
 	for (k = 1; k < warm; k++)
 		parse_alone(t->like, &t->f[i]);
@@ -300,6 +387,33 @@ out:
 	return ret;
 }
 
+/*
+ * Mark the sane texts of @f kmtrace ships SHIPPED in @verdicts, counted in
+ * @c; true if some other sane one is left for the child to try.
+ */
+static bool mark_shipped(const struct kmt_format_text *f, int n, unsigned char *verdicts,
+			 struct kmt_format_counts *c)
+{
+	int i, nt, left = 0;
+	struct shipped_text *t = shipped_texts(&nt);
+
+	for (i = 0; i < n; i++) {
+		if (verdicts[i] != PARSED)
+			continue;
+		if (is_shipped(&f[i], t, nt)) {
+			verdicts[i] = SHIPPED;
+			c->shipped++;
+		} else {
+			left++;
+		}
+	}
+	free(t);
+	for (i = 0; !left && i < n; i++)	/* no child: the verdicts as it would give them */
+		if (verdicts[i] == SHIPPED)
+			verdicts[i] = PARSED;
+	return left;
+}
+
 int kmt_formats_parse(struct tep_handle *tep, const struct kmt_format_text *f, int n,
 		      bool trusted, struct kmt_format_counts *c)
 {
@@ -312,7 +426,7 @@ int kmt_formats_parse(struct tep_handle *tep, const struct kmt_format_text *f, i
 		goto out;
 	for (i = 0; i < n; i++)
 		verdicts[i] = fields_sane(f[i].text, f[i].len) ? PARSED : PARSE_FAILED;
-	if (!trusted) {
+	if (!trusted && mark_shipped(f, n, verdicts, c)) {
 		if (try_in_child(tep, f, n, verdicts, verdicts + n))
 			goto out;
 		memcpy(verdicts, verdicts + n, n);

@@ -21,6 +21,7 @@ struct kmt_format_counts {
 	unsigned int parsed;		/* their events decode */
 	unsigned int print_left_out;	/* of those, printed with raw fields only */
 	unsigned int skipped;		/* unusable: their events stay unknown */
+	unsigned int shipped;		/* texts kmtrace ships, not tried in a child */
 };
 
 /*

@@ -81,6 +81,102 @@ START_TEST(test_formats_checked)
 }
 END_TEST
 
+extern const char *const kmt_shipped_formats[][2];
+
+/* The texts of shipped set @set into @f, each with a newline more into @copies. */
+static int shipped_set_texts(int set, struct kmt_format_text *f, char **copies, int max)
+{
+	const char *p = kmt_shipped_formats[set][1];
+	int n = 0;
+
+	while ((p = strstr(p, "#system ")) && n < max) {
+		const char *sys = p + 8, *nl = strchr(sys, '\n'), *next = strstr(nl + 1, "#system ");
+		size_t len = next ? (size_t)(next - nl - 1) : strlen(nl + 1);
+
+		f[n] = (struct kmt_format_text){ strndup(sys, nl - sys), nl + 1, len, -1 };
+		ck_assert_int_eq(asprintf(&copies[n], "%.*s\n", (int)len, nl + 1), (int)len + 1);
+		n++;
+		p = nl + 1 + len;
+	}
+	ck_assert_int_lt(n, max);
+	return n;
+}
+
+/*
+ * A text kmtrace ships is not tried in a child again, and the trial it
+ * skips would have passed it: the same text with a newline more (tried)
+ * parses with the same outcome, for every set shipped.
+ */
+START_TEST(test_shipped_formats_trusted)
+{
+	struct kmt_format_text f[64], tried[64];
+	char *copies[64];
+	int set, i, n;
+
+	for (set = 0; kmt_shipped_formats[set][0]; set++) {
+		struct kmt_format_counts known = { 0 }, trial = { 0 };
+		struct tep_handle *a = tep_alloc(), *b = tep_alloc();
+
+		n = shipped_set_texts(set, f, copies, 64);
+		for (i = 0; i < n; i++)
+			tried[i] = (struct kmt_format_text){ f[i].system, copies[i], f[i].len + 1, -1 };
+		tep_set_long_size(a, 8);
+		tep_set_long_size(b, 8);
+		ck_assert_int_eq(kmt_formats_parse(a, f, n, false, &known), 0);
+		ck_assert_int_eq(kmt_formats_parse(b, tried, n, false, &trial), 0);
+		ck_assert_uint_eq(known.shipped, n);
+		ck_assert_uint_eq(trial.shipped, 0);
+		ck_assert_uint_eq(known.parsed, n);
+		ck_assert_uint_eq(trial.parsed, known.parsed);
+		ck_assert_uint_eq(trial.print_left_out, known.print_left_out);
+		ck_assert_uint_eq(trial.skipped, known.skipped);
+		for (i = 0; i < n; i++) {
+			free((char *)f[i].system);
+			free(copies[i]);
+		}
+		tep_free(a);
+		tep_free(b);
+	}
+	ck_assert_int_gt(set, 1);
+}
+END_TEST
+
+/* Only the number of the ID line may differ from the shipped text, and only the system's. */
+START_TEST(test_shipped_formats_exact)
+{
+	struct kmt_format_text f[64], mine[4];
+	char *copies[64], *id, *texts[4];
+	struct kmt_format_counts c = { 0 };
+	struct tep_handle *tep = tep_alloc();
+	int i, n = shipped_set_texts(0, f, copies, 64);
+	size_t len = f[0].len;
+
+	for (i = 0; i < 4; i++)
+		texts[i] = strndup(f[0].text, len);
+	id = strstr(texts[0], "\nID: ") + 5;
+	memcpy(id, "9", 1);	/* another ID: still the shipped text */
+	id = strstr(texts[1], "\nID: ") + 5;
+	memcpy(id, "9", 1);
+	*strstr(texts[1], "field:") = 'F';	/* and a field changed: not */
+	id = strstr(texts[2], "\nID: ") + 5;
+	memcpy(id, "a", 1);	/* no number: not */
+	mine[0] = (struct kmt_format_text){ f[0].system, texts[0], len, -1 };
+	mine[1] = (struct kmt_format_text){ f[0].system, texts[1], len, -1 };
+	mine[2] = (struct kmt_format_text){ f[0].system, texts[2], len, -1 };
+	mine[3] = (struct kmt_format_text){ "another", texts[3], len, -1 };
+	tep_set_long_size(tep, 8);
+	ck_assert_int_eq(kmt_formats_parse(tep, mine, 4, false, &c), 0);
+	ck_assert_uint_eq(c.shipped, 1);
+	for (i = 0; i < 4; i++)
+		free(texts[i]);
+	for (i = 0; i < n; i++) {
+		free((char *)f[i].system);
+		free(copies[i]);
+	}
+	tep_free(tep);
+}
+END_TEST
+
 /* A record whose __data_loc string runs past its end does not fit its format. */
 START_TEST(test_record_fits)
 {
@@ -113,6 +209,8 @@ Suite *formats_suite(void)
 	tcase_add_test(tc, test_sandbox_verdicts);
 	tcase_add_test(tc, test_formats_checked);
 	tcase_add_test(tc, test_record_fits);
+	tcase_add_test(tc, test_shipped_formats_trusted);
+	tcase_add_test(tc, test_shipped_formats_exact);
 	suite_add_tcase(s, tc);
 	return s;
 }
