@@ -623,17 +623,21 @@ static inline void put_word(struct kmt_event *ev, const struct word_loc *w, uint
 	memcpy((char *)ev + w->to, &v, 8);
 }
 
-/* The fields of @plan's word lists from payload @p into @ev. */
+/*
+ * The fields of @plan's word lists from payload @p into @ev. The counts are
+ * read once: the stores into @ev could alias @plan for the compiler, which
+ * read them again at every word.
+ */
 static inline __attribute__((always_inline)) void
 fill_words(const struct word_plan *plan, const unsigned char *p, struct kmt_event *ev)
 {
-	int i;
+	int i, n64 = plan->n64, n32u = plan->n32u, n32s = plan->n32s;
 
-	for (i = 0; i < plan->n64; i++)
+	for (i = 0; i < n64; i++)
 		memcpy((char *)ev + plan->w64[i].to, p + plan->w64[i].from, 8);
-	for (i = 0; i < plan->n32u; i++)
+	for (i = 0; i < n32u; i++)
 		put_word(ev, &plan->w32u[i], host_u32(p + plan->w32u[i].from));
-	for (i = 0; i < plan->n32s; i++)
+	for (i = 0; i < n32s; i++)
 		put_word(ev, &plan->w32s[i], (uint64_t)(int64_t)(int32_t)host_u32(p + plan->w32s[i].from));
 }
 
