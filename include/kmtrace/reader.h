@@ -127,6 +127,14 @@ const char *kmt_reader_format(struct kmt_reader *r);
 bool kmt_reader_reads_apart(struct kmt_reader *r);
 
 /*
+ * Kept records from @from on (the payload of the earliest, NULL: none) are
+ * still read by another thread: a reader that gives the pages of its
+ * mapped file back behind the reading (perf.data) keeps theirs. Whoever
+ * reads the records sets it.
+ */
+void kmt_reader_hold(struct kmt_reader *r, const void *from);
+
+/*
  * True when the reader hands out one stream already in time order over all
  * CPUs (perf.data, text): read it with kmt_reader_next(r, -1, ...).
  */

@@ -37,6 +37,7 @@ struct batch {
 	uint32_t raw_at[BATCH_EVENTS];		/* where each copy starts in bytes */
 	uint32_t chain_at[BATCH_EVENTS];
 	int n;
+	uintptr_t oldest;			/* its earliest kept record, 0: none */
 	unsigned long long upto;		/* records the reader thread took by its end */
 	unsigned char *bytes;			/* the records' and stacks' copies */
 	uint32_t used, cap;
@@ -58,6 +59,7 @@ struct pipe_state {
 	const struct kmt_decoder *dec;
 	unsigned long long last_ts;
 	unsigned long long taken;	/* records the reader thread took */
+	uintptr_t held;			/* the earliest kept record of the batches out */
 	struct kmt_handouts mine;	/* the reader thread's analyses */
 	kmt_evmask_t batched;		/* KMT_EVMASK()s the calling thread's analyses want */
 };
@@ -111,6 +113,24 @@ static void repoint(struct batch *b)
 	}
 }
 
+/*
+ * The reader may not give back kept record @rec of @b, nor any after it
+ * (kmt_reader_hold()): the other thread reads it from @b, and the batches
+ * out before.
+ */
+static void hold_kept(struct pipe_state *p, struct batch *b, const struct kmt_record *rec)
+{
+	uintptr_t at = (uintptr_t)rec->data, chain = (uintptr_t)rec->callchain;
+
+	if (rec->callchain_nr && chain < at)	/* perf's samples put it first */
+		at = chain;
+	if (b->oldest && b->oldest <= at)
+		return;
+	b->oldest = at;
+	if (!p->held || at < p->held)
+		kmt_reader_hold(p->s->reader, (const void *)at);
+}
+
 /* Fill @b with the next records; 1 when filled, 0 at the end, -1 on error. */
 static int fill(struct pipe_state *p, struct batch *b)
 {
@@ -118,6 +138,8 @@ static int fill(struct pipe_state *p, struct batch *b)
 
 	b->n = 0;
 	b->used = 0;
+	b->oldest = 0;
+	kmt_reader_hold(p->s->reader, (const void *)p->held);
 	while (m->n > 0 && b->n < BATCH_EVENTS) {
 		const struct kmt_record *rec = kmt_merge_top(m);
 		struct kmt_event *ev = &b->ev[b->n];
@@ -130,6 +152,8 @@ static int fill(struct pipe_state *p, struct batch *b)
 				kmt_error_set(&p->err, p->s->input, -1, "out of memory");
 				return -1;
 			}
+			if (rec->kept)
+				hold_kept(p, b, rec);
 			b->n++;
 		}
 		p->taken++;
@@ -139,6 +163,21 @@ static int fill(struct pipe_state *p, struct batch *b)
 	b->upto = p->taken;
 	repoint(b);
 	return b->n > 0 || m->n > 0;
+}
+
+/* The earliest kept record of the batches out (under the lock), 0: none. */
+static uintptr_t held_out(const struct pipe_state *p)
+{
+	uintptr_t held = 0;
+	int i;
+
+	for (i = 0; i < p->count; i++) {
+		uintptr_t at = p->batches[(p->head + i) % BATCHES]->oldest;
+
+		if (at && (!held || at < held))
+			held = at;
+	}
+	return held;
 }
 
 static void *reader_thread(void *arg)
@@ -153,6 +192,7 @@ static void *reader_thread(void *arg)
 		while (p->count == BATCHES && !p->stop && !p->leave)
 			pthread_cond_wait(&p->changed, &p->lock);
 		b = p->stop || p->leave ? NULL : p->batches[(p->head + p->count) % BATCHES];
+		p->held = held_out(p);
 		pthread_mutex_unlock(&p->lock);
 		if (!b)
 			break;
@@ -314,6 +354,7 @@ static int run_two(struct kmt_session *s, struct merge *m, const struct kmt_deco
 		s->replay.threads = 2;
 		failed = take_batches(&p, &theirs, trial, err);
 		pthread_join(reader, NULL);
+		kmt_reader_hold(s->reader, NULL);	/* one thread from here, if any */
 		*last_ts = p.last_ts;
 		ret = failed ? -1 : p.ret;
 		if (!failed && ret)

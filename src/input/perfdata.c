@@ -625,11 +625,14 @@ static int take_task_record(struct perfdata *pd, const struct pd_record *rec)
 
 /*
  * At the end of a round, the samples of the round before last have all been
- * handed out (kmt_pd_order_round): their part of a mapped file can go.
+ * handed out (kmt_pd_order_round): their part of a mapped file can go, but
+ * for the records a second thread still reads (kmt_reader_hold()). A time
+ * order of two CPUs takes from two parts of a round, so those may lie far
+ * behind the round's end: given back, they were read in again and stayed.
  */
-static void release_rounds(struct perfdata *pd, uint64_t round_end)
+static void release_rounds(const struct kmt_reader *r, struct perfdata *pd, uint64_t round_end)
 {
-	kmt_pd_stream_release(&pd->in, pd->round_ends[0]);
+	kmt_pd_stream_release(&pd->in, pd->round_ends[0], r->hold);
 	pd->round_ends[0] = pd->round_ends[1];
 	pd->round_ends[1] = round_end;
 }
@@ -647,7 +650,7 @@ static int take_record(struct kmt_reader *r, struct perfdata *pd, const struct p
 		return rec->size < 16 ? 0 : add_lost(r, lost_cpu(pd, rec), u64_at(rec->data + 8));
 	case PERF_RECORD_FINISHED_ROUND:
 		kmt_pd_order_round(&pd->order);
-		release_rounds(pd, rec->offset);
+		release_rounds(r, pd, rec->offset);
 		return 1;
 	case PERF_RECORD_HEADER_ATTR:
 		return take_attr_record(pd, rec, err);

@@ -67,11 +67,12 @@ int kmt_pd_stream_next(struct pd_stream *s, struct pd_record *rec, struct kmt_er
 
 /*
  * The mapped records before file offset @upto are no longer in use: give
- * their pages back (PD_RELEASE_LAG behind, where a second replay thread may
- * still read kept records), so that memory follows a window of the file.
- * Kept records there stay readable (the kernel reads them again).
+ * their pages back (PD_RELEASE_LAG behind), so that memory follows a window
+ * of the file, but none at or after @hold (a kept record a second replay
+ * thread still reads, kmt_reader_hold(); NULL: none). Kept records given
+ * back stay readable: the kernel reads them in again.
  */
-void kmt_pd_stream_release(struct pd_stream *s, uint64_t upto);
+void kmt_pd_stream_release(struct pd_stream *s, uint64_t upto, const void *hold);
 
 /* Copy the next @n bytes of the stream (outside any record) to @dst. 0 or -1. */
 int kmt_pd_stream_read(struct pd_stream *s, void *dst, size_t n, struct kmt_error *err);

@@ -325,13 +325,17 @@ int kmt_pd_stream_next(struct pd_stream *s, struct pd_record *rec, struct kmt_er
 	return next_mapped(s, rec) ? 1 : next_buffered(s, rec, err);
 }
 
-void kmt_pd_stream_release(struct pd_stream *s, uint64_t upto)
+void kmt_pd_stream_release(struct pd_stream *s, uint64_t upto, const void *hold)
 {
 	uint64_t page = (uint64_t)getpagesize();
 	uint64_t to = (upto - PD_RELEASE_LAG) & ~(page - 1);
+	uintptr_t held = (uintptr_t)hold - (uintptr_t)s->buf;
 
-	if (upto < PD_RELEASE_LAG || !s->mapped || to > s->end || to <= s->released ||
-	    to - s->released < PD_RELEASE_STEP)
+	if (upto < PD_RELEASE_LAG || !s->mapped)
+		return;
+	if (hold && held < s->cap && held < to)
+		to = held & ~(page - 1);
+	if (to > s->end || to <= s->released || to - s->released < PD_RELEASE_STEP)
 		return;
 	madvise(s->buf + s->released, to - s->released, MADV_DONTNEED);
 	s->released = to;

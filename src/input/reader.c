@@ -255,6 +255,11 @@ bool kmt_reader_reads_apart(struct kmt_reader *r)
 	return !r->ops->changes_tep;
 }
 
+void kmt_reader_hold(struct kmt_reader *r, const void *from)
+{
+	r->hold = from;
+}
+
 bool kmt_reader_merged(struct kmt_reader *r)
 {
 	return r->ops->next_any || r->ops->next_batch;

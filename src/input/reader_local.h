@@ -73,6 +73,7 @@ struct kmt_reader {
 	struct kmt_proctable *procs;	/* KMT_TEXT_PROCESSES read, then completed */
 	bool keep_text;			/* kmt_reader_keep_text() */
 	unsigned long long unnamed;	/* records of tasks no record named (perf.data) */
+	const void *hold;		/* kmt_reader_hold(): kept records another thread reads */
 	void *priv;
 };
 

@@ -235,7 +235,7 @@ START_TEST(test_mapped_stream_reads_in_place)
 			 rec.offset != 24 + (uint64_t)got * 8 || h->misc != (uint16_t)got;
 		if (!got)
 			first = rec;
-		kmt_pd_stream_release(&st, rec.offset);
+		kmt_pd_stream_release(&st, rec.offset, NULL);
 		got++;
 	}
 	ck_assert_int_eq(wrong, 0);
@@ -244,6 +244,40 @@ START_TEST(test_mapped_stream_reads_in_place)
 	ck_assert_uint_eq(st.released, (24 + (uint64_t)(n - 1) * 8 - PD_RELEASE_LAG) /
 				       PD_RELEASE_STEP * PD_RELEASE_STEP);
 	ck_assert_uint_eq(((const struct perf_event_header *)first.data)->misc, 0);
+	kmt_pd_stream_free(&st);
+}
+END_TEST
+
+/*
+ * A record another thread still reads (held) keeps its page and those
+ * after it; once let go, they go with the next release.
+ */
+START_TEST(test_held_records_stay_mapped)
+{
+	const int n = 1 << 20;	/* 8 MiB of records */
+	const uint64_t page = (uint64_t)getpagesize();
+	struct kmt_error err = { 0 };
+	struct pd_stream st;
+	struct pd_record rec;
+	const void *held = NULL;
+	uint64_t held_at = 0;
+	int fd = round_records_file(n, 24), got = 0;
+
+	ck_assert_int_eq(kmt_pd_stream_init(&st, "unit", fd, NULL, 0, 24, UINT64_MAX, &err), 0);
+	ck_assert(st.mapped);
+	while (kmt_pd_stream_next(&st, &rec, &err) == 1) {
+		if (got == n / 4) {	/* 2 MiB in, 4 MiB before the last release's lag */
+			held = rec.data;
+			held_at = rec.offset;
+		}
+		kmt_pd_stream_release(&st, rec.offset, held);
+		got++;
+	}
+	ck_assert_int_eq(got, n);
+	ck_assert_uint_gt(st.released, 0);
+	ck_assert_uint_eq(st.released, held_at & ~(page - 1));
+	kmt_pd_stream_release(&st, rec.offset, NULL);
+	ck_assert_uint_eq(st.released, (rec.offset - PD_RELEASE_LAG) & ~(page - 1));
 	kmt_pd_stream_free(&st);
 }
 END_TEST
@@ -341,6 +375,7 @@ Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_kept_samples_are_not_copied);
 	tcase_add_test(tc, test_copies_last_until_release);
 	tcase_add_test(tc, test_mapped_stream_reads_in_place);
+	tcase_add_test(tc, test_held_records_stay_mapped);
 	tcase_add_test(tc, test_tasks_names_follow_time);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("hostile order");
