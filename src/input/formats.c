@@ -71,35 +71,60 @@ static bool split_at_id(const char *text, size_t len, struct id_split *s)
 	return true;
 }
 
+int kmt_formats_shipped_each(const char *set, kmt_shipped_fn fn, void *arg)
+{
+	const char *p = strstr(set, "#system ");
+
+	while (p) {
+		const char *sys = p + 8, *nl = strchr(sys, '\n'), *next;
+		int ret;
+
+		if (!nl)
+			return -1;
+		next = strstr(nl, "\n#system ");
+		ret = fn(arg, sys, nl - sys, nl + 1,
+			 next ? (size_t)(next + 1 - (nl + 1)) : strlen(nl + 1));
+		if (ret)
+			return ret;
+		p = next ? next + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The shipped texts gathered, those with an ID line. */
+struct shipped_list {
+	struct shipped_text *t;
+	uint32_t n, cap;
+};
+
+static int gather_shipped(void *arg, const char *system, size_t system_len, const char *text,
+			  size_t len)
+{
+	struct shipped_list *l = arg;
+
+	if (kmt_grow(&l->t, &l->cap, l->n, sizeof(*l->t)))
+		return -1;
+	l->t[l->n].system = system;
+	l->t[l->n].system_len = system_len;
+	l->n += split_at_id(text, len, &l->t[l->n].split);
+	return 0;
+}
+
 /* The texts kmtrace ships, every set's; NULL with *@n 0 when out of memory. */
 static struct shipped_text *shipped_texts(int *n)
 {
-	static const char mark[] = "#system ";
-	struct shipped_text *t = NULL;
-	uint32_t cap = 0, have = 0;
+	struct shipped_list l = { 0 };
 	int i;
 
 	for (i = 0; kmt_shipped_formats[i][0]; i++) {
-		const char *p = kmt_shipped_formats[i][1], *end = p + strlen(p);
-
-		while ((p = memmem(p, end - p, mark, sizeof(mark) - 1))) {
-			const char *sys = p + sizeof(mark) - 1, *nl = memchr(sys, '\n', end - sys);
-			const char *next;
-
-			if (!nl || kmt_grow(&t, &cap, have, sizeof(*t))) {
-				free(t);
-				*n = 0;
-				return NULL;
-			}
-			next = memmem(nl + 1, end - nl - 1, mark, sizeof(mark) - 1) ?: end;
-			t[have].system = sys;
-			t[have].system_len = nl - sys;
-			have += split_at_id(nl + 1, next - nl - 1, &t[have].split);
-			p = next;
+		if (kmt_formats_shipped_each(kmt_shipped_formats[i][1], gather_shipped, &l)) {
+			free(l.t);
+			*n = 0;
+			return NULL;
 		}
 	}
-	*n = have;
-	return t;
+	*n = l.n;
+	return l.t;
 }
 
 /* Do @a and @b say the same but for the numbers of their ID lines? */
@@ -236,7 +261,7 @@ static unsigned char trial_parse(void *arg, int i)
 	int ret, k;
 
 	if (t->before && t->before[i] != PARSED)
-		return t->before[i] == SHIPPED ? PARSED : t->before[i];
+		return t->before[i];
 	ret = parse_alone(t->like, &t->f[i]);
 	for (k = 1; k < warm; k++)
 		parse_alone(t->like, &t->f[i]);
@@ -336,7 +361,8 @@ static void parse_one(struct tep_handle *tep, const struct kmt_format_text *f,
 		      unsigned char verdict, const struct kmt_format_text *stripped,
 		      unsigned char stripped_verdict, struct kmt_format_counts *c)
 {
-	if (verdict == PARSED && !tep_parse_event(tep, f->text, f->len, f->system)) {
+	if ((verdict == PARSED || verdict == SHIPPED) &&
+	    !tep_parse_event(tep, f->text, f->len, f->system)) {
 		c->parsed++;
 		guard_print(event_of(tep, f), c);
 		return;
@@ -408,9 +434,6 @@ static bool mark_shipped(const struct kmt_format_text *f, int n, unsigned char *
 		}
 	}
 	free(t);
-	for (i = 0; !left && i < n; i++)	/* no child: the verdicts as it would give them */
-		if (verdicts[i] == SHIPPED)
-			verdicts[i] = PARSED;
 	return left;
 }
 

@@ -40,6 +40,17 @@ int kmt_formats_parse(struct tep_handle *tep, const struct kmt_format_text *f, i
  */
 void kmt_formats_guard_all(struct tep_handle *tep, struct kmt_format_counts *c);
 
+/* A format text of a shipped set and its system (not NUL-terminated); non-zero stops. */
+typedef int (*kmt_shipped_fn)(void *arg, const char *system, size_t system_len,
+			      const char *text, size_t len);
+
+/*
+ * Each format text of shipped set @set (kmt_shipped_formats[i][1]: a
+ * "#system NAME" line before each) to @fn in order: 0, @fn's non-zero
+ * return, or -1 when a "#system" line has no end.
+ */
+int kmt_formats_shipped_each(const char *set, kmt_shipped_fn fn, void *arg);
+
 struct tep_event;
 
 /*

@@ -146,25 +146,24 @@ static void free_formats(struct tl_formats *l)
 	free(l->f);
 }
 
+/* A shipped format text into the list @arg, its system name a copy. */
+static int add_shipped(void *arg, const char *system, size_t system_len, const char *text,
+		       size_t len)
+{
+	struct tl_formats *l = arg;
+
+	if (!system_len || system_len > 63)
+		return -1;
+	if (add_format(l, own(l, strndup(system, system_len)), text, len) ||
+	    !l->f[l->n - 1].system)
+		return -1;
+	return 0;
+}
+
 /* The shipped formats: "#system NAME" lines, each followed by one format. */
 static int load_shipped(struct tl_formats *l, const char *text)
 {
-	const char *p = strstr(text, "#system ");
-
-	while (p) {
-		const char *nl = strchr(p, '\n'), *next;
-		char system[64];
-
-		if (!nl || sscanf(p, "#system %63s", system) != 1)
-			return -1;
-		next = strstr(nl, "\n#system ");
-		if (add_format(l, own(l, strdup(system)), nl + 1,
-			       next ? (size_t)(next + 1 - (nl + 1)) : strlen(nl + 1)) ||
-		    !l->f[l->n - 1].system)
-			return -1;
-		p = next ? next + 1 : NULL;
-	}
-	return 0;
+	return kmt_formats_shipped_each(text, add_shipped, l);
 }
 
 /* --formats DIR: SYSTEM/EVENT/format files, as in tracefs's events directory. */

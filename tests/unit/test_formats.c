@@ -83,23 +83,42 @@ END_TEST
 
 extern const char *const kmt_shipped_formats[][2];
 
-/* The texts of shipped set @set into @f, each with a newline more into @copies. */
-static int shipped_set_texts(int set, struct kmt_format_text *f, char **copies, int max)
+#define MAX_SET	64
+
+/* A shipped set's texts, and each with a newline more (so that it is not a shipped one). */
+struct set_texts {
+	struct kmt_format_text f[MAX_SET];
+	char *copies[MAX_SET];
+	int n;
+};
+
+static int add_text(void *arg, const char *system, size_t system_len, const char *text,
+		    size_t len)
 {
-	const char *p = kmt_shipped_formats[set][1];
-	int n = 0;
+	struct set_texts *s = arg;
 
-	while ((p = strstr(p, "#system ")) && n < max) {
-		const char *sys = p + 8, *nl = strchr(sys, '\n'), *next = strstr(nl + 1, "#system ");
-		size_t len = next ? (size_t)(next - nl - 1) : strlen(nl + 1);
+	ck_assert_int_lt(s->n, MAX_SET);
+	s->f[s->n] = (struct kmt_format_text){ strndup(system, system_len), text, len, -1 };
+	ck_assert_int_eq(asprintf(&s->copies[s->n], "%.*s\n", (int)len, text), (int)len + 1);
+	s->n++;
+	return 0;
+}
 
-		f[n] = (struct kmt_format_text){ strndup(sys, nl - sys), nl + 1, len, -1 };
-		ck_assert_int_eq(asprintf(&copies[n], "%.*s\n", (int)len, nl + 1), (int)len + 1);
-		n++;
-		p = nl + 1 + len;
+/* The texts of shipped set @set into @s. */
+static void shipped_set_texts(int set, struct set_texts *s)
+{
+	s->n = 0;
+	ck_assert_int_eq(kmt_formats_shipped_each(kmt_shipped_formats[set][1], add_text, s), 0);
+}
+
+static void free_set_texts(struct set_texts *s)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++) {
+		free((char *)s->f[i].system);
+		free(s->copies[i]);
 	}
-	ck_assert_int_lt(n, max);
-	return n;
 }
 
 /*
@@ -109,20 +128,22 @@ static int shipped_set_texts(int set, struct kmt_format_text *f, char **copies, 
  */
 START_TEST(test_shipped_formats_trusted)
 {
-	struct kmt_format_text f[64], tried[64];
-	char *copies[64];
+	struct kmt_format_text tried[MAX_SET];
+	struct set_texts s;
 	int set, i, n;
 
 	for (set = 0; kmt_shipped_formats[set][0]; set++) {
 		struct kmt_format_counts known = { 0 }, trial = { 0 };
 		struct tep_handle *a = tep_alloc(), *b = tep_alloc();
 
-		n = shipped_set_texts(set, f, copies, 64);
+		shipped_set_texts(set, &s);
+		n = s.n;
 		for (i = 0; i < n; i++)
-			tried[i] = (struct kmt_format_text){ f[i].system, copies[i], f[i].len + 1, -1 };
+			tried[i] = (struct kmt_format_text){ s.f[i].system, s.copies[i],
+							     s.f[i].len + 1, -1 };
 		tep_set_long_size(a, 8);
 		tep_set_long_size(b, 8);
-		ck_assert_int_eq(kmt_formats_parse(a, f, n, false, &known), 0);
+		ck_assert_int_eq(kmt_formats_parse(a, s.f, n, false, &known), 0);
 		ck_assert_int_eq(kmt_formats_parse(b, tried, n, false, &trial), 0);
 		ck_assert_uint_eq(known.shipped, n);
 		ck_assert_uint_eq(trial.shipped, 0);
@@ -130,10 +151,7 @@ START_TEST(test_shipped_formats_trusted)
 		ck_assert_uint_eq(trial.parsed, known.parsed);
 		ck_assert_uint_eq(trial.print_left_out, known.print_left_out);
 		ck_assert_uint_eq(trial.skipped, known.skipped);
-		for (i = 0; i < n; i++) {
-			free((char *)f[i].system);
-			free(copies[i]);
-		}
+		free_set_texts(&s);
 		tep_free(a);
 		tep_free(b);
 	}
@@ -144,12 +162,17 @@ END_TEST
 /* Only the number of the ID line may differ from the shipped text, and only the system's. */
 START_TEST(test_shipped_formats_exact)
 {
-	struct kmt_format_text f[64], mine[4];
-	char *copies[64], *id, *texts[4];
+	struct kmt_format_text *f, mine[4];
+	struct set_texts s;
+	char *id, *texts[4];
 	struct kmt_format_counts c = { 0 };
 	struct tep_handle *tep = tep_alloc();
-	int i, n = shipped_set_texts(0, f, copies, 64);
-	size_t len = f[0].len;
+	size_t len;
+	int i;
+
+	shipped_set_texts(0, &s);
+	f = s.f;
+	len = f[0].len;
 
 	for (i = 0; i < 4; i++)
 		texts[i] = strndup(f[0].text, len);
@@ -169,10 +192,7 @@ START_TEST(test_shipped_formats_exact)
 	ck_assert_uint_eq(c.shipped, 1);
 	for (i = 0; i < 4; i++)
 		free(texts[i]);
-	for (i = 0; i < n; i++) {
-		free((char *)f[i].system);
-		free(copies[i]);
-	}
+	free_set_texts(&s);
 	tep_free(tep);
 }
 END_TEST
