@@ -698,9 +698,9 @@ static void to_record(struct perfdata *pd, const struct pd_sample *s, struct kmt
 	rec->data = s->data;
 	rec->size = s->size;
 	rec->cpu = s->cpu;
-	rec->callchain = s->chain;
+	rec->callchain = kmt_pd_sample_chain(s);
 	rec->callchain_nr = s->nchain;
-	rec->kept = !s->chunk;	/* read in place from the mapped file */
+	rec->kept = !s->copied;	/* read in place from the mapped file */
 	rec->comm = kmt_pd_tasks_name(&pd->tasks, s->tid, s->ts);
 }
 

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "common/hashmap.h"
 #include "common/pager.h"
@@ -83,15 +84,48 @@ void kmt_pd_stream_free(struct pd_stream *s);
 /* Samples waiting to be handed out in time order. */
 struct pd_chunk;
 
+/*
+ * 32 bytes: a round of a big perf.data queues about 130,000. The callchain
+ * lies right before the payload's u32 size, as perf writes them (and as
+ * a copy keeps them); a copy's chunk before its callchain. A record's u16
+ * size bounds the payload and the callchain.
+ */
 struct pd_sample {
 	uint64_t ts;
-	uint64_t seq;			/* file order, for equal times */
 	const void *data;		/* RAW payload (the ftrace entry) */
-	const unsigned long long *chain;	/* callchain, or NULL */
-	struct pd_chunk *chunk;		/* where data and chain are kept */
-	uint32_t size, nchain, cpu;
+	uint32_t seq;			/* file order, for equal times (mod 2^32) */
 	uint32_t tid;			/* the sample's thread */
+	uint32_t cpu;
+	uint16_t size;
+	uint16_t nchain : 15,		/* callchain entries */
+		 copied : 1;		/* data and chain in a chunk, not the file */
 };
+
+#define PD_MAX_CHAIN	((1u << 15) - 1)
+
+/* @s's callchain, NULL when it has none. */
+static inline const unsigned long long *kmt_pd_sample_chain(const struct pd_sample *s)
+{
+	return s->nchain ? (const void *)((const char *)s->data - 4 - 8 * (size_t)s->nchain) :
+	       NULL;
+}
+
+/* Does @nchain entries' @chain end 4 bytes before @data, where a sample keeps it? */
+static inline bool kmt_pd_chain_in_place(const void *chain, uint32_t nchain, const void *data)
+{
+	return !nchain || (const char *)chain + 8 * (size_t)nchain + 4 == (const char *)data;
+}
+
+/* The chunk @s was copied into, NULL when it is read in place. */
+static inline struct pd_chunk *kmt_pd_sample_chunk(const struct pd_sample *s)
+{
+	struct pd_chunk *c = NULL;
+
+	if (s->copied)
+		memcpy(&c, (const char *)s->data - 4 - 8 * (size_t)s->nchain - sizeof(c),
+		       sizeof(c));
+	return c;
+}
 
 struct pd_queue {
 	struct pd_sample *s;		/* items [head, n), in time order */
@@ -100,8 +134,8 @@ struct pd_queue {
 
 /* A CPU with samples queued, keyed by its first one. */
 struct pd_ready {
-	uint64_t ts, seq;
-	uint32_t cpu;
+	uint64_t ts;
+	uint32_t seq, cpu;
 };
 
 #define PD_TAKE_MAX	256	/* samples taken between two releases */
@@ -120,7 +154,7 @@ struct pd_order {
 		uint32_t samples;	/* many samples of each */
 	} held[PD_TAKE_MAX];
 	uint32_t nheld;
-	uint64_t seq;
+	uint32_t seq;
 	uint64_t flush_limit;		/* samples at or before it are final */
 	uint64_t round_max;		/* latest time seen so far */
 	uint64_t round_max_prev;	/* round_max when the last round ended */
@@ -142,9 +176,11 @@ static inline bool kmt_pd_queue_late(const struct pd_queue *q, uint64_t ts)
 
 /*
  * Queue a sample of thread @tid on @cpu: copies @size bytes of @data and @nchain callchain
- * entries, unless @kept says they stay valid until kmt_pd_order_free().
- * Returns 0 or -1 (out of memory). Inline: most samples of a mapped file
- * go, in time order, after the last of their CPU's queue, which has room.
+ * entries, unless @kept says they stay valid until kmt_pd_order_free() and
+ * the callchain ends 4 bytes before @data (perf's layout). Returns 0 or -1
+ * (out of memory, or @size or @nchain more than a perf record holds).
+ * Inline: most samples of a mapped file go, in time order, after the last
+ * of their CPU's queue, which has room.
  */
 static inline int kmt_pd_order_add(struct pd_order *o, uint32_t cpu, uint32_t tid, uint64_t ts,
 				   const void *data, uint32_t size, const void *chain,
@@ -155,13 +191,13 @@ static inline int kmt_pd_order_add(struct pd_order *o, uint32_t cpu, uint32_t ti
 
 	if (ts > o->round_max)
 		o->round_max = ts;
-	if (!kept || !q || q->n == q->cap || kmt_pd_queue_late(q, ts) ||
-	    (q->head == q->n && o->nready == o->ready_cap))
+	if (!kept || !kmt_pd_chain_in_place(chain, nchain, data) || !q || q->n == q->cap ||
+	    kmt_pd_queue_late(q, ts) || (q->head == q->n && o->nready == o->ready_cap) ||
+	    size > UINT16_MAX || nchain > PD_MAX_CHAIN)
 		return kmt_pd_order_add_slow(o, cpu, tid, ts, data, size, chain, nchain, kept);
 	s = &q->s[q->n++];
-	*s = (struct pd_sample){ .ts = ts, .seq = o->seq++, .data = data,
-				 .chain = nchain ? chain : NULL, .size = size, .nchain = nchain,
-				 .cpu = cpu, .tid = tid };
+	*s = (struct pd_sample){ .ts = ts, .data = data, .seq = o->seq++, .tid = tid,
+				 .cpu = cpu, .size = size, .nchain = nchain };
 	if (q->n - q->head == 1)
 		kmt_pd_order_ready(o, s);
 	return 0;

@@ -85,9 +85,9 @@ static int queue_room(struct pd_queue *q)
 }
 
 /* Whether (@ts, @seq) goes out before (@ts2, @seq2): earlier time, then file order. */
-static bool key_before(uint64_t ts, uint64_t seq, uint64_t ts2, uint64_t seq2)
+static bool key_before(uint64_t ts, uint32_t seq, uint64_t ts2, uint32_t seq2)
 {
-	return ts < ts2 || (ts == ts2 && seq < seq2);
+	return ts < ts2 || (ts == ts2 && (int32_t)(seq - seq2) < 0);	/* queued < 2^31 apart */
 }
 
 static bool sample_before(const struct pd_sample *a, const struct pd_sample *b)
@@ -178,21 +178,27 @@ static int queue_sample(struct pd_order *o, struct pd_queue *q, const struct pd_
 	return 0;
 }
 
-/* Copy @s's payload and callchain into a chunk. 0 or -1 (out of memory). */
-static int copy_sample(struct pd_order *o, struct pd_sample *s)
+/*
+ * Copy @s's payload and its @chain into a chunk, laid out as
+ * kmt_pd_sample_chain() and kmt_pd_sample_chunk() find them: the chunk,
+ * the callchain, the payload's u32 size, the payload. 0 or -1 (out of
+ * memory).
+ */
+static int copy_sample(struct pd_order *o, struct pd_sample *s, const void *chain)
 {
 	size_t chain_bytes = (size_t)s->nchain * sizeof(uint64_t);
-	unsigned char *copy = chunk_alloc(o, chain_bytes + s->size);
+	uint32_t size = s->size;	/* where perf has the payload's size */
+	unsigned char *copy = chunk_alloc(o, sizeof(o->chunk) + chain_bytes + 4 + s->size);
 
 	if (!copy)
 		return -1;
-	s->chunk = o->chunk;
-	if (s->nchain) {
-		memcpy(copy, s->chain, chain_bytes);
-		s->chain = (const unsigned long long *)copy;
-	}
-	memcpy(copy + chain_bytes, s->data, s->size);
-	s->data = copy + chain_bytes;
+	memcpy(copy, &o->chunk, sizeof(o->chunk));
+	if (chain_bytes)
+		memcpy(copy + sizeof(o->chunk), chain, chain_bytes);
+	memcpy(copy + sizeof(o->chunk) + chain_bytes, &size, 4);
+	memcpy(copy + sizeof(o->chunk) + chain_bytes + 4, s->data, s->size);
+	s->data = copy + sizeof(o->chunk) + chain_bytes + 4;
+	s->copied = 1;
 	return 0;
 }
 
@@ -202,14 +208,15 @@ int kmt_pd_order_add_slow(struct pd_order *o, uint32_t cpu, uint32_t tid, uint64
 			  bool kept)
 {
 	struct pd_queue *q = queue_of(o, cpu);
-	struct pd_sample s = { .ts = ts, .seq = o->seq++, .data = data,
-			       .chain = nchain ? chain : NULL, .size = size,
-			       .nchain = nchain, .cpu = cpu, .tid = tid };
+	struct pd_sample s = { .ts = ts, .data = data, .seq = o->seq++, .tid = tid, .cpu = cpu,
+			       .size = size, .nchain = nchain };
 
-	if (!q || (!kept && copy_sample(o, &s)))
+	if (!q || size > UINT16_MAX || nchain > PD_MAX_CHAIN)
+		return -1;
+	if ((!kept || !kmt_pd_chain_in_place(chain, nchain, data)) && copy_sample(o, &s, chain))
 		return -1;
 	if (queue_sample(o, q, &s)) {
-		chunk_release(s.chunk, 1);
+		chunk_release(kmt_pd_sample_chunk(&s), 1);
 		return -1;
 	}
 	return 0;
@@ -280,8 +287,8 @@ const struct pd_sample *kmt_pd_order_take(struct pd_order *o, bool all)
 	} else {
 		advance_ready(o);	/* *first stays until the next add */
 	}
-	if (first->chunk)
-		hold(o, first->chunk);
+	if (first->copied)
+		hold(o, kmt_pd_sample_chunk(first));
 	return first;
 }
 
@@ -301,11 +308,11 @@ void kmt_pd_order_free(struct pd_order *o)
 	kmt_pd_order_release(o);
 	for (i = 0; i < o->ncpus; i++) {
 		for (k = o->cpus[i].head; k < o->cpus[i].n; k++)
-			chunk_release(o->cpus[i].s[k].chunk, 1);
+			chunk_release(kmt_pd_sample_chunk(&o->cpus[i].s[k]), 1);
 		free(o->cpus[i].s);
 	}
 	for (k = 0; k < o->nlate; k++)
-		chunk_release(o->late[k].chunk, 1);
+		chunk_release(kmt_pd_sample_chunk(&o->late[k]), 1);
 	free(o->cpus);
 	free(o->ready);
 	free(o->late);

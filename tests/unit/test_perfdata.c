@@ -34,7 +34,7 @@ static uint64_t take(struct pd_order *o, bool all, uint32_t *cpu)
 	memcpy(&payload, s->data, sizeof(payload));
 	ck_assert_uint_eq(payload, s->ts);	/* the payload travels with its sample */
 	ck_assert_uint_eq(s->nchain, 2);
-	ck_assert_uint_eq(s->chain[1], s->ts + 1);
+	ck_assert_uint_eq(kmt_pd_sample_chain(s)[1], s->ts + 1);
 	*cpu = s->cpu;
 	kmt_pd_order_release(o);
 	return s->ts;
@@ -148,16 +148,19 @@ END_TEST
  */
 START_TEST(test_copies_last_until_release)
 {
-	static char big[200000];
+	static char big[UINT16_MAX + 1];
 	const unsigned char *data[PD_TAKE_MAX];
 	struct pd_order o = { 0 };
 	const struct pd_sample *s;
 	uint32_t i, k, n, batches = 0;
 
+	/* more than a perf record's u16 size holds */
+	ck_assert_int_eq(kmt_pd_order_add(&o, 0, 1, 0, big, sizeof(big), NULL, 0, false), -1);
 	for (i = 0; i < 3000; i++) {
-		memset(big, (int)(i & 0xff), i % 7 ? 64 : sizeof(big));	/* some fill a chunk */
-		ck_assert_int_eq(kmt_pd_order_add(&o, i % 2, 1, i, big, i % 7 ? 64 : sizeof(big),
-						  NULL, 0, false), 0);
+		uint32_t size = i % 7 ? 64 : UINT16_MAX;	/* 16 of those fill a chunk */
+
+		memset(big, (int)(i & 0xff), size);
+		ck_assert_int_eq(kmt_pd_order_add(&o, i % 2, 1, i, big, size, NULL, 0, false), 0);
 	}
 	for (i = 0; ; batches++) {
 		for (n = 0; n < PD_TAKE_MAX && (s = kmt_pd_order_take(&o, true)); n++)
@@ -175,20 +178,55 @@ START_TEST(test_copies_last_until_release)
 END_TEST
 
 /* A kept sample is handed out where it is: nothing copied, its chain too. */
+/*
+ * A kept sample whose callchain ends 4 bytes before its payload, as perf
+ * writes them, is read in place; one whose callchain lies elsewhere is
+ * copied with it, and so is one not kept.
+ */
 START_TEST(test_kept_samples_are_not_copied)
 {
-	static const unsigned long long chain[3] = { 7, 8, 9 };
 	static const char payload[] = "payload";
+	static const unsigned long long elsewhere[2] = { 5, 6 };
+	unsigned long long rec[8] = { 0, 7, 8, 9 };	/* nr, then the ips */
+	const char *data = (const char *)&rec[4] + 4;	/* after the u32 size */
 	struct pd_order o = { 0 };
 	const struct pd_sample *s;
 
-	ck_assert_int_eq(kmt_pd_order_add(&o, 1, 1, 5, payload, sizeof(payload), chain, 3, true), 0);
+	memcpy((char *)data, payload, sizeof(payload));
+	ck_assert_int_eq(kmt_pd_order_add(&o, 1, 1, 5, data, sizeof(payload), &rec[1], 3, true),
+			 0);
 	ck_assert_int_eq(kmt_pd_order_add(&o, 0, 1, 6, payload, sizeof(payload), NULL, 0, false), 0);
+	ck_assert_int_eq(kmt_pd_order_add(&o, 0, 1, 7, data, sizeof(payload), elsewhere, 2, true),
+			 0);
 	ck_assert((s = kmt_pd_order_take(&o, true)));
-	ck_assert(s->data == payload && s->chain == chain && s->nchain == 3 && s->cpu == 1);
+	ck_assert(s->data == data && kmt_pd_sample_chain(s) == &rec[1] && s->nchain == 3);
+	ck_assert(s->cpu == 1 && !s->copied && !kmt_pd_sample_chunk(s));
 	ck_assert((s = kmt_pd_order_take(&o, true)));
 	ck_assert(s->data != payload && !memcmp(s->data, payload, sizeof(payload)));
-	ck_assert(!s->chain && s->cpu == 0);
+	ck_assert(!kmt_pd_sample_chain(s) && s->cpu == 0 && s->copied && kmt_pd_sample_chunk(s));
+	ck_assert((s = kmt_pd_order_take(&o, true)));
+	ck_assert(s->data != data && !memcmp(s->data, payload, sizeof(payload)) && s->copied);
+	ck_assert(kmt_pd_sample_chain(s) != elsewhere && s->nchain == 2);
+	ck_assert(!memcmp(kmt_pd_sample_chain(s), elsewhere, sizeof(elsewhere)));
+	kmt_pd_order_free(&o);
+}
+END_TEST
+
+/*
+ * The file order that breaks ties of equal times is 32 bits: samples
+ * queued across its wrap still come out in the order they were added.
+ */
+START_TEST(test_file_order_wraps)
+{
+	struct pd_order o = { .seq = UINT32_MAX - 1 };
+	uint32_t cpu, i, want[4] = { 2, 0, 1, 3 };
+
+	for (i = 0; i < 4; i++)
+		add(&o, want[i], 40);
+	for (i = 0; i < 4; i++) {
+		ck_assert_uint_eq(take(&o, true, &cpu), 40);
+		ck_assert_uint_eq(cpu, want[i]);
+	}
 	kmt_pd_order_free(&o);
 }
 END_TEST
@@ -373,6 +411,7 @@ Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_equal_times_keep_file_order_and_end_drains);
 	tcase_add_test(tc, test_many_samples_across_chunks);
 	tcase_add_test(tc, test_kept_samples_are_not_copied);
+	tcase_add_test(tc, test_file_order_wraps);
 	tcase_add_test(tc, test_copies_last_until_release);
 	tcase_add_test(tc, test_mapped_stream_reads_in_place);
 	tcase_add_test(tc, test_held_records_stay_mapped);
