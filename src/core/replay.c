@@ -331,7 +331,7 @@ int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 		if (s->threads == KMT_THREADS_AUTO && kmt_reader_reads_apart(s->reader))
 			ret = kmt_replay_auto(s, &m, dec, an, priv, n, err);
 		else if (s->threads > 1 && kmt_reader_reads_apart(s->reader))
-			ret = kmt_replay_two_threads(s, &m, dec, an, priv, n, &last_ts, NULL, err);
+			ret = kmt_replay_two_threads(s, &m, dec, an, priv, n, &last_ts, err);
 		else
 			ret = kmt_replay_one_thread(s, &m, dec, an, priv, n, &last_ts, err);
 	}

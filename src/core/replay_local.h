@@ -187,29 +187,20 @@ int kmt_replay_some(struct kmt_session *s, struct merge *m, const struct kmt_dec
 		    unsigned long long limit, struct kmt_error *err);
 
 /*
- * What --threads auto compares: the speed of the replay in one thread,
- * and how many records two threads take before they are timed against it.
- */
-struct kmt_thread_trial {
-	double one_rate;		/* records a second in one thread */
-	unsigned long long records;
-};
-
-/*
  * The rest of the replay with @m's records read and decoded in a thread of
  * their own and the events handed out in this one (replay_threads.c); one
- * thread when a second cannot be started, or, with a @trial, when two are
- * slower than its one_rate after its records. *@last_ts as for
+ * thread when a second cannot be started. *@last_ts as for
  * kmt_replay_some(). 0, or -1 with @err filled.
  */
 int kmt_replay_two_threads(struct kmt_session *s, struct merge *m,
 			   const struct kmt_decoder *dec, const struct kmt_analysis *const *an,
 			   void *const *priv, int n, unsigned long long *last_ts,
-			   const struct kmt_thread_trial *trial, struct kmt_error *err);
+			   struct kmt_error *err);
 
 /*
  * --threads auto: some records in this thread alone, as many on two, timed;
- * the rest the faster way (replay_threads.c). 0, or -1 with @err filled.
+ * the rest on two when they were faster, else a stretch alone and the
+ * trial again (replay_threads.c). 0, or -1 with @err filled.
  */
 int kmt_replay_auto(struct kmt_session *s, struct merge *m, const struct kmt_decoder *dec,
 		    const struct kmt_analysis *const *an, void *const *priv, int n,

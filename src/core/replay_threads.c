@@ -15,7 +15,9 @@
  * --threads auto times the replay in one thread first, then on two (each
  * after records that warm them), and goes back to one when two were
  * slower: the reader thread stops after the batch at hand, this thread
- * takes what is left in the batches, then reads on alone.
+ * takes what is left in the batches, then reads on alone. The analyses'
+ * cost grows with their state (a live-object map that outgrows the
+ * caches), so two threads are tried again after a stretch alone.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -31,6 +33,16 @@
 #define BATCHES		4
 #define NOT_COPIED	UINT32_MAX	/* raw_at of an event whose record is kept */
 #define TRIAL_RECORDS	(1ull << 18)	/* --threads auto: timed each way (about 40 ms) */
+#define RETRY_AFTER	8		/* and trials' worth alone before two are tried again */
+
+/*
+ * What --threads auto compares: the speed of the replay in one thread,
+ * and how many records two threads take before they are timed against it.
+ */
+struct kmt_thread_trial {
+	double one_rate;		/* records a second in one thread */
+	unsigned long long records;
+};
 
 struct batch {
 	struct kmt_event ev[BATCH_EVENTS];
@@ -320,8 +332,9 @@ static void split(const struct kmt_analysis *const *an, void *const *priv, int n
 
 /*
  * The two threads of kmt_replay_two_threads(), the analyses split (@san,
- * @spriv: the reader thread's @nr first). 1 when the rest is for one
- * thread: no second could start, or it lost the @trial.
+ * @spriv: the reader thread's @nr first). 0 at the end, -1 with @err
+ * filled, 1 when no second thread could start, 2 when it lost the @trial:
+ * then the rest is for one thread.
  */
 static int run_two(struct kmt_session *s, struct merge *m, const struct kmt_decoder *dec,
 		   const struct kmt_analysis **san, void **spriv, int n, int nr,
@@ -360,7 +373,7 @@ static int run_two(struct kmt_session *s, struct merge *m, const struct kmt_deco
 		if (!failed && ret)
 			*err = p.err;
 		if (!ret && p.leave)
-			ret = 1;
+			ret = 2;
 	}
 	pthread_cond_destroy(&p.changed);
 	pthread_mutex_destroy(&p.lock);
@@ -370,10 +383,11 @@ static int run_two(struct kmt_session *s, struct merge *m, const struct kmt_deco
 	return ret;
 }
 
-int kmt_replay_two_threads(struct kmt_session *s, struct merge *m,
-			   const struct kmt_decoder *dec, const struct kmt_analysis *const *an,
-			   void *const *priv, int n, unsigned long long *last_ts,
-			   const struct kmt_thread_trial *trial, struct kmt_error *err)
+/* @an split between two threads and run_two(): its 0, -1, 1 or 2, 1 too when out of memory. */
+static int try_two(struct kmt_session *s, struct merge *m, const struct kmt_decoder *dec,
+		   const struct kmt_analysis *const *an, void *const *priv, int n,
+		   unsigned long long *last_ts, const struct kmt_thread_trial *trial,
+		   struct kmt_error *err)
 {
 	const struct kmt_analysis **san = malloc((n ? n : 1) * sizeof(*san));
 	void **spriv = malloc((n ? n : 1) * sizeof(*spriv));
@@ -387,11 +401,19 @@ int kmt_replay_two_threads(struct kmt_session *s, struct merge *m,
 	}
 	free(san);
 	free(spriv);
-	if (ret == 1) {
+	if (ret > 0)
 		s->replay.threads = 1;
-		ret = kmt_replay_one_thread(s, m, dec, an, priv, n, last_ts, err);
-	}
 	return ret;
+}
+
+int kmt_replay_two_threads(struct kmt_session *s, struct merge *m,
+			   const struct kmt_decoder *dec, const struct kmt_analysis *const *an,
+			   void *const *priv, int n, unsigned long long *last_ts,
+			   struct kmt_error *err)
+{
+	int ret = try_two(s, m, dec, an, priv, n, last_ts, NULL, err);
+
+	return ret > 0 ? kmt_replay_one_thread(s, m, dec, an, priv, n, last_ts, err) : ret;
 }
 
 int kmt_replay_auto(struct kmt_session *s, struct merge *m, const struct kmt_decoder *dec,
@@ -399,24 +421,29 @@ int kmt_replay_auto(struct kmt_session *s, struct merge *m, const struct kmt_dec
 		    struct kmt_error *err)
 {
 	struct kmt_thread_trial trial = { 0, s->thread_trial ? s->thread_trial : TRIAL_RECORDS };
-	unsigned long long last_ts = 0;
+	/* first the records that find the caches, maps and pages cold: not timed */
+	unsigned long long last_ts = 0, alone = trial.records / 2;
 	struct kmt_handouts h;
-	double start, took;
 	int ret;
 
 	if (kmt_handouts_init(&h, s, an, priv, n)) {
 		kmt_error_set(err, s->input, -1, "out of memory");
 		return -1;
 	}
-	/* first the records that find the caches, maps and pages cold: not timed */
-	ret = kmt_replay_some(s, m, dec, &h, &last_ts, trial.records / 2, err);
-	start = seconds_now();
-	if (!ret)
-		ret = kmt_replay_some(s, m, dec, &h, &last_ts, trial.records, err);
-	took = seconds_now() - start;
-	trial.one_rate = (double)trial.records / (took > 1e-9 ? took : 1e-9);
+	do {
+		double start, took;
+
+		ret = kmt_replay_some(s, m, dec, &h, &last_ts, alone, err);
+		start = seconds_now();
+		if (!ret)
+			ret = kmt_replay_some(s, m, dec, &h, &last_ts, trial.records, err);
+		took = seconds_now() - start;
+		trial.one_rate = (double)trial.records / (took > 1e-9 ? took : 1e-9);
+		if (ret || !m->n)
+			break;
+		ret = try_two(s, m, dec, an, priv, n, &last_ts, &trial, err);
+		alone = RETRY_AFTER * trial.records;
+	} while (ret == 2);
 	kmt_handouts_free(&h);
-	if (ret || !m->n)
-		return ret;
-	return kmt_replay_two_threads(s, m, dec, an, priv, n, &last_ts, &trial, err);
+	return ret == 1 ? kmt_replay_one_thread(s, m, dec, an, priv, n, &last_ts, err) : ret;
 }
