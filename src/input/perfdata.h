@@ -103,27 +103,31 @@ struct pd_sample {
 
 #define PD_MAX_CHAIN	((1u << 15) - 1)
 
+/* Where @nchain callchain entries start when they end 4 bytes before @data, as perf's do. */
+static inline const char *kmt_pd_chain_at(const void *data, uint32_t nchain)
+{
+	return (const char *)data - 4 - 8 * (size_t)nchain;
+}
+
 /* @s's callchain, NULL when it has none. */
 static inline const unsigned long long *kmt_pd_sample_chain(const struct pd_sample *s)
 {
-	return s->nchain ? (const void *)((const char *)s->data - 4 - 8 * (size_t)s->nchain) :
-	       NULL;
+	return s->nchain ? (const void *)kmt_pd_chain_at(s->data, s->nchain) : NULL;
 }
 
-/* Does @nchain entries' @chain end 4 bytes before @data, where a sample keeps it? */
+/* Is @nchain entries' @chain where a sample keeps it (kmt_pd_chain_at())? */
 static inline bool kmt_pd_chain_in_place(const void *chain, uint32_t nchain, const void *data)
 {
-	return !nchain || (const char *)chain + 8 * (size_t)nchain + 4 == (const char *)data;
+	return !nchain || (const char *)chain == kmt_pd_chain_at(data, nchain);
 }
 
-/* The chunk @s was copied into, NULL when it is read in place. */
+/* The chunk @s was copied into (just before its callchain), NULL when it is read in place. */
 static inline struct pd_chunk *kmt_pd_sample_chunk(const struct pd_sample *s)
 {
 	struct pd_chunk *c = NULL;
 
 	if (s->copied)
-		memcpy(&c, (const char *)s->data - 4 - 8 * (size_t)s->nchain - sizeof(c),
-		       sizeof(c));
+		memcpy(&c, kmt_pd_chain_at(s->data, s->nchain) - sizeof(c), sizeof(c));
 	return c;
 }
 
