@@ -1164,6 +1164,8 @@ Suite *support_suite(void)
 	Suite *s = suite_create("support");
 	TCase *tc = tcase_create("support");
 
+	/* the model tests run 20,000 rounds: under ASan on a slow VM more than Check's 4 s */
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_hashmap_against_array);
 	tcase_add_test(tc, test_hashmap_find);
 	tcase_add_test(tc, test_hashmap_name_row);
