@@ -15,6 +15,7 @@
 struct kmt_output;
 struct kmt_reader;
 struct kmt_objmap;
+struct kmt_name_ids;
 
 /* What the replay found wrong with the input's events, and did about it. */
 struct kmt_replay_stats {
@@ -36,6 +37,7 @@ struct kmt_session {
 	unsigned long long thread_trial;	/* KMT_THREADS_AUTO: records timed each way
 						   before it chooses (0: 262144) */
 	struct kmt_objmap *objects;	/* during kmt_replay(): the live slab objects' slots */
+	struct kmt_name_ids *cache_names;	/* and the numbers of the cache names */
 };
 
 /*

@@ -180,6 +180,13 @@ struct kmt_event {
 	long long target_pid;	/* OOM victim, fork child, exec/exit pid */
 	const char *str;
 	int str_len;
+	/*
+	 * The cache name of a kmem_cache_alloc in @str, numbered by the
+	 * replay's reading thread when analyses that follow slab objects
+	 * (kmt_analysis.slab_objects) run on two threads: the same number for
+	 * the same name, from 1; 0: not numbered.
+	 */
+	uint32_t str_id;
 
 	const unsigned long long *callchain;	/* ips, innermost first (KMT_CALLCHAIN_*) */
 	int callchain_nr;

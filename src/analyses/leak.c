@@ -81,6 +81,7 @@ static void leak_free(void *priv)
 	kmt_objslots_free(&st->objects);
 	kmt_objmap_free(&st->pages);
 	kmt_hashmap_free(&st->cache_index);
+	kmt_id_rows_free(&st->cache_ids);
 	kmt_hashmap_free(&st->sized_caches);
 	kmt_page_owner_release(&st->owner);
 	kmt_slab_audit_free(&st->audit);
@@ -121,13 +122,17 @@ static int leak_start(void *priv, const struct kmt_session *s)
 	return kmt_page_owner_load(&st->owner, kmt_reader_text(s->reader, KMT_TEXT_PAGE_OWNER));
 }
 
-/* The caches[] index of the cache named @name (@len bytes), made if new; LEAK_NONE when out of memory. */
-static uint32_t cache_index(struct leak_state *st, const char *name, size_t len)
+/*
+ * The caches[] index of the cache named @name (@len bytes), which the
+ * replay numbered @id (0: not), made if new; LEAK_NONE when out of memory.
+ */
+static uint32_t cache_index(struct leak_state *st, const char *name, size_t len, uint32_t id)
 {
 	uint64_t h, idx;
 	uint32_t hinted;
 
-	if (kmt_name_hint_get(&st->cache_hints, name, len, &hinted))
+	if ((id && kmt_id_row_get(&st->cache_ids, id, &hinted)) ||
+	    kmt_name_hint_get(&st->cache_hints, name, len, &hinted))
 		return hinted;
 	for (h = kmt_hash_bytes(name, len);; h++) {
 		if (!kmt_hashmap_get(&st->cache_index, h, &idx))
@@ -142,6 +147,8 @@ static uint32_t cache_index(struct leak_state *st, const char *name, size_t len)
 	idx = st->ncaches++;
 found:
 	kmt_name_hint_put(&st->cache_hints, st->caches[idx], len, idx);
+	if (id)
+		kmt_id_row_put(&st->cache_ids, id, idx);	/* a cache: failure is harmless */
 	return idx;
 }
 
@@ -156,7 +163,7 @@ static uint32_t cache_of(struct leak_state *st, const struct kmt_event *ev, int 
 	int len;
 
 	if (kind == LEAK_SLAB && !kmt_event_is_kmalloc(ev) && ev->str_len)
-		return cache_index(st, ev->str, ev->str_len);
+		return cache_index(st, ev->str, ev->str_len, ev->str_id);
 	key = kind == LEAK_PAGES ? ev->order << 3 | SIZED_PAGES :
 	      kmt_event_is_kmalloc(ev) ? ev->bytes_alloc << 3 | kmt_kmalloc_kind(&st->namer, ev) :
 	      ev->bytes_alloc << 3 | SIZED_UNNAMED;
@@ -164,7 +171,7 @@ static uint32_t cache_of(struct leak_state *st, const struct kmt_event *ev, int 
 		return idx;
 	len = kind == LEAK_PAGES ? snprintf(name, sizeof(name), "(pages, order %llu)", ev->order) :
 	      kmt_cache_name(&st->namer, ev, name, sizeof(name));
-	idx = cache_index(st, name, len < (int)sizeof(name) ? (size_t)len : sizeof(name) - 1);
+	idx = cache_index(st, name, len < (int)sizeof(name) ? (size_t)len : sizeof(name) - 1, 0);
 	if (idx != LEAK_NONE && kmt_hashmap_put(&st->sized_caches, key, idx))
 		return LEAK_NONE;
 	return idx;

@@ -14,6 +14,7 @@
 #include "slabaudit.h"
 #include "stacks.h"
 #include "common/hashmap.h"
+#include "common/nameids.h"
 #include "common/objmap.h"
 
 #define LEAK_NONE		UINT32_MAX
@@ -59,6 +60,7 @@ struct leak_state {
 	struct tep_handle *tep;
 	struct kmt_cache_namer namer;
 	struct kmt_name_hints cache_hints;	/* recent cache names -> caches[] */
+	struct kmt_id_rows cache_ids;	/* the replay's cache name numbers -> caches[] */
 	struct kmt_stacks stacks;
 	uint64_t page_size;
 	uint64_t last_ts;

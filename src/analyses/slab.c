@@ -115,6 +115,7 @@ static void slab_free(void *priv)
 	kmt_stacks_free(&st->stacks);
 	kmt_hashmap_free(&st->kmalloc_caches);
 	kmt_hashmap_free(&st->unnamed_caches);
+	kmt_id_rows_free(&st->cache_ids);
 	kmt_objslots_free(&st->live);
 	kmt_slab_audit_free(&st->audit);
 	free(st->cpu_node);
@@ -196,13 +197,18 @@ static uint32_t group_row(struct slab_group *g, uint64_t key, bool *made)
 	return row;
 }
 
-/* Row of the cache named @name (@len bytes); hash collisions probe on. */
-static uint32_t named_cache_row(struct slab_state *st, const char *name, int len)
+/*
+ * Row of the cache named @name (@len bytes), which the replay numbered @id
+ * (0: not); hash collisions probe on.
+ */
+static uint32_t named_cache_row(struct slab_state *st, const char *name, int len, uint32_t id)
 {
 	uint64_t h;
 	uint32_t row;
 	bool made;
 
+	if (id && kmt_id_row_get(&st->cache_ids, id, &row))
+		return row;
 	if (kmt_name_hint_get(&st->cache_hints, name, len, &row))
 		return row;
 	for (h = kmt_hash_bytes(name, len);; h++) {
@@ -222,6 +228,8 @@ static uint32_t named_cache_row(struct slab_state *st, const char *name, int len
 			break;
 	}
 	kmt_name_hint_put(&st->cache_hints, st->caches.rows[row].name, len, row);
+	if (id)
+		kmt_id_row_put(&st->cache_ids, id, row);	/* a cache: failure is harmless */
 	return row;
 }
 
@@ -236,7 +244,7 @@ static uint32_t sized_cache_row(struct slab_state *st, struct kmt_hashmap *by_si
 	if (kmt_hashmap_get(by_size, key, &row))
 		return row;
 	len = kmt_cache_name(&st->namer, ev, name, sizeof(name));
-	row = named_cache_row(st, name, len < (int)sizeof(name) ? len : (int)sizeof(name) - 1);
+	row = named_cache_row(st, name, len < (int)sizeof(name) ? len : (int)sizeof(name) - 1, 0);
 	if (row != SLAB_NO_ROW && kmt_hashmap_put(by_size, key, row))
 		return SLAB_NO_ROW;
 	return row;
@@ -248,7 +256,7 @@ static uint32_t cache_row(struct slab_state *st, const struct kmt_event *ev)
 		return sized_cache_row(st, &st->kmalloc_caches, ev->bytes_alloc << 2 |
 				       (uint64_t)kmt_kmalloc_kind(&st->namer, ev), ev);
 	if (ev->str_len)
-		return named_cache_row(st, ev->str, ev->str_len);
+		return named_cache_row(st, ev->str, ev->str_len, ev->str_id);
 	return sized_cache_row(st, &st->unnamed_caches, ev->bytes_alloc, ev);
 }
 

@@ -14,6 +14,7 @@
 #include "slabaudit.h"
 #include "stacks.h"
 #include "common/hashmap.h"
+#include "common/nameids.h"
 #include "common/objmap.h"
 
 #define SLAB_NO_ROW	UINT32_MAX
@@ -109,6 +110,7 @@ struct slab_state {
 	struct kmt_hashmap kmalloc_caches;	/* bytes_alloc << 2 | kind -> cache row */
 	struct kmt_cache_namer namer;
 	struct kmt_name_hints cache_hints;	/* recent cache names -> cache row */
+	struct kmt_id_rows cache_ids;	/* the replay's cache name numbers -> cache row */
 	struct kmt_hashmap unnamed_caches;	/* bytes_alloc -> cache row */
 
 	struct kmt_objslots live;		/* struct slab_obj by kmt_event.obj */

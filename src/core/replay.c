@@ -309,6 +309,7 @@ static bool objects_wanted(const struct kmt_analysis *const *an, int n)
 int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 	       void *const *priv, int n, struct kmt_error *err)
 {
+	struct kmt_name_ids cache_names;
 	struct kmt_objmap objects;
 	struct kmt_decoder *dec;
 	struct merge m = { 0 };
@@ -323,6 +324,9 @@ int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 		kmt_error_set(err, s->input, -1, "out of memory");
 		return -1;
 	}
+	/* numbered for them by a reader thread; without the numbers they look the names up */
+	if (s->objects && !kmt_name_ids_init(&cache_names))
+		s->cache_names = &cache_names;
 	decode_only_taken(dec, s, an, n);
 	s->replay.threads = 1;
 	if (!merge_init(&m, s, err)) {
@@ -343,7 +347,10 @@ int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 	kmt_decoder_free(dec);
 	if (s->objects)
 		kmt_objmap_free(&objects);
+	if (s->cache_names)
+		kmt_name_ids_free(s->cache_names);
 	s->objects = NULL;
+	s->cache_names = NULL;
 	return ret;
 }
 

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <kmtrace/analysis.h>
 #include <kmtrace/reader.h>
+#include "common/nameids.h"
 #include "common/objmap.h"
 
 /*
@@ -80,6 +81,20 @@ static inline int kmt_merge_advance(struct merge *m, struct kmt_reader *r,
 int kmt_replay_take(struct kmt_session *s, const struct kmt_decoder *dec,
 		    const struct kmt_record *rec, unsigned long long *last_ts,
 		    struct kmt_objmap *objects, struct kmt_event *ev);
+
+/*
+ * The number in @names of the cache @ev allocates from, when it names one
+ * (kmt_event.str_id), 0 otherwise and when out of memory. The reader
+ * thread numbers them: the analyses' thread then need not read the names.
+ */
+static inline uint32_t kmt_replay_cache_name_id(struct kmt_name_ids *names,
+						const struct kmt_event *ev)
+{
+	if ((ev->type != KMT_EV_CACHE_ALLOC && ev->type != KMT_EV_CACHE_ALLOC_NODE) ||
+	    (ev->flags & KMT_EVF_TYPE_ONLY) || !ev->str || ev->str_len <= 0)
+		return 0;
+	return kmt_name_id(names, ev->str, ev->str_len);	/* 0 when out of memory */
+}
 
 _Static_assert(KMT_EV_NO_OBJ == KMT_OBJMAP_NO_SLOT, "a slot the map does not give is no object");
 

@@ -157,6 +157,8 @@ static int fill(struct pipe_state *p, struct batch *b)
 		struct kmt_event *ev = &b->ev[b->n];
 
 		kmt_replay_take(p->s, p->dec, rec, &p->last_ts, NULL, ev);
+		if (p->s->cache_names)
+			ev->str_id = kmt_replay_cache_name_id(p->s->cache_names, ev);
 		if (kmt_replay_hand_out(p->s, &p->mine, ev, &p->err))
 			return -1;
 		if (p->batched & KMT_EVMASK(ev->type)) {

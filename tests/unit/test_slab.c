@@ -12,6 +12,7 @@
 #include "analyses/filter.h"
 #include "analyses/leak.h"
 #include "analyses/slab.h"
+#include "common/nameids.h"
 #include "common/objmap.h"
 #include "core/replay_local.h"
 #include "fixtures.h"
@@ -299,6 +300,83 @@ START_TEST(test_cache_name_hints)
 }
 END_TEST
 
+/* The replay's numbers of names: one per name, from 1, whatever the hints hold. */
+START_TEST(test_name_numbers)
+{
+	static const char a[] = "kmalloc-rnd-01-64", b[] = "kmalloc-Rnd-01-64";
+	struct kmt_name_ids t;
+	struct kmt_id_rows rows = { 0 };
+	char name[32], again[32];
+	uint32_t i, row = 0;
+
+	ck_assert_int_eq(kmt_name_ids_init(&t), 0);
+	ck_assert_uint_eq(kmt_name_id(&t, a, strlen(a)), 1);
+	ck_assert_uint_eq(kmt_name_id(&t, b, strlen(b)), 2);	/* a's hint slot, not a's name */
+	ck_assert_uint_eq(kmt_name_id(&t, a, 8), 3);		/* a prefix is another name */
+	for (i = 0; i < 300; i++) {	/* more names than hints: found by the index too */
+		snprintf(name, sizeof(name), "cache-%u", i);
+		ck_assert_uint_eq(kmt_name_id(&t, name, strlen(name)), 4 + i);
+	}
+	for (i = 0; i < 300; i += 7) {
+		snprintf(again, sizeof(again), "cache-%u", i);
+		ck_assert_uint_eq(kmt_name_id(&t, again, strlen(again)), 4 + i);
+	}
+	ck_assert_uint_eq(kmt_name_id(&t, "kmalloc-rnd-01-64", strlen(a)), 1);
+	ck_assert_uint_eq(t.n, 303);
+	kmt_name_ids_free(&t);
+
+	ck_assert(!kmt_id_row_get(&rows, 5, &row));
+	ck_assert_int_eq(kmt_id_row_put(&rows, 5, 0), 0);
+	ck_assert_int_eq(kmt_id_row_put(&rows, 1000, 42), 0);	/* grows; the gap stays unknown */
+	ck_assert(kmt_id_row_get(&rows, 5, &row));
+	ck_assert_uint_eq(row, 0);
+	ck_assert(kmt_id_row_get(&rows, 1000, &row));
+	ck_assert_uint_eq(row, 42);
+	ck_assert(!kmt_id_row_get(&rows, 999, &row));
+	ck_assert(!kmt_id_row_get(&rows, 5000, &row));
+	ck_assert_int_eq(kmt_id_row_put(&rows, 6, UINT32_MAX), -1);	/* not a row */
+	kmt_id_rows_free(&rows);
+}
+END_TEST
+
+/* slab's caches the same whether the replay numbered their names or not. */
+START_TEST(test_numbered_cache_names)
+{
+	static const char *const names[] = { "filp", "dentry", "filp", "vm_area_struct", "dentry" };
+	struct slab_state *plain = slab_new(NULL), *numbered = slab_new(NULL);
+	struct kmt_name_ids t;
+	struct kmt_event other = { .type = KMT_EV_KMALLOC, .str = "x", .str_len = 1 };
+	struct kmt_event bare = { .type = KMT_EV_CACHE_ALLOC, .flags = KMT_EVF_TYPE_ONLY,
+				  .str = "filp", .str_len = 4 };
+	uint32_t i, k;
+
+	ck_assert_int_eq(kmt_name_ids_init(&t), 0);
+	for (i = 0; i < 5; i++) {
+		struct kmt_event ev = { .type = KMT_EV_CACHE_ALLOC, .ts = 10 + i, .pid = 100,
+					.call_site = 0xffffffff81234570ull, .ptr = 0x1000 * (i + 1),
+					.bytes_req = 184, .bytes_alloc = 192, .node = -1,
+					.str = names[i], .str_len = strlen(names[i]) };
+
+		feed(&kmt_analysis_slab, plain, &ev);
+		ev.str_id = kmt_replay_cache_name_id(&t, &ev);
+		ck_assert_uint_ne(ev.str_id, 0);
+		feed(&kmt_analysis_slab, numbered, &ev);
+	}
+	ck_assert_uint_eq(t.n, 3);
+	ck_assert_uint_eq(kmt_replay_cache_name_id(&t, &other), 0);	/* not a cache's */
+	ck_assert_uint_eq(kmt_replay_cache_name_id(&t, &bare), 0);	/* fields not decoded */
+	ck_assert_uint_eq(plain->caches.n, numbered->caches.n);
+	for (k = 0; k < plain->caches.n; k++) {
+		ck_assert_str_eq(plain->caches.rows[k].name, numbered->caches.rows[k].name);
+		ck_assert_uint_eq(plain->caches.rows[k].st.hits, numbered->caches.rows[k].st.hits);
+	}
+	ck_assert_uint_eq(numbered->caches.rows[0].st.hits, 2);	/* filp */
+	kmt_name_ids_free(&t);
+	kmt_analysis_slab.free(plain);
+	kmt_analysis_slab.free(numbered);
+}
+END_TEST
+
 START_TEST(test_bad_options)
 {
 	struct slab_state *st = kmt_analysis_slab.init();
@@ -425,6 +503,8 @@ Suite *slab_suite(void)
 	tcase_add_test(tc, test_pairing);
 	tcase_add_test(tc, test_caches_and_nodes);
 	tcase_add_test(tc, test_cache_name_hints);
+	tcase_add_test(tc, test_name_numbers);
+	tcase_add_test(tc, test_numbered_cache_names);
 	tcase_add_test(tc, test_pid_rows_when_shown);
 	tcase_add_test(tc, test_pid_filter);
 	tcase_add_test(tc, test_time_window);

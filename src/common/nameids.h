@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Numbers for names, from 1, one per distinct name, and what a user of
+ * the numbers made of each. The replay numbers the slab cache names of
+ * the events once, for every analysis, in the thread that decodes them:
+ * an analysis in another thread then finds its row by the number and
+ * need not read the name again.
+ */
+#ifndef KMT_NAMEIDS_H
+#define KMT_NAMEIDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hashmap.h"
+#include "namehints.h"
+
+struct kmt_name_ids {
+	struct kmt_name_hints hints;	/* recent names -> their number */
+	struct kmt_hashmap index;	/* kmt_hash_bytes() of a name, probing on -> its number */
+	char **names;			/* number i's name at names[i - 1] */
+	uint32_t n, cap;
+};
+
+/* Ready @t, with no names. 0, or -1 when out of memory. */
+int kmt_name_ids_init(struct kmt_name_ids *t);
+
+/* Free the names of @t. */
+void kmt_name_ids_free(struct kmt_name_ids *t);
+
+/* kmt_name_id() of a name no hint holds. */
+uint32_t kmt_name_id_rare(struct kmt_name_ids *t, const char *name, int len);
+
+/* The number of @name (@len > 0 bytes), new if it has none yet; 0 when out of memory. */
+static inline uint32_t kmt_name_id(struct kmt_name_ids *t, const char *name, int len)
+{
+	uint32_t id;
+
+	if (kmt_name_hint_get(&t->hints, name, len, &id))
+		return id;
+	return kmt_name_id_rare(t, name, len);
+}
+
+/* What a user of the numbers made of each (a row), by number. */
+struct kmt_id_rows {
+	uint32_t *rows;		/* row + 1 for number i at rows[i]; 0: none yet */
+	uint32_t cap;
+};
+
+/* The row of number @id in *@row: false when none was put. */
+static inline bool kmt_id_row_get(const struct kmt_id_rows *r, uint32_t id, uint32_t *row)
+{
+	if (id >= r->cap || !r->rows[id])
+		return false;
+	*row = r->rows[id] - 1;
+	return true;
+}
+
+/* Number @id's row is @row (< UINT32_MAX). 0, or -1 when out of memory. */
+int kmt_id_row_put(struct kmt_id_rows *r, uint32_t id, uint32_t row);
+
+/* Free the rows of @r. */
+void kmt_id_rows_free(struct kmt_id_rows *r);
+
+#endif /* KMT_NAMEIDS_H */
