@@ -17,36 +17,64 @@
  */
 struct kmt_name_hints {
 	struct kmt_name_hint {
-		const char *name;
+		uint64_t first, last;	/* the name's first and last 8 bytes */
+		const char *name;	/* NULL: an empty slot */
 		int len;
 		uint32_t row;
 	} slot[KMT_NAME_HINTS];
 };
 
+/*
+ * The first and last 8 bytes of @name (@len bytes) into *@first and
+ * *@last, as two loads; a shorter name's bytes, zero-padded, into both.
+ * Up to 16 bytes, they are the whole name.
+ */
+static inline void kmt_name_edges(const char *name, int len, uint64_t *first, uint64_t *last)
+{
+	*first = 0;
+	if (len >= 8) {
+		memcpy(first, name, 8);
+		memcpy(last, name + len - 8, 8);
+	} else {
+		memcpy(first, name, len);
+		*last = *first;
+	}
+}
+
+/* The slot of a name of @len bytes whose edges are @first and @last. */
+static inline struct kmt_name_hint *kmt_name_hint_at(struct kmt_name_hints *h, uint64_t first,
+						     uint64_t last, int len)
+{
+	uint64_t mix = (first ^ (last << 1) ^ (uint64_t)len) * 0x9e3779b97f4a7c15ull;
+
+	return &h->slot[mix >> 58];	/* 64 slots */
+}
+
 /* The slot of name @name of @len bytes. */
 static inline struct kmt_name_hint *kmt_name_hint_slot(struct kmt_name_hints *h,
 						       const char *name, int len)
 {
-	uint64_t first = 0, last;
+	uint64_t first, last;
 
-	if (len >= 8) {		/* the first and the last 8 bytes, as two loads */
-		memcpy(&first, name, 8);
-		memcpy(&last, name + len - 8, 8);
-	} else {		/* all of them, twice */
-		memcpy(&first, name, len);
-		last = first;
-	}
-	first = (first ^ (last << 1) ^ (uint64_t)len) * 0x9e3779b97f4a7c15ull;
-	return &h->slot[first >> 58];	/* 64 slots */
+	kmt_name_edges(name, len, &first, &last);
+	return kmt_name_hint_at(h, first, last, len);
 }
 
-/* The row hinted for name @name (@len bytes): true when there is one. */
+/*
+ * The row hinted for name @name (@len bytes): true when there is one. The
+ * edges compare a name of up to 16 bytes whole; the bytes between them,
+ * those of a longer one.
+ */
 static inline bool kmt_name_hint_get(struct kmt_name_hints *h, const char *name, int len,
 				     uint32_t *row)
 {
-	const struct kmt_name_hint *s = kmt_name_hint_slot(h, name, len);
+	const struct kmt_name_hint *s;
+	uint64_t first, last;
 
-	if (!s->name || s->len != len || memcmp(s->name, name, len))
+	kmt_name_edges(name, len, &first, &last);
+	s = kmt_name_hint_at(h, first, last, len);
+	if (!s->name || s->len != len || s->first != first || s->last != last ||
+	    (len > 16 && memcmp(s->name + 8, name + 8, len - 16)))
 		return false;
 	*row = s->row;
 	return true;
@@ -56,7 +84,12 @@ static inline bool kmt_name_hint_get(struct kmt_name_hints *h, const char *name,
 static inline void kmt_name_hint_put(struct kmt_name_hints *h, const char *kept, int len,
 				     uint32_t row)
 {
-	*kmt_name_hint_slot(h, kept, len) = (struct kmt_name_hint){ kept, len, row };
+	uint64_t first, last;
+	struct kmt_name_hint *s;
+
+	kmt_name_edges(kept, len, &first, &last);
+	s = kmt_name_hint_at(h, first, last, len);
+	*s = (struct kmt_name_hint){ first, last, kept, len, row };
 }
 
 #endif /* KMT_NAMEHINTS_H */

@@ -297,6 +297,17 @@ START_TEST(test_cache_name_hints)
 	ck_assert(!kmt_name_hint_get(&h, b, strlen(b), &row));
 	ck_assert(!kmt_name_hint_get(&h, a, 8, &row));		/* a prefix is another name */
 	ck_assert(!kmt_name_hint_get(&h, "dentry", 6, &row));
+	/* up to 16 bytes the first and last 8 are the whole name */
+	kmt_name_hint_put(&h, "vm_area_struct", 14, 3);
+	kmt_name_hint_put(&h, "filp", 4, 4);
+	ck_assert(kmt_name_hint_get(&h, "vm_area_struct", 14, &row));
+	ck_assert_uint_eq(row, 3);
+	ck_assert(!kmt_name_hint_get(&h, "vm_area_strucT", 14, &row));
+	ck_assert(!kmt_name_hint_get(&h, "vm_Area_struct", 14, &row));
+	ck_assert(kmt_name_hint_get(&h, "filp", 4, &row));
+	ck_assert_uint_eq(row, 4);
+	ck_assert(!kmt_name_hint_get(&h, "filp\0", 5, &row));	/* the zero padding is no byte */
+	ck_assert(!kmt_name_hint_get(&h, "fil", 3, &row));
 }
 END_TEST
 
