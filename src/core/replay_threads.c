@@ -6,11 +6,13 @@
  * reader_thread_ok_with their options: they look at nothing the calling
  * thread's analyses change) take their events in the reader thread
  * instead, so that the work is shared; the batches then carry only the
- * events the other analyses want. A batch carries copies of the records'
- * bytes and stacks where a reader's record lasts only until its next one
- * (not those a mapped file keeps), and the events point into those
- * copies. A few batches go round between the two threads, so memory stays
- * fixed however long the recording.
+ * events the other analyses want. While the calling thread is the slower
+ * one (the reader thread last waited for room, not it for a batch), the
+ * reader thread also numbers the cache names for slab and leak. A batch
+ * carries copies of the records' bytes and stacks where a reader's record
+ * lasts only until its next one (not those a mapped file keeps), and the
+ * events point into those copies. A few batches go round between the two
+ * threads, so memory stays fixed however long the recording.
  *
  * --threads auto times the replay in one thread first, then on two (each
  * after records that warm them), and goes back to one when two were
@@ -72,6 +74,7 @@ struct pipe_state {
 	unsigned long long last_ts;
 	unsigned long long taken;	/* records the reader thread took */
 	uintptr_t held;			/* the earliest kept record of the batches out */
+	bool slower_takes;		/* the calling thread is the slower: the reader waited last */
 	struct kmt_handouts mine;	/* the reader thread's analyses */
 	kmt_evmask_t batched;		/* KMT_EVMASK()s the calling thread's analyses want */
 };
@@ -143,8 +146,12 @@ static void hold_kept(struct pipe_state *p, struct batch *b, const struct kmt_re
 		kmt_reader_hold(p->s->reader, (const void *)at);
 }
 
-/* Fill @b with the next records; 1 when filled, 0 at the end, -1 on error. */
-static int fill(struct pipe_state *p, struct batch *b)
+/*
+ * Fill @b with the next records; 1 when filled, 0 at the end, -1 on error.
+ * With @names, the cache names numbered (kmt_event.str_id), so that the
+ * other thread's slab and leak need not read them.
+ */
+static int fill(struct pipe_state *p, struct batch *b, struct kmt_name_ids *names)
 {
 	struct merge *m = p->m;
 
@@ -157,8 +164,8 @@ static int fill(struct pipe_state *p, struct batch *b)
 		struct kmt_event *ev = &b->ev[b->n];
 
 		kmt_replay_take(p->s, p->dec, rec, &p->last_ts, NULL, ev);
-		if (p->s->cache_names)
-			ev->str_id = kmt_replay_cache_name_id(p->s->cache_names, ev);
+		if (names)
+			ev->str_id = kmt_replay_cache_name_id(names, ev);
 		if (kmt_replay_hand_out(p->s, &p->mine, ev, &p->err))
 			return -1;
 		if (p->batched & KMT_EVMASK(ev->type)) {
@@ -201,16 +208,21 @@ static void *reader_thread(void *arg)
 
 	for (;;) {
 		struct batch *b;
+		bool number;
 
 		pthread_mutex_lock(&p->lock);
-		while (p->count == BATCHES && !p->stop && !p->leave)
+		while (p->count == BATCHES && !p->stop && !p->leave) {
+			p->slower_takes = true;
 			pthread_cond_wait(&p->changed, &p->lock);
+		}
 		b = p->stop || p->leave ? NULL : p->batches[(p->head + p->count) % BATCHES];
 		p->held = held_out(p);
+		number = p->slower_takes;
 		pthread_mutex_unlock(&p->lock);
 		if (!b)
 			break;
-		ret = fill(p, b);
+		/* work moved to this thread only while the other one is the slower */
+		ret = fill(p, b, number ? p->s->cache_names : NULL);
 		if (ret <= 0)
 			break;
 		pthread_mutex_lock(&p->lock);
@@ -265,8 +277,10 @@ static int take_batches(struct pipe_state *p, const struct kmt_handouts *h,
 		int i;
 
 		pthread_mutex_lock(&p->lock);
-		while (!p->count && !p->done)
+		while (!p->count && !p->done) {
+			p->slower_takes = false;
 			pthread_cond_wait(&p->changed, &p->lock);
+		}
 		b = p->count ? p->batches[p->head] : NULL;
 		pthread_mutex_unlock(&p->lock);
 		if (!b)

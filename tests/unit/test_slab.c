@@ -350,11 +350,30 @@ START_TEST(test_name_numbers)
 }
 END_TEST
 
-/* slab's caches the same whether the replay numbered their names or not. */
+/* A cache allocation of @name at @ptr, its name numbered in @t unless NULL. */
+static struct kmt_event cache_alloc_named(struct kmt_name_ids *t, unsigned long long ptr,
+					  const char *name)
+{
+	struct kmt_event ev = { .type = KMT_EV_CACHE_ALLOC, .ts = ptr, .pid = 100,
+				.call_site = 0xffffffff81234570ull, .ptr = ptr,
+				.bytes_req = 184, .bytes_alloc = 192, .node = -1,
+				.str = name, .str_len = strlen(name) };
+
+	if (t) {
+		ev.str_id = kmt_replay_cache_name_id(t, &ev);
+		ck_assert_uint_ne(ev.str_id, 0);
+	}
+	return ev;
+}
+
+/* slab's and leak's caches the same whether the replay numbered their names or not. */
 START_TEST(test_numbered_cache_names)
 {
-	static const char *const names[] = { "filp", "dentry", "filp", "vm_area_struct", "dentry" };
+	static const char *const names[] = { "filp", "dentry", "filp", "vm_area_struct", "dentry",
+					     "kmalloc-rnd-01-64", "kmalloc-Rnd-01-64", "filp" };
+	enum { N = sizeof(names) / sizeof(names[0]) };
 	struct slab_state *plain = slab_new(NULL), *numbered = slab_new(NULL);
+	struct leak_state *lplain = kmt_analysis_leak.init(), *lnumbered = kmt_analysis_leak.init();
 	struct kmt_name_ids t;
 	struct kmt_event other = { .type = KMT_EV_KMALLOC, .str = "x", .str_len = 1 };
 	struct kmt_event bare = { .type = KMT_EV_CACHE_ALLOC, .flags = KMT_EVF_TYPE_ONLY,
@@ -362,29 +381,38 @@ START_TEST(test_numbered_cache_names)
 	uint32_t i, k;
 
 	ck_assert_int_eq(kmt_name_ids_init(&t), 0);
-	for (i = 0; i < 5; i++) {
-		struct kmt_event ev = { .type = KMT_EV_CACHE_ALLOC, .ts = 10 + i, .pid = 100,
-					.call_site = 0xffffffff81234570ull, .ptr = 0x1000 * (i + 1),
-					.bytes_req = 184, .bytes_alloc = 192, .node = -1,
-					.str = names[i], .str_len = strlen(names[i]) };
+	ck_assert_int_eq(kmt_analysis_leak.start(lplain, &sess), 0);
+	ck_assert_int_eq(kmt_analysis_leak.start(lnumbered, &sess), 0);
+	for (i = 0; i < N; i++) {	/* each state its own objects */
+		struct kmt_event a = cache_alloc_named(NULL, 0x10000 + 0x100 * i, names[i]);
+		struct kmt_event b = cache_alloc_named(&t, 0x20000 + 0x100 * i, names[i]);
+		struct kmt_event c = cache_alloc_named(NULL, 0x30000 + 0x100 * i, names[i]);
+		struct kmt_event d = cache_alloc_named(&t, 0x40000 + 0x100 * i, names[i]);
 
-		feed(&kmt_analysis_slab, plain, &ev);
-		ev.str_id = kmt_replay_cache_name_id(&t, &ev);
-		ck_assert_uint_ne(ev.str_id, 0);
-		feed(&kmt_analysis_slab, numbered, &ev);
+		feed(&kmt_analysis_slab, plain, &a);
+		feed(&kmt_analysis_slab, numbered, &b);
+		feed(&kmt_analysis_leak, lplain, &c);
+		feed(&kmt_analysis_leak, lnumbered, &d);
 	}
-	ck_assert_uint_eq(t.n, 3);
+	ck_assert_uint_eq(t.n, 5);
 	ck_assert_uint_eq(kmt_replay_cache_name_id(&t, &other), 0);	/* not a cache's */
 	ck_assert_uint_eq(kmt_replay_cache_name_id(&t, &bare), 0);	/* fields not decoded */
-	ck_assert_uint_eq(plain->caches.n, numbered->caches.n);
+	ck_assert_uint_eq(plain->caches.n, 5);
+	ck_assert_uint_eq(numbered->caches.n, 5);
 	for (k = 0; k < plain->caches.n; k++) {
 		ck_assert_str_eq(plain->caches.rows[k].name, numbered->caches.rows[k].name);
 		ck_assert_uint_eq(plain->caches.rows[k].st.hits, numbered->caches.rows[k].st.hits);
 	}
-	ck_assert_uint_eq(numbered->caches.rows[0].st.hits, 2);	/* filp */
+	ck_assert_uint_eq(numbered->caches.rows[0].st.hits, 3);	/* filp */
+	ck_assert_uint_eq(lplain->ncaches, 5);
+	ck_assert_uint_eq(lnumbered->ncaches, 5);
+	for (k = 0; k < lplain->ncaches; k++)
+		ck_assert_str_eq(lplain->caches[k], lnumbered->caches[k]);
 	kmt_name_ids_free(&t);
 	kmt_analysis_slab.free(plain);
 	kmt_analysis_slab.free(numbered);
+	kmt_analysis_leak.free(lplain);
+	kmt_analysis_leak.free(lnumbered);
 }
 END_TEST
 
