@@ -128,24 +128,21 @@ static int leak_start(void *priv, const struct kmt_session *s)
  */
 static uint32_t cache_index(struct leak_state *st, const char *name, size_t len, uint32_t id)
 {
-	uint64_t h, idx;
-	uint32_t hinted;
+	uint64_t key;
+	uint32_t idx;
 
-	if ((id && kmt_id_row_get(&st->cache_ids, id, &hinted)) ||
-	    kmt_name_hint_get(&st->cache_hints, name, len, &hinted))
-		return hinted;
-	for (h = kmt_hash_bytes(name, len);; h++) {
-		if (!kmt_hashmap_get(&st->cache_index, h, &idx))
-			break;
-		if (strlen(st->caches[idx]) == len && !memcmp(st->caches[idx], name, len))
-			goto found;
+	if ((id && kmt_id_row_get(&st->cache_ids, id, &idx)) ||
+	    kmt_name_hint_get(&st->cache_hints, name, len, &idx))
+		return idx;
+	idx = kmt_hashmap_name_row_len(&st->cache_index, name, len, st->caches, sizeof(*st->caches),
+				       0, &key);
+	if (idx == KMT_HASHMAP_NO_ROW) {
+		if (kmt_grow(&st->caches, &st->cap_caches, st->ncaches, sizeof(*st->caches)) ||
+		    !(st->caches[st->ncaches] = strndup(name, len)) ||
+		    kmt_hashmap_put(&st->cache_index, key, st->ncaches))
+			return LEAK_NONE;
+		idx = st->ncaches++;
 	}
-	if (kmt_grow(&st->caches, &st->cap_caches, st->ncaches, sizeof(*st->caches)) ||
-	    !(st->caches[st->ncaches] = strndup(name, len)) ||
-	    kmt_hashmap_put(&st->cache_index, h, st->ncaches))
-		return LEAK_NONE;
-	idx = st->ncaches++;
-found:
 	kmt_name_hint_put(&st->cache_hints, st->caches[idx], len, idx);
 	if (id)
 		kmt_id_row_put(&st->cache_ids, id, idx);	/* a cache: failure is harmless */

@@ -167,17 +167,23 @@ uint32_t kmt_hashmap_new_row(struct kmt_hashmap *index, uint64_t key, void *rows
 	return (*n)++;
 }
 
-uint32_t kmt_hashmap_name_row(const struct kmt_hashmap *index, const char *name, const void *rows,
-			      size_t stride, size_t offset, uint64_t *key)
+uint32_t kmt_hashmap_name_row_len(const struct kmt_hashmap *index, const char *name, size_t len,
+				  const void *rows, size_t stride, size_t offset, uint64_t *key)
 {
-	uint64_t h = kmt_hash_bytes(name, strlen(name)), row;
+	uint64_t h = kmt_hash_bytes(name, len), row;
 	const char *other;
 
 	for (; kmt_hashmap_get(index, h, &row); h++) {	/* names collide rarely */
 		memcpy(&other, (const char *)rows + row * stride + offset, sizeof(other));
-		if (!strcmp(other, name))
+		if (strlen(other) == len && !memcmp(other, name, len))
 			return (uint32_t)row;
 	}
 	*key = h;
 	return KMT_HASHMAP_NO_ROW;
+}
+
+uint32_t kmt_hashmap_name_row(const struct kmt_hashmap *index, const char *name, const void *rows,
+			      size_t stride, size_t offset, uint64_t *key)
+{
+	return kmt_hashmap_name_row_len(index, name, strlen(name), rows, stride, offset, key);
 }

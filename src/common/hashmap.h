@@ -181,6 +181,10 @@ static inline uint32_t kmt_hashmap_row(struct kmt_hashmap *index, uint64_t key, 
 uint32_t kmt_hashmap_name_row(const struct kmt_hashmap *index, const char *name, const void *rows,
 			      size_t stride, size_t offset, uint64_t *key);
 
+/* kmt_hashmap_name_row() of the @len bytes at @name, which need no NUL. */
+uint32_t kmt_hashmap_name_row_len(const struct kmt_hashmap *index, const char *name, size_t len,
+				  const void *rows, size_t stride, size_t offset, uint64_t *key);
+
 /* Number of keys in @m. */
 static inline size_t kmt_hashmap_count(const struct kmt_hashmap *m)
 {

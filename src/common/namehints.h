@@ -50,16 +50,6 @@ static inline struct kmt_name_hint *kmt_name_hint_at(struct kmt_name_hints *h, u
 	return &h->slot[mix >> 58];	/* 64 slots */
 }
 
-/* The slot of name @name of @len bytes. */
-static inline struct kmt_name_hint *kmt_name_hint_slot(struct kmt_name_hints *h,
-						       const char *name, int len)
-{
-	uint64_t first, last;
-
-	kmt_name_edges(name, len, &first, &last);
-	return kmt_name_hint_at(h, first, last, len);
-}
-
 /*
  * The row hinted for name @name (@len bytes): true when there is one. The
  * edges compare a name of up to 16 bytes whole; the bytes between them,

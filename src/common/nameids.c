@@ -25,25 +25,23 @@ void kmt_name_ids_free(struct kmt_name_ids *t)
 
 uint32_t kmt_name_id_rare(struct kmt_name_ids *t, const char *name, int len)
 {
-	uint64_t h, id;
+	uint64_t key;
+	uint32_t row = kmt_hashmap_name_row_len(&t->index, name, len, t->names, sizeof(*t->names),
+						0, &key);
 
-	for (h = kmt_hash_bytes(name, len);; h++) {
-		if (!kmt_hashmap_get(&t->index, h, &id))
-			break;
-		if ((int)strlen(t->names[id - 1]) == len && !memcmp(t->names[id - 1], name, len))
-			goto found;
+	if (row == KMT_HASHMAP_NO_ROW) {
+		if (t->n == UINT32_MAX - 1 ||
+		    kmt_grow(&t->names, &t->cap, t->n, sizeof(*t->names)) ||
+		    !(t->names[t->n] = strndup(name, len)))
+			return 0;
+		if (kmt_hashmap_put(&t->index, key, t->n)) {
+			free(t->names[t->n]);
+			return 0;
+		}
+		row = t->n++;
 	}
-	if (t->n == UINT32_MAX - 1 || kmt_grow(&t->names, &t->cap, t->n, sizeof(*t->names)) ||
-	    !(t->names[t->n] = strndup(name, len)))
-		return 0;
-	if (kmt_hashmap_put(&t->index, h, t->n + 1)) {
-		free(t->names[t->n]);
-		return 0;
-	}
-	id = ++t->n;
-found:
-	kmt_name_hint_put(&t->hints, t->names[id - 1], len, id);
-	return id;
+	kmt_name_hint_put(&t->hints, t->names[row], len, row + 1);
+	return row + 1;
 }
 
 int kmt_id_row_put(struct kmt_id_rows *r, uint32_t id, uint32_t row)

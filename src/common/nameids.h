@@ -17,7 +17,7 @@
 
 struct kmt_name_ids {
 	struct kmt_name_hints hints;	/* recent names -> their number */
-	struct kmt_hashmap index;	/* kmt_hash_bytes() of a name, probing on -> its number */
+	struct kmt_hashmap index;	/* kmt_hashmap_name_row() of names[] */
 	char **names;			/* number i's name at names[i - 1] */
 	uint32_t n, cap;
 };

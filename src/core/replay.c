@@ -306,6 +306,13 @@ static bool objects_wanted(const struct kmt_analysis *const *an, int n)
 	return false;
 }
 
+/* May the replay of @s read the input on a thread of its own? */
+static bool may_read_apart(const struct kmt_session *s)
+{
+	return (s->threads == KMT_THREADS_AUTO || s->threads > 1) &&
+	       kmt_reader_reads_apart(s->reader);
+}
+
 int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 	       void *const *priv, int n, struct kmt_error *err)
 {
@@ -325,16 +332,16 @@ int kmt_replay(struct kmt_session *s, const struct kmt_analysis *const *an,
 		return -1;
 	}
 	/* numbered for them by a reader thread; without the numbers they look the names up */
-	if (s->objects && !kmt_name_ids_init(&cache_names))
+	if (s->objects && may_read_apart(s) && !kmt_name_ids_init(&cache_names))
 		s->cache_names = &cache_names;
 	decode_only_taken(dec, s, an, n);
 	s->replay.threads = 1;
 	if (!merge_init(&m, s, err)) {
 		unsigned long long last_ts = 0;
 
-		if (s->threads == KMT_THREADS_AUTO && kmt_reader_reads_apart(s->reader))
+		if (s->threads == KMT_THREADS_AUTO && may_read_apart(s))
 			ret = kmt_replay_auto(s, &m, dec, an, priv, n, err);
-		else if (s->threads > 1 && kmt_reader_reads_apart(s->reader))
+		else if (may_read_apart(s))
 			ret = kmt_replay_two_threads(s, &m, dec, an, priv, n, &last_ts, err);
 		else
 			ret = kmt_replay_one_thread(s, &m, dec, an, priv, n, &last_ts, err);
