@@ -88,10 +88,17 @@ void kmt_reader_keep_text(struct kmt_reader *r);
 /*
  * Tell @r that all its records were replayed: a reader that learns tasks
  * along its records (perf.data's COMM, FORK, EXIT records) makes them
- * final, in kmt_reader_processes() and in the tep's comms (each task's last
+ * final, in kmt_reader_processes() and kmt_reader_comm() (each task's last
  * name). Returns 0, or -1 when out of memory.
  */
 int kmt_reader_finish(struct kmt_reader *r);
+
+/*
+ * The name of task @pid as the recording knows it: after
+ * kmt_reader_finish() a perf.data thread's last name, else the tep's
+ * ("<...>" for none). NULL when @r or its tep is NULL. Valid while @r is open.
+ */
+const char *kmt_reader_comm(struct kmt_reader *r, int pid);
 
 /*
  * Records handed out with no name for their task (kmt_record.comm NULL

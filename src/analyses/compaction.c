@@ -34,6 +34,7 @@ struct compact_order {
 struct compact_state {
 	struct kmt_filter filter;
 	struct tep_handle *tep;
+	struct kmt_reader *reader;	/* names of tasks */
 	struct kmt_hashmap procs_by_pid;
 	struct compact_proc *procs;
 	uint32_t nprocs, procs_cap;
@@ -98,7 +99,8 @@ static int compact_start(void *priv, const struct kmt_session *s)
 
 	if (s) {
 		st->tep = s->tep;
-		st->filter.tep = s->tep;
+		st->reader = s->reader;
+		st->filter.reader = s->reader;
 		st->success = success_status(s->tep);
 	}
 	return 0;
@@ -226,7 +228,7 @@ static int report_procs(struct compact_state *st, struct kmt_output *out)
 		return -1;
 	for (i = 0; i < st->nprocs && !ret; i++) {
 		const struct compact_proc *p = &st->procs[idx[i]];
-		const char *comm = st->tep ? tep_data_comm_from_pid(st->tep, p->pid) : NULL;
+		const char *comm = kmt_reader_comm(st->reader, p->pid);
 		uint64_t p50, p99;
 
 		if ((ret = kmt_latencies_row(&st->lat, idx[i], &p50, &p99)))

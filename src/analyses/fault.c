@@ -200,7 +200,8 @@ static int fault_start(void *priv, const struct kmt_session *s)
 	if (!s)
 		return 0;
 	st->tep = s->tep;
-	st->filter.tep = s->tep;
+	st->reader = s->reader;
+	st->filter.reader = s->reader;
 	take_source(st, s->reader);
 	ru = kmt_reader_text(s->reader, KMT_TEXT_RUSAGE);
 	take_machine(st, kmt_reader_text(s->reader, KMT_TEXT_UNAME));
@@ -512,7 +513,7 @@ static int fault_report_cb(void *priv, const struct kmt_session *s, struct kmt_o
 			resolve(st, &st->pending[i], FAULT_UNRESOLVED, 0);
 	for (i = 0; i < st->nprocs; i++)	/* names as the recording knows them at its end */
 		if (!st->procs[i].comm &&
-		    !(st->procs[i].comm = kmt_task_name(st->tep, st->procs[i].pid))) {
+		    !(st->procs[i].comm = kmt_task_name(st->reader, st->procs[i].pid))) {
 			errno = ENOMEM;
 			return -1;
 		}

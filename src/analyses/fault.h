@@ -91,6 +91,7 @@ struct fault_state {
 	long long lines;
 
 	struct tep_handle *tep;
+	struct kmt_reader *reader;	/* names of tasks */
 	enum fault_source source;
 	const char *source_text;
 	uint64_t perf_lost;

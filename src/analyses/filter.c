@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <traceevent/event-parse.h>
 
 #include "filter.h"
 
@@ -125,7 +124,7 @@ static bool comm_matches(struct kmt_filter *f, const struct kmt_event *ev)
 	if (ev->comm)
 		return !strcmp(ev->comm, f->comm);
 	if (!kmt_hashmap_get(&f->comm_match, pid, &match)) {
-		const char *comm = f->tep ? tep_data_comm_from_pid(f->tep, pid) : NULL;
+		const char *comm = kmt_reader_comm(f->reader, pid);
 
 		match = comm && !strcmp(comm, f->comm) ? 1 : 2;
 		kmt_hashmap_put(&f->comm_match, pid, match);	/* a cache: failure is harmless */
@@ -151,9 +150,9 @@ bool kmt_filter_active(const struct kmt_filter *f)
 	return f->start_ns || f->end_ns != UINT64_MAX || f->npids || f->comm;
 }
 
-char *kmt_task_name(struct tep_handle *tep, int pid)
+char *kmt_task_name(struct kmt_reader *r, int pid)
 {
-	const char *comm = tep ? tep_data_comm_from_pid(tep, pid) : NULL;
+	const char *comm = kmt_reader_comm(r, pid);
 
 	return strdup(comm ? comm : "<...>");
 }

@@ -12,6 +12,7 @@
 
 #include <kmtrace/error.h>
 #include <kmtrace/event.h>
+#include <kmtrace/reader.h>
 #include "common/hashmap.h"
 
 struct tep_handle;
@@ -37,7 +38,7 @@ struct kmt_filter {
 	int *pids;
 	int npids;
 	const char *comm;
-	struct tep_handle *tep;
+	struct kmt_reader *reader;	/* names of tasks */
 	struct kmt_hashmap comm_match;	/* pid -> 1 matches comm, 2 does not */
 };
 
@@ -77,10 +78,10 @@ static inline bool kmt_filter_done(const struct kmt_filter *f, const struct kmt_
 
 /*
  * A copy of the name of task @pid as the recording knows it at its end
- * (the tep's; "<...>" for none), for a per-process row. NULL when out of
- * memory. Named at report time: names may change until the last event.
+ * (kmt_reader_comm(); "<...>" for none), for a per-process row. NULL when
+ * out of memory. Named at report time: names may change until the last event.
  */
-char *kmt_task_name(struct tep_handle *tep, int pid);
+char *kmt_task_name(struct kmt_reader *r, int pid);
 
 /* Does @f select anything less than the whole recording? */
 bool kmt_filter_active(const struct kmt_filter *f);

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <traceevent/event-parse.h>
 
 #include <kmtrace/analysis.h>
 #include <kmtrace/output.h>
@@ -36,7 +35,6 @@ struct kv_state {
 	struct kmt_filter filter;
 	struct kmt_reader *reader;
 	const struct kmt_session *session;	/* names of addresses */
-	struct tep_handle *tep;
 	bool percpu;			/* else vmalloc */
 	struct kmt_hashmap rows_by_caller;
 	struct kv_row *rows;
@@ -94,8 +92,7 @@ static int kv_start(void *priv, const struct kmt_session *s)
 	if (s) {
 		st->reader = s->reader;
 		st->session = s;
-		st->tep = s->tep;
-		st->filter.tep = s->tep;
+		st->filter.reader = s->reader;
 	}
 	return 0;
 }
@@ -221,7 +218,7 @@ static int caller_cells(struct kv_state *st, const struct kv_row *r, union kmt_c
 		cell[0].s = sym;
 		return 1;
 	}
-	comm = st->tep ? tep_data_comm_from_pid(st->tep, (int)r->caller) : NULL;
+	comm = kmt_reader_comm(st->reader, (int)r->caller);
 	cell[0].u = r->caller;
 	cell[1].s = comm ? comm : "<...>";
 	return 2;

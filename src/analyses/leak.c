@@ -114,9 +114,8 @@ static int leak_start(void *priv, const struct kmt_session *s)
 
 	st->reader = s->reader;
 	st->session = s;
-	st->tep = s->tep;
 	st->stacks.session = s;
-	st->filter.tep = s->tep;
+	st->filter.reader = s->reader;
 	kmt_cache_namer_init(&st->namer, s->tep);
 	st->page_size = s->tep && tep_get_page_size(s->tep) > 0 ? tep_get_page_size(s->tep) : 4096;
 	return kmt_page_owner_load(&st->owner, kmt_reader_text(s->reader, KMT_TEXT_PAGE_OWNER));

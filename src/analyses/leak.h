@@ -57,7 +57,6 @@ struct leak_state {
 
 	struct kmt_reader *reader;
 	const struct kmt_session *session;	/* names of addresses */
-	struct tep_handle *tep;
 	struct kmt_cache_namer namer;
 	struct kmt_name_hints cache_hints;	/* recent cache names -> caches[] */
 	struct kmt_id_rows cache_ids;	/* the replay's cache name numbers -> caches[] */

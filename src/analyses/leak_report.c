@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <traceevent/event-parse.h>
 
 #include "leak.h"
 #include "common/radix.h"
@@ -206,7 +205,7 @@ static const char *key_text(const struct leak_state *st, enum leak_by by,
 	case LEAK_BY_CACHE:
 		return g->key < st->ncaches ? st->caches[g->key] : "";
 	default:
-		comm = tep_data_comm_from_pid(st->tep, (int)g->key);
+		comm = kmt_reader_comm(st->reader, (int)g->key);
 		return comm ? comm : "<...>";
 	}
 }

@@ -96,7 +96,7 @@ static int memcg_start(void *priv, const struct kmt_session *s)
 	struct memcg_state *st = priv;
 
 	if (s)
-		st->filter.tep = s->tep;
+		st->filter.reader = s->reader;
 	return 0;
 }
 

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <traceevent/event-parse.h>
 
 #include <kmtrace/analysis.h>
 #include <kmtrace/output.h>
@@ -39,7 +38,7 @@ struct oom_kill {
 
 struct oom_state {
 	struct kmt_filter filter;
-	struct tep_handle *tep;
+	struct kmt_reader *reader;	/* names of tasks */
 	struct oom_kill *kills;
 	uint32_t nkills, cap;
 	struct kmt_hashmap last_reclaim;	/* pid -> enum oom_constraint */
@@ -77,8 +76,8 @@ static int oom_start(void *priv, const struct kmt_session *s)
 	struct oom_state *st = priv;
 
 	if (s) {
-		st->tep = s->tep;
-		st->filter.tep = s->tep;
+		st->reader = s->reader;
+		st->filter.reader = s->reader;
 	}
 	return 0;
 }
@@ -214,7 +213,7 @@ static int oom_report(void *priv, const struct kmt_session *s, struct kmt_output
 			     kill_cols);
 	for (i = 0; t && i < st->nkills && !ret; i++) {
 		const struct oom_kill *k = &st->kills[i];
-		const char *by = st->tep ? tep_data_comm_from_pid(st->tep, k->by) : NULL;
+		const char *by = kmt_reader_comm(st->reader, k->by);
 
 		ret = kmt_table_row(t, (union kmt_cell[]){
 			{ .u = k->ts }, { .u = k->victim }, { .s = k->comm },

@@ -124,7 +124,7 @@ static int page_start(void *priv, const struct kmt_session *s)
 	st->session = s;
 	st->stacks.session = s;
 	st->tep = s->tep;
-	st->filter.tep = s->tep;
+	st->filter.reader = s->reader;
 	st->kernel_version = kmt_kernel_version(kmt_reader_text(s->reader, KMT_TEXT_UNAME));
 	st->page_size = tep_get_page_size(s->tep) > 0 ? tep_get_page_size(s->tep) : 4096;
 	return kmt_page_owner_load(&st->owner, kmt_reader_text(s->reader, KMT_TEXT_PAGE_OWNER));

@@ -629,7 +629,7 @@ static int name_procs(struct page_state *st)
 	uint32_t i;
 
 	for (i = 0; i < st->nprocs; i++)
-		if (!st->procs[i].comm && !(st->procs[i].comm = kmt_task_name(st->tep, st->procs[i].pid)))
+		if (!st->procs[i].comm && !(st->procs[i].comm = kmt_task_name(st->reader, st->procs[i].pid)))
 			return -1;
 	return 0;
 }

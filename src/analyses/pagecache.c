@@ -96,7 +96,7 @@ static int pc_start(void *priv, const struct kmt_session *s)
 	const char *text = s ? kmt_reader_text(s->reader, KMT_TEXT_FILES) : NULL;
 
 	if (s)
-		st->filter.tep = s->tep;
+		st->filter.reader = s->reader;
 	if (text && (!(st->names = kmt_filetable_new()) ||
 		     kmt_filetable_parse(st->names, text, strlen(text))))
 		return -1;

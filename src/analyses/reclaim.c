@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <traceevent/event-parse.h>
 
 #include <kmtrace/analysis.h>
 #include <kmtrace/output.h>
@@ -65,7 +64,7 @@ struct kswapd_node {
 
 struct reclaim_state {
 	struct kmt_filter filter;
-	struct tep_handle *tep;
+	struct kmt_reader *reader;	/* names of tasks */
 	struct kmt_hashmap rows_by_key;		/* pid << 3 | ctx -> row index */
 	struct reclaim_row *rows;
 	uint32_t nrows, rows_cap;
@@ -119,8 +118,8 @@ static int reclaim_start(void *priv, const struct kmt_session *s)
 	struct reclaim_state *st = priv;
 
 	if (s) {
-		st->tep = s->tep;
-		st->filter.tep = s->tep;
+		st->reader = s->reader;
+		st->filter.reader = s->reader;
 	}
 	return 0;
 }
@@ -143,7 +142,7 @@ static struct reclaim_row *row_of(struct reclaim_state *st, int pid, enum reclai
 
 static bool is_kswapd(struct reclaim_state *st, int pid)
 {
-	const char *comm = st->tep ? tep_data_comm_from_pid(st->tep, pid) : NULL;
+	const char *comm = kmt_reader_comm(st->reader, pid);
 
 	return comm && !strncmp(comm, "kswapd", 6);
 }
@@ -387,7 +386,7 @@ static int report_processes(struct reclaim_state *st, struct kmt_output *out)
 		return -1;
 	for (i = 0; i < st->nrows && !ret; i++) {
 		const struct reclaim_row *r = &st->rows[idx[i]];
-		const char *comm = st->tep ? tep_data_comm_from_pid(st->tep, r->pid) : NULL;
+		const char *comm = kmt_reader_comm(st->reader, r->pid);
 		union kmt_cell row[3 + NCOUNT_COLUMNS] = {
 			{ .u = (unsigned int)r->pid }, { .s = comm ? comm : "<...>" },
 			{ .s = ctx_names[r->ctx] },

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <traceevent/event-parse.h>
 
 #include "slab.h"
 #include "common/util.h"
@@ -176,11 +175,10 @@ static int slab_start(void *priv, const struct kmt_session *s)
 		st->o.tables = SLAB_TABLE_CALLER;
 	if (!st->o.nsort)
 		st->o.sort[st->o.nsort++] = SORT_BYTES;
-	st->tep = s->tep;
 	st->reader = s->reader;
 	st->session = s;
 	st->stacks.session = s;
-	st->o.filter.tep = s->tep;
+	st->o.filter.reader = s->reader;
 	kmt_cache_namer_init(&st->namer, s->tep);
 	return kmt_reader_cpu_node(s->reader, 0) >= 0 ? copy_cpu_nodes(st, s->reader) : 0;
 }

@@ -87,7 +87,6 @@ struct slab_point {
 
 struct slab_state {
 	struct slab_opts o;
-	struct tep_handle *tep;
 	struct kmt_reader *reader;
 	const struct kmt_session *session;	/* names of addresses */
 

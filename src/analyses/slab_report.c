@@ -506,7 +506,7 @@ static int name_pids(struct slab_state *st)
 
 	for (i = 0; i < st->pids.n; i++)
 		if (!st->pids.rows[i].name &&
-		    !(st->pids.rows[i].name = kmt_task_name(st->tep, (int)st->pids.rows[i].key)))
+		    !(st->pids.rows[i].name = kmt_task_name(st->reader, (int)st->pids.rows[i].key)))
 			return -1;
 	return 0;
 }

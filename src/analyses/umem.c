@@ -536,8 +536,7 @@ static int umem_start(void *priv, const struct kmt_session *s)
 	if (s) {
 		st->reader = s->reader;
 		st->session = s;
-		st->tep = s->tep;
-		st->filter.tep = s->tep;
+		st->filter.reader = s->reader;
 		if (s->tep && tep_get_page_size(s->tep) > 0)
 			st->page_size = tep_get_page_size(s->tep);
 	}

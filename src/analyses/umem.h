@@ -92,7 +92,6 @@ struct umem_state {
 	struct kmt_filter filter;
 	struct kmt_reader *reader;
 	const struct kmt_session *session;	/* names of addresses */
-	struct tep_handle *tep;
 	struct kmt_hashmap thread_of, proc_of, caller_of;	/* -> index */
 	struct umem_thread *threads;
 	struct umem_proc *procs;

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <traceevent/event-parse.h>
 
 #include "umem.h"
 #include "common/util.h"
@@ -23,7 +22,7 @@ struct leak_ages {
 
 static const char *comm_of(const struct umem_state *st, int tgid)
 {
-	const char *c = st->tep ? tep_data_comm_from_pid(st->tep, tgid) : NULL;
+	const char *c = kmt_reader_comm(st->reader, tgid);
 
 	return c ? c : "<...>";
 }

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <traceevent/event-parse.h>
 
 #include <kmtrace/analysis.h>
 #include <kmtrace/output.h>
@@ -53,7 +52,7 @@ struct vm_state {
 	struct kmt_filter filter;
 	uint64_t interval_ns;
 	long long lines;
-	struct tep_handle *tep;
+	struct kmt_reader *reader;	/* names of tasks */
 	struct vmmap map;
 	struct kmt_hashmap mm_index;	/* mm_id -> index + 1 of its address space now */
 	struct kmt_hashmap pid_mm;	/* pid -> index + 1 of the mm it is in */
@@ -135,8 +134,8 @@ static int vm_start(void *priv, const struct kmt_session *s)
 
 	if (!s)
 		return 0;
-	st->tep = s->tep;
-	st->filter.tep = s->tep;
+	st->reader = s->reader;
+	st->filter.reader = s->reader;
 	ru = kmt_reader_text(s->reader, KMT_TEXT_RUSAGE);
 	st->have_rusage = ru && sscanf(ru, "pid=%d minflt=%*d majflt=%*d maxrss_kb=%lld",
 				       &st->ru_pid, &st->ru_maxrss_kb) == 2;
@@ -322,7 +321,7 @@ static int vm_event(void *priv, const struct kmt_event *ev)
 
 static const char *comm_of(const struct vm_state *st, int pid)
 {
-	const char *comm = st->tep ? tep_data_comm_from_pid(st->tep, pid) : NULL;
+	const char *comm = kmt_reader_comm(st->reader, pid);
 
 	return comm ? comm : "<...>";
 }

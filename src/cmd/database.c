@@ -514,7 +514,7 @@ static int write_process(struct database *d, sqlite3_stmt *st, int pid)
 {
 	const struct kmt_process *p = kmt_reader_processes(d->s->reader) ?
 		kmt_proctable_find(kmt_reader_processes(d->s->reader), pid) : NULL;
-	const char *comm = p && p->comm ? p->comm : tep_data_comm_from_pid(d->s->tep, pid);
+	const char *comm = p && p->comm ? p->comm : kmt_reader_comm(d->s->reader, pid);
 
 	sqlite3_bind_int(st, 1, pid);
 	sqlite3_bind_int(st, 2, kmt_reader_tgid(d->s->reader, pid));

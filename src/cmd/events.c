@@ -79,7 +79,7 @@ static int events_start(void *priv, const struct kmt_session *s)
 
 	st->tep = s->tep;
 	st->reader = s->reader;
-	st->filter.tep = s->tep;
+	st->filter.reader = s->reader;
 	/* only this thread writes standard output: no lock per character */
 	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
 	return 0;
@@ -120,7 +120,7 @@ static void write_event(struct events_state *st, const struct kmt_event *ev, FIL
 {
 	struct tep_event *e = tep_find_event(st->tep, ev->id);
 	struct tep_format_field **fields;
-	const char *comm = ev->comm ? ev->comm : tep_data_comm_from_pid(st->tep, ev->pid);
+	const char *comm = ev->comm ? ev->comm : kmt_reader_comm(st->reader, ev->pid);
 	char name[256], frame[512];
 	int i;
 

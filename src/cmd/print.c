@@ -89,7 +89,7 @@ static int print_start(void *priv, const struct kmt_session *s)
 
 	st->tep = s->tep;
 	st->reader = s->reader;
-	st->filter.tep = s->tep;
+	st->filter.reader = s->reader;
 	st->host.module = module_of;
 	st->host.priv = s->reader;
 	st->host.kernel_version = kmt_kernel_version(kmt_reader_text(s->reader, KMT_TEXT_UNAME));

@@ -79,6 +79,7 @@ struct perfdata {
 	uint64_t kernel_text;		/* _text at the recording (kernel MMAP pgoff) */
 	uint64_t round_ends[2];		/* where the last two rounds ended */
 	bool tracing, done, sampled;
+	bool finished;			/* the replay read all: the tasks' names are final */
 	char *feat[FEAT_STRINGS];	/* HOSTNAME, OSRELEASE, ARCH strings */
 };
 
@@ -754,13 +755,29 @@ static int perfdata_finish(struct kmt_reader *r)
 	struct kmt_proctable *procs = kmt_reader_processes(r);
 
 	r->unnamed = pd->tasks.unnamed;
-	return procs ? kmt_pd_tasks_finish(&pd->tasks, procs, r->tep) : -1;
+	if (!procs || kmt_pd_tasks_finish(&pd->tasks, procs))
+		return -1;
+	pd->finished = true;
+	return 0;
+}
+
+/*
+ * Once all is read, the last name of thread @pid (not libtraceevent's:
+ * inserting thousands of names into its sorted array, one at a time,
+ * moves its tail each time).
+ */
+static const char *perfdata_comm(struct kmt_reader *r, int pid)
+{
+	const struct perfdata *pd = r->priv;
+
+	return pd->finished && pid ? kmt_pd_tasks_last_name(&pd->tasks, (uint32_t)pid) : NULL;
 }
 
 static const struct kmt_reader_ops perfdata_ops = {
 	.next_batch = perfdata_next_batch,
 	.close = perfdata_close,
 	.finish = perfdata_finish,
+	.comm = perfdata_comm,
 };
 
 /* File mode: header, attrs and features, then the data section as the stream. */

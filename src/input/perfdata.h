@@ -310,11 +310,13 @@ int kmt_pd_tasks_sample_cgroup(struct pd_tasks *t, uint32_t tid, uint64_t id);
  */
 const char *kmt_pd_tasks_name(struct pd_tasks *t, uint32_t tid, uint64_t ts);
 
+/* The tasks into @procs (what it does not know yet). 0, or -1 when out of memory. */
+int kmt_pd_tasks_finish(const struct pd_tasks *t, struct kmt_proctable *procs);
+
 /*
- * The tasks into @procs (what it does not know yet) and their last names
- * into @tep, for per-process rows. 0, or -1 when out of memory.
+ * The last name thread @tid had, as perf report shows it for a
+ * per-process row, valid until @t is freed; NULL if none.
  */
-int kmt_pd_tasks_finish(const struct pd_tasks *t, struct kmt_proctable *procs,
-			struct tep_handle *tep);
+const char *kmt_pd_tasks_last_name(const struct pd_tasks *t, uint32_t tid);
 
 #endif /* KMT_PERFDATA_H */

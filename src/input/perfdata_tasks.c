@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <traceevent/event-parse.h>
 
 #include "perfdata.h"
 #include "common/hashmap.h"
@@ -320,8 +319,7 @@ static const char *container_of(const struct pd_task *k, const char *cgroup, cha
 	return NULL;
 }
 
-int kmt_pd_tasks_finish(const struct pd_tasks *t, struct kmt_proctable *procs,
-			struct tep_handle *tep)
+int kmt_pd_tasks_finish(const struct pd_tasks *t, struct kmt_proctable *procs)
 {
 	uint32_t i;
 
@@ -341,9 +339,13 @@ int kmt_pd_tasks_finish(const struct pd_tasks *t, struct kmt_proctable *procs,
 		from_leader(t, k, &p);
 		if (kmt_proctable_merge(procs, &p, false))
 			return -1;
-		/* the name a per-process row shows: the last one, as perf report's */
-		if (p.comm && tep_override_comm(tep, p.comm, k->tid))
-			return -1;
 	}
 	return 0;
+}
+
+const char *kmt_pd_tasks_last_name(const struct pd_tasks *t, uint32_t tid)
+{
+	const struct pd_task *k = find(t, tid);
+
+	return k ? name_at(t, k, UINT64_MAX, 0) : NULL;
 }

@@ -49,6 +49,16 @@ int kmt_reader_finish(struct kmt_reader *r)
 	return r->ops->finish ? r->ops->finish(r) : 0;
 }
 
+const char *kmt_reader_comm(struct kmt_reader *r, int pid)
+{
+	const char *comm;
+
+	if (!r)
+		return NULL;
+	comm = r->ops->comm ? r->ops->comm(r, pid) : NULL;
+	return comm ? comm : r->tep ? tep_data_comm_from_pid(r->tep, pid) : NULL;
+}
+
 unsigned long long kmt_reader_unnamed(struct kmt_reader *r)
 {
 	return r->unnamed;

@@ -32,6 +32,8 @@ struct kmt_reader_ops {
 	void (*close)(struct kmt_reader *r);
 	/* All records were replayed (kmt_reader_finish()); may be NULL. 0 or -1. */
 	int (*finish)(struct kmt_reader *r);
+	/* The name of task @pid the reader knows better than the tep, or NULL; may be NULL. */
+	const char *(*comm)(struct kmt_reader *r, int pid);
 	/* Reading the streams adds to the tep (comms): analyses may not run meanwhile. */
 	bool changes_tep;
 };

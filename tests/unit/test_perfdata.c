@@ -13,6 +13,7 @@
 #include <traceevent/event-parse.h>
 
 #include <kmtrace/error.h>
+#include <kmtrace/reader.h>
 #include "input/perfdata.h"
 #include "common/proctable.h"
 #include "suites.h"
@@ -376,7 +377,7 @@ START_TEST(test_tasks_names_follow_time)
 	ck_assert_ptr_null(kmt_pd_tasks_name(&t, 300, 50));	/* before its first name */
 	ck_assert_uint_eq(t.unnamed, 2);
 
-	ck_assert_int_eq(kmt_pd_tasks_finish(&t, procs, tep), 0);
+	ck_assert_int_eq(kmt_pd_tasks_finish(&t, procs), 0);
 	p = kmt_proctable_find(procs, 101);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_int_eq(p->tgid, 101);
@@ -395,10 +396,43 @@ START_TEST(test_tasks_names_follow_time)
 			 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
 	ck_assert_ptr_nonnull(strstr(kmt_proctable_find(procs, 100)->cgroup, "/system.slice/"));
 	ck_assert_int_eq(kmt_proctable_find(procs, 100)->ppid, -1);	/* no FORK nor EXIT */
-	ck_assert_str_eq(tep_data_comm_from_pid(tep, 101), "ls");
+	ck_assert_str_eq(kmt_pd_tasks_last_name(&t, 101), "ls");
 	kmt_pd_tasks_free(&t);
 	kmt_proctable_free(procs);
 	tep_free(tep);
+}
+END_TEST
+
+/*
+ * A perf.data's threads are named by their last name once read to the end
+ * (pid 12765 of traces/perf-small.data runs sh, then execs ls), by the
+ * recording's saved cmdlines before.
+ */
+START_TEST(test_reader_comm_last_name_after_finish)
+{
+	const char *dir = getenv("KMT_TRACES");
+	struct kmt_record recs[64];
+	struct kmt_reader *r;
+	struct kmt_error err;
+	struct tep_handle *tep;
+	char path[512];
+	int n;
+
+	snprintf(path, sizeof(path), "%s/perf-small.data", dir ? dir : "traces");
+	r = kmt_reader_open(path, &err);
+	ck_assert_msg(r != NULL, "%s", err.msg);
+	tep = kmt_reader_tep(r);
+	while ((n = kmt_reader_next_batch(r, recs, 64, &err)) > 0)
+		;
+	ck_assert_int_eq(n, 0);
+	ck_assert_str_eq(kmt_reader_comm(r, 12765), tep_data_comm_from_pid(tep, 12765));
+	ck_assert_int_eq(kmt_reader_finish(r), 0);
+	ck_assert_str_eq(kmt_reader_comm(r, 12765), "ls");
+	ck_assert_str_eq(kmt_reader_comm(r, 12764), "cat");
+	ck_assert_str_eq(kmt_reader_comm(r, 0), tep_data_comm_from_pid(tep, 0));
+	ck_assert_str_eq(kmt_reader_comm(r, 999999), tep_data_comm_from_pid(tep, 999999));
+	ck_assert_ptr_null(kmt_reader_comm(NULL, 12765));
+	kmt_reader_close(r);
 }
 END_TEST
 
@@ -416,6 +450,7 @@ Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_mapped_stream_reads_in_place);
 	tcase_add_test(tc, test_held_records_stay_mapped);
 	tcase_add_test(tc, test_tasks_names_follow_time);
+	tcase_add_test(tc, test_reader_comm_last_name_after_finish);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("hostile order");
 	tcase_set_timeout(tc, 60);
