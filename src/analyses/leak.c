@@ -81,7 +81,7 @@ static void leak_free(void *priv)
 	kmt_objslots_free(&st->objects);
 	kmt_objmap_free(&st->pages);
 	kmt_hashmap_free(&st->cache_index);
-	kmt_id_rows_free(&st->cache_ids);
+	kmt_name_rows_free(&st->cache_rows);
 	kmt_hashmap_free(&st->sized_caches);
 	kmt_page_owner_release(&st->owner);
 	kmt_slab_audit_free(&st->audit);
@@ -130,8 +130,7 @@ static uint32_t cache_index(struct leak_state *st, const char *name, size_t len,
 	uint64_t key;
 	uint32_t idx;
 
-	if ((id && kmt_id_row_get(&st->cache_ids, id, &idx)) ||
-	    kmt_name_hint_get(&st->cache_hints, name, len, &idx))
+	if (kmt_name_rows_get(&st->cache_rows, name, len, id, &idx))
 		return idx;
 	idx = kmt_hashmap_name_row_len(&st->cache_index, name, len, st->caches, sizeof(*st->caches),
 				       0, &key);
@@ -142,9 +141,7 @@ static uint32_t cache_index(struct leak_state *st, const char *name, size_t len,
 			return LEAK_NONE;
 		idx = st->ncaches++;
 	}
-	kmt_name_hint_put(&st->cache_hints, st->caches[idx], len, idx);
-	if (id)
-		kmt_id_row_put(&st->cache_ids, id, idx);	/* a cache: failure is harmless */
+	kmt_name_rows_put(&st->cache_rows, st->caches[idx], len, id, idx);
 	return idx;
 }
 

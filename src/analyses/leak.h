@@ -58,8 +58,7 @@ struct leak_state {
 	struct kmt_reader *reader;
 	const struct kmt_session *session;	/* names of addresses */
 	struct kmt_cache_namer namer;
-	struct kmt_name_hints cache_hints;	/* recent cache names -> caches[] */
-	struct kmt_id_rows cache_ids;	/* the replay's cache name numbers -> caches[] */
+	struct kmt_name_rows cache_rows;	/* cache names -> caches[], without a lookup */
 	struct kmt_stacks stacks;
 	uint64_t page_size;
 	uint64_t last_ts;

@@ -5,6 +5,7 @@
  * pointer. Memory follows live objects and distinct keys, not events.
  */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +115,7 @@ static void slab_free(void *priv)
 	kmt_stacks_free(&st->stacks);
 	kmt_hashmap_free(&st->kmalloc_caches);
 	kmt_hashmap_free(&st->unnamed_caches);
-	kmt_id_rows_free(&st->cache_ids);
+	kmt_name_rows_free(&st->cache_rows);
 	kmt_objslots_free(&st->live);
 	kmt_slab_audit_free(&st->audit);
 	free(st->cpu_node);
@@ -197,37 +198,31 @@ static uint32_t group_row(struct slab_group *g, uint64_t key, bool *made)
 
 /*
  * Row of the cache named @name (@len bytes), which the replay numbered @id
- * (0: not); hash collisions probe on.
+ * (0: not), made if new; SLAB_NO_ROW when out of memory.
  */
 static uint32_t named_cache_row(struct slab_state *st, const char *name, int len, uint32_t id)
 {
-	uint64_t h;
+	struct slab_group *g = &st->caches;
+	uint64_t key;
 	uint32_t row;
 	bool made;
+	char *kept;
 
-	if (id && kmt_id_row_get(&st->cache_ids, id, &row))
+	if (kmt_name_rows_get(&st->cache_rows, name, len, id, &row))
 		return row;
-	if (kmt_name_hint_get(&st->cache_hints, name, len, &row))
-		return row;
-	for (h = kmt_hash_bytes(name, len);; h++) {
-		char *n;
-
-		row = group_row(&st->caches, h, &made);
-		if (row == SLAB_NO_ROW)
+	row = kmt_hashmap_name_row_len(&g->index, name, len, g->rows, sizeof(*g->rows),
+				       offsetof(struct slab_row, name), &key);
+	if (row == KMT_HASHMAP_NO_ROW) {
+		if (!(kept = strndup(name, len)))
+			return SLAB_NO_ROW;
+		row = group_row(g, key, &made);
+		if (row == SLAB_NO_ROW) {
+			free(kept);
 			return row;
-		n = st->caches.rows[row].name;
-		if (made) {
-			if (!(n = strndup(name, len)))
-				return SLAB_NO_ROW;	/* row stays, unnamed */
-			st->caches.rows[row].name = n;
-			break;
 		}
-		if (n && (int)strlen(n) == len && !memcmp(n, name, len))
-			break;
+		g->rows[row].name = kept;
 	}
-	kmt_name_hint_put(&st->cache_hints, st->caches.rows[row].name, len, row);
-	if (id)
-		kmt_id_row_put(&st->cache_ids, id, row);	/* a cache: failure is harmless */
+	kmt_name_rows_put(&st->cache_rows, g->rows[row].name, len, id, row);
 	return row;
 }
 

@@ -108,8 +108,7 @@ struct slab_state {
 	struct kmt_stacks stacks;	/* --stack: key of stack_rows is a stack id */
 	struct kmt_hashmap kmalloc_caches;	/* bytes_alloc << 2 | kind -> cache row */
 	struct kmt_cache_namer namer;
-	struct kmt_name_hints cache_hints;	/* recent cache names -> cache row */
-	struct kmt_id_rows cache_ids;	/* the replay's cache name numbers -> cache row */
+	struct kmt_name_rows cache_rows;	/* cache names -> cache row, without a lookup */
 	struct kmt_hashmap unnamed_caches;	/* bytes_alloc -> cache row */
 
 	struct kmt_objslots live;		/* struct slab_obj by kmt_event.obj */

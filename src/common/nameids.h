@@ -62,4 +62,40 @@ int kmt_id_row_put(struct kmt_id_rows *r, uint32_t id, uint32_t row);
 /* Free the rows of @r. */
 void kmt_id_rows_free(struct kmt_id_rows *r);
 
+/*
+ * A user's rows of names (slab's and leak's caches), found again without
+ * a lookup of the whole name: by the replay's number of the name where it
+ * gave one, else by a hint.
+ */
+struct kmt_name_rows {
+	struct kmt_name_hints hints;	/* recent names -> row */
+	struct kmt_id_rows ids;		/* the replay's numbers -> row */
+};
+
+/* Free what @r holds. */
+static inline void kmt_name_rows_free(struct kmt_name_rows *r)
+{
+	kmt_id_rows_free(&r->ids);
+}
+
+/* The row of @name (@len bytes), numbered @id (0: not), in *@row: false when not known here. */
+static inline bool kmt_name_rows_get(struct kmt_name_rows *r, const char *name, int len,
+				     uint32_t id, uint32_t *row)
+{
+	return (id && kmt_id_row_get(&r->ids, id, row)) ||
+	       kmt_name_hint_get(&r->hints, name, len, row);
+}
+
+/*
+ * Row @row is the name at @kept (@len bytes, valid as long as @r is used),
+ * numbered @id (0: not).
+ */
+static inline void kmt_name_rows_put(struct kmt_name_rows *r, const char *kept, int len,
+				     uint32_t id, uint32_t row)
+{
+	kmt_name_hint_put(&r->hints, kept, len, row);
+	if (id)
+		kmt_id_row_put(&r->ids, id, row);	/* a cache: failure is harmless */
+}
+
 #endif /* KMT_NAMEIDS_H */
