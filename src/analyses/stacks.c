@@ -123,6 +123,7 @@ int kmt_stacks_option(struct kmt_stacks *s, const char *arg, struct kmt_error *e
 		return -1;
 	}
 	/* frames already judged are judged again by the new list */
+	memset(s->recent, 0, sizeof(s->recent));
 	kmt_hashmap_free(&s->verdicts);
 	if (kmt_hashmap_init(&s->verdicts)) {
 		kmt_error_set(err, NULL, -1, "out of memory");
@@ -155,20 +156,33 @@ bool kmt_stacks_allocator_name(const struct kmt_stacks *s, const char *name)
 	       has_prefix(name, (const char *const *)s->prefixes, s->nprefixes);
 }
 
-static enum frame_verdict verdict(struct kmt_stacks *s, uint64_t ip)
+/* verdict() of a frame not among the recent ones: from the map, else judged by its name. */
+static __attribute__((noinline)) enum frame_verdict
+judge(struct kmt_stacks *s, uint64_t ip, struct kmt_frame_verdict *recent)
 {
 	unsigned long long start;
 	const char *mod, *name;
 	uint64_t v;
 
-	if (kmt_hashmap_get(&s->verdicts, ip, &v))
-		return v;
-	name = kmt_session_function(s->session, ip, &start, &mod);
-	v = !name ? FRAME_UNNAMED : is_plumbing(name, mod) ? FRAME_PLUMBING :
-	    has_prefix(name, (const char *const *)s->prefixes, s->nprefixes) ? FRAME_ALLOCATOR :
-	    FRAME_CALLER;
-	kmt_hashmap_put(&s->verdicts, ip, v);	/* a cache: out of memory, asked again */
+	if (!kmt_hashmap_get(&s->verdicts, ip, &v)) {
+		name = kmt_session_function(s->session, ip, &start, &mod);
+		v = !name ? FRAME_UNNAMED : is_plumbing(name, mod) ? FRAME_PLUMBING :
+		    has_prefix(name, (const char *const *)s->prefixes, s->nprefixes) ?
+		    FRAME_ALLOCATOR : FRAME_CALLER;
+		kmt_hashmap_put(&s->verdicts, ip, v);	/* a cache: out of memory, asked again */
+	}
+	*recent = (struct kmt_frame_verdict){ .ip = ip, .verdict = v };
 	return v;
+}
+
+/* What frame @ip is: judged once per address, the last ones kept in front. */
+static inline enum frame_verdict verdict(struct kmt_stacks *s, uint64_t ip)
+{
+	struct kmt_frame_verdict *recent = &s->recent[(ip ^ ip >> 11) % KMT_STACKS_RECENT];
+
+	if (recent->verdict && recent->ip == ip)
+		return recent->verdict;
+	return judge(s, ip, recent);
 }
 
 int kmt_stacks_first_caller(struct kmt_stacks *s, const unsigned long long *chain, int nr,
@@ -227,7 +241,7 @@ int kmt_stacks_intern(struct kmt_stacks *s, const unsigned long long *chain, int
 			kept[n++] = chain[at];
 	if (!n)
 		return 0;
-	h = kmt_hash_bytes((const char *)kept, n * sizeof(*kept));
+	h = kmt_hash_words(kept, n);
 	for (;; h++) {
 		if (!kmt_hashmap_get(&s->index, h, &known))
 			return add_stack(s, h, kept, n, id);

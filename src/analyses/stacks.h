@@ -40,12 +40,21 @@ enum { KMT_OPT_STACK = 0x3d0, KMT_OPT_ALLOC_FRAMES };
 /* The function-name prefixes of allocator frames, NULL-terminated. */
 extern const char *const kmt_alloc_frames_default[];
 
+#define KMT_STACKS_RECENT	1024
+
+/* A frame's verdict (enum frame_verdict of stacks.c; 0: none) in front of the map of them. */
+struct kmt_frame_verdict {
+	uint64_t ip;
+	uint32_t verdict;
+};
+
 /* Frames classified once per address, and the distinct stacks. */
 struct kmt_stacks {
 	const struct kmt_session *session;	/* names of addresses */
 	char **prefixes;		/* allocator frames: names starting so */
 	int nprefixes;
 	struct kmt_hashmap verdicts;	/* ip -> enum frame verdict */
+	struct kmt_frame_verdict recent[KMT_STACKS_RECENT];	/* by address, the last judged */
 	struct kmt_hashmap index;	/* hash of frames -> stack id; collisions probe on */
 	uint64_t *frames;		/* every stack's frames, one after another */
 	uint32_t nframes, cap_frames;

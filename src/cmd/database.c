@@ -386,7 +386,7 @@ static int stack_id(struct database *d, const struct kmt_event *ev, int tgid, in
 	if (pool_frames(d, ev, &nr))
 		return -1;
 	frames = d->pool + d->pool_len;
-	key = kmt_hash_bytes((const char *)frames, 16 * (size_t)nr);
+	key = kmt_hash_words(frames, 2 * (size_t)nr);
 	for (; kmt_hashmap_get(&d->stack_index, key, &row); key++) {
 		st = &d->stacks[row];
 		if (st->nr == nr && !memcmp(d->pool + st->at, frames, 16 * (size_t)nr)) {

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct kmt_hash_slot {
 	uint64_t key;
@@ -198,6 +199,22 @@ static inline uint64_t kmt_hash_bytes(const char *s, size_t len)
 
 	while (len--)
 		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * A key for the @n 64-bit words at @w (a stack's frames), a word at a time
+ * where kmt_hash_bytes() takes eight steps; the map mixes it again.
+ */
+static inline uint64_t kmt_hash_words(const void *w, size_t n)
+{
+	const unsigned char *p = w;
+	uint64_t h = n, v;
+
+	for (; n--; p += sizeof(v)) {
+		memcpy(&v, p, sizeof(v));
+		h = ((h << 23 | h >> 41) ^ v) * 0x9e3779b97f4a7c15ull;
+	}
 	return h;
 }
 

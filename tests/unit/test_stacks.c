@@ -164,6 +164,47 @@ START_TEST(test_allocator_frames_cut)
 }
 END_TEST
 
+/*
+ * More stacks than frames judged in front of the map (KMT_STACKS_RECENT):
+ * each distinct one its own id, in order, and the same id when seen again.
+ */
+START_TEST(test_many_stacks)
+{
+	enum { NSTACKS = 3072 };
+	char *path = write_nested();
+	struct kmt_error err;
+	struct kmt_reader *r = kmt_reader_open(path, &err);
+	struct kmt_session session = { 0 };
+	struct kmt_stacks s;
+	uint32_t i, id;
+	char text[256], want[64];
+	int round;
+
+	_Static_assert(NSTACKS > 2 * KMT_STACKS_RECENT, "past the frames judged in front");
+	ck_assert_msg(r, "%s", err.msg);
+	ck_assert_int_eq(kmt_stacks_init(&s), 0);
+	session.reader = r;
+	s.session = &session;
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < NSTACKS; i++) {
+			unsigned long long chain[3] = { IN_KMALLOC, IN_CALLER + 4 * i,
+							IN_CALLER + 4 * (i % 7) };
+
+			ck_assert_int_eq(kmt_stacks_intern(&s, chain, 3, &id), 0);
+			ck_assert_uint_eq(id, i);
+			snprintf(want, sizeof(want), "_stext+0x%x\n_stext+0x%x", 0x10 + 4 * i,
+				 0x10 + 4 * (i % 7));
+			ck_assert_str_eq(kmt_stacks_text(&s, id, text, sizeof(text)), want);
+		}
+	}
+	ck_assert_uint_eq(s.n, NSTACKS);
+	kmt_stacks_free(&s);
+	kmt_reader_close(r);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
 /* A kallsyms with a tracepoint's iterator, an allocator frame, callers and a BPF program. */
 static const char plumbing_kallsyms[] =
 	"ffffffff81000000 T _stext\n"
@@ -351,6 +392,7 @@ Suite *stacks_suite(void)
 
 	tcase_add_test(tc, test_join_by_context);
 	tcase_add_test(tc, test_allocator_frames_cut);
+	tcase_add_test(tc, test_many_stacks);
 	tcase_add_test(tc, test_plumbing_removed);
 	tcase_add_test(tc, test_stack_cells);
 	tcase_add_test(tc, test_page_owner_followed);

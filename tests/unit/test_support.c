@@ -505,6 +505,23 @@ START_TEST(test_hashmap_name_row)
 }
 END_TEST
 
+/* A key of words: the same words the same key; their order and number count. */
+START_TEST(test_hash_words)
+{
+	static const uint64_t ab[] = { 0xffffffff81000010ull, 0xffffffff81000200ull },
+			      ba[] = { 0xffffffff81000200ull, 0xffffffff81000010ull },
+			      zeros[2] = { 0 };
+	uint64_t copy[2];
+
+	memcpy(copy, ab, sizeof(ab));
+	ck_assert_uint_eq(kmt_hash_words(ab, 2), kmt_hash_words(copy, 2));
+	ck_assert_uint_ne(kmt_hash_words(ab, 2), kmt_hash_words(ba, 2));
+	ck_assert_uint_ne(kmt_hash_words(ab, 2), kmt_hash_words(ab, 1));
+	ck_assert_uint_ne(kmt_hash_words(zeros, 1), kmt_hash_words(zeros, 2));
+	ck_assert_uint_ne(kmt_hash_words(zeros, 0), kmt_hash_words(zeros, 1));
+}
+END_TEST
+
 /* The kallsyms a recording carries resolve call sites through the reader. */
 START_TEST(test_reader_symbol)
 {
@@ -1169,6 +1186,7 @@ Suite *support_suite(void)
 	tcase_add_test(tc, test_hashmap_against_array);
 	tcase_add_test(tc, test_hashmap_find);
 	tcase_add_test(tc, test_hashmap_name_row);
+	tcase_add_test(tc, test_hash_words);
 	tcase_add_test(tc, test_objmap_reuses_slots);
 	tcase_add_test(tc, test_objmap_walk);
 	tcase_add_test(tc, test_objslots_follow_objmap);
