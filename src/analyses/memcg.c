@@ -115,8 +115,7 @@ static struct memcg_group *group_of(struct memcg_state *st, uint64_t id)
 static struct memcg_item *item_of(struct memcg_state *st, uint64_t id, enum memcg_kind kind,
 				  long long item)
 {
-	uint64_t key = kmt_hash_bytes((const char *)(uint64_t[]){ id, kind, (uint64_t)item },
-				      3 * sizeof(uint64_t)), i;
+	uint64_t key = kmt_hash_words((uint64_t[]){ id, kind, (uint64_t)item }, 3), i;
 
 	while (kmt_hashmap_get(&st->items_by_key, key, &i)) {
 		struct memcg_item *m = &st->items[i];

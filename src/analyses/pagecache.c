@@ -106,7 +106,7 @@ static int pc_start(void *priv, const struct kmt_session *s)
 /* The kernel's dev_t: 12 bits of major above 20 of minor. */
 static uint64_t file_key(uint64_t dev, uint64_t ino)
 {
-	return kmt_hash_bytes((const char *)(uint64_t[]){ dev, ino }, 2 * sizeof(uint64_t));
+	return kmt_hash_words((uint64_t[]){ dev, ino }, 2);
 }
 
 static struct pc_file *file_of(struct pc_state *st, const struct kmt_event *ev)

@@ -297,9 +297,7 @@ void kmt_filetable_free(struct kmt_filetable *f)
 
 static uint64_t file_key(unsigned long long dev, unsigned long long ino)
 {
-	unsigned long long both[2] = { dev, ino };
-
-	return kmt_hash_bytes((const char *)both, sizeof(both));
+	return kmt_hash_words((uint64_t[]){ dev, ino }, 2);
 }
 
 int kmt_filetable_add(struct kmt_filetable *f, unsigned long long dev, unsigned long long ino,
