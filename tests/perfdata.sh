@@ -87,6 +87,7 @@ test_perf_caller() {
 		json_get "$WORK/pcs.json" "d['analyses']['stat']['summary'].get('kernel_symbols', '')")
 	case $syms in
 	"${2:-/proc/kallsyms}"*) ;;
+	"perf's copy of this machine's kallsyms, "*) [ -z "$2" ] || { echo "  symbols: $syms"; return 1; } ;;
 	*) echo "  symbols: $syms"; return 1 ;;
 	esac
 	json_run "$WORK/pc.json" "
@@ -183,6 +184,38 @@ test_perf_live_zg() {
 	test_perf_counts "$WORK/zg.data" && test_perf_caller "$WORK/zg.data"
 }
 
+# perf's build-id cache copy of kallsyms (buildid.dir of a perfconfig of
+# our own): taken when it is this boot's, with the very names /proc/kallsyms
+# gives; a copy whose _text is not this boot's is not taken.
+test_perf_live_kallsyms_copy() {
+	local bid="$WORK/buildid" copy out dir how
+	printf '[buildid]\n\tdir = %s\n' "$bid" >"$WORK/perfconfig"
+	PERF_CONFIG="$WORK/perfconfig" perf record -q -g -e 'kmem:kmalloc,kmem:kfree,kmem:mm_page_alloc' \
+		-o "$WORK/kc.data" -- sh -c "$PERF_WORKLOAD" >/dev/null 2>&1 || return 1
+	copy=$(ls "$bid"/\[kernel.kallsyms\]/*/kallsyms 2>/dev/null | head -1)
+	[ -s "$copy" ] || { echo "  perf kept no copy of kallsyms in $bid"; return 1; }
+	for how in copy proc; do
+		dir=$bid
+		[ $how = proc ] && dir="$WORK/no-buildid"
+		PERF_BUILDID_DIR=$dir "$KMTRACE" report -i "$WORK/kc.data" slab --caller page --caller \
+			leak >"$WORK/kc.$how" 2>&1 || return 1
+		PERF_BUILDID_DIR=$dir "$KMTRACE" report -i "$WORK/kc.data" stat | grep 'Kernel symbols' \
+			>"$WORK/kc.$how.src"
+	done
+	grep -qF "perf's copy of this machine's kallsyms, $copy (same kernel" "$WORK/kc.copy.src" &&
+		grep -q '/proc/kallsyms of this machine' "$WORK/kc.proc.src" ||
+		{ cat "$WORK/kc.copy.src" "$WORK/kc.proc.src"; return 1; }
+	cmp -s "$WORK/kc.copy" "$WORK/kc.proc" || { diff "$WORK/kc.proc" "$WORK/kc.copy" | head; return 1; }
+	[ "$(grep -c '^  [a-z_]*+0x' "$WORK/kc.copy")" -ge 3 ] || { head -30 "$WORK/kc.copy"; return 1; }
+	sed -i 's/^\([0-9a-f]*\) T _text$/ffffffff00000000 T _text/' "$copy"
+	out=$(PERF_BUILDID_DIR=$bid "$KMTRACE" report -i "$WORK/kc.data" stat | grep 'Kernel symbols')
+	case $out in
+	*"/proc/kallsyms of this machine"*) ;;
+	*) echo "  a copy of another _text taken: $out"; return 1 ;;
+	esac
+	echo "  $(grep -c '^  [a-z_]*+0x' "$WORK/kc.copy") named rows, the same from the copy and /proc/kallsyms"
+}
+
 # A workload that forks and execs: sh runs cat and ls, then becomes dd.
 PERF_EXEC_WORKLOAD="cat /etc/os-release >/dev/null; ls /usr/share >/dev/null; exec dd if=/etc/passwd of=/dev/null status=none"
 
@@ -259,6 +292,8 @@ perfdata_live_tests() {
 	live "perf record -a: slab and page summaries equal perf kmem's" test_perf_live_system_wide
 	live "perf record -o - | kmtrace report -i -: counts equal perf script's" test_perf_live_pipe
 	live "perf record -z -g: counts equal perf script's, page --caller names callers" test_perf_live_zg
+	live "perf's build-id cache copy of kallsyms: the names of /proc/kallsyms, only this boot's" \
+		test_perf_live_kallsyms_copy
 	live "perf record of a command that forks and execs: names follow time as perf script's, --comm equals --pid-filter over each name's span, tgid/ppid/program filled" \
 		test_perf_processes file
 	live "the same in pipe mode (perf record -o - | kmtrace report -i -)" test_perf_processes pipe

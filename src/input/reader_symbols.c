@@ -9,6 +9,7 @@
  * for), so reports can say how many resolved.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <sys/utsname.h>
 #include <traceevent/event-parse.h>
 
+#include "kallsyms_copy.h"
 #include "reader_local.h"
 #include "symbols.h"
 #include "vmlinux.h"
@@ -43,6 +45,8 @@ struct kallsyms_job {
 	struct kmt_symbols *table;	/* parsed, or NULL */
 	unsigned long long text_addr;	/* this machine's _text (/proc/kallsyms) */
 	const char *why;		/* why there is no table, or NULL */
+	char build_id[41];		/* the running kernel's, when the recording gave it */
+	char copy[PATH_MAX];		/* perf's copy of /proc/kallsyms read instead, or "" */
 };
 
 struct kmt_reader_symbols {
@@ -72,13 +76,33 @@ static struct kmt_reader_symbols *parts(struct kmt_reader *r)
 	return r->syms;
 }
 
-/* Parse the job's kallsyms (reading /proc/kallsyms when it has none). */
+/*
+ * This boot's kallsyms from perf's copy of them, when there is one and it
+ * is this boot's (kallsyms_copy.c): @j's table, and where it came from.
+ */
+static bool read_copy(struct kallsyms_job *j)
+{
+	char path[PATH_MAX], refused[160];
+
+	if (kmt_kallsyms_copy_path(j->build_id, path, sizeof(path)))
+		return false;
+	j->table = kmt_kallsyms_copy_read(path, "/proc/kallsyms", "/proc/modules", refused,
+					  sizeof(refused));
+	if (!j->table)
+		return false;
+	snprintf(j->copy, sizeof(j->copy), "%s", path);
+	return true;
+}
+
+/* Parse the job's kallsyms (this machine's when it has none). */
 static void *parse_job(void *arg)
 {
 	struct kallsyms_job *j = arg;
 
 	if (!j->text) {		/* this machine's: its _text is checked against the recording's */
-		if (!(j->table = kmt_symbols_read("/proc/kallsyms")))
+		if (read_copy(j))
+			j->text_addr = kmt_symbols_text_addr(j->table);
+		else if (!(j->table = kmt_symbols_read("/proc/kallsyms")))
 			j->why = errno == ENOMEM ? "out of memory" : "cannot read /proc/kallsyms";
 		else
 			j->text_addr = kmt_symbols_text_addr(j->table);
@@ -95,6 +119,7 @@ static void *parse_job(void *arg)
 static void job_start(struct kallsyms_job *j)
 {
 	j->pending = true;
+	j->copy[0] = '\0';
 	j->started = !pthread_create(&j->thread, NULL, parse_job, j);
 }
 
@@ -271,19 +296,31 @@ static const char *use_live_kallsyms(struct kmt_reader *r)
 }
 
 /*
+ * The job of this machine's kallsyms, which runs the recording's kernel:
+ * perf's copy of them may stand in when the recording named its build.
+ */
+static void start_live_job(struct kmt_reader *r)
+{
+	struct kallsyms_job *l = &r->syms->live;
+
+	snprintf(l->build_id, sizeof(l->build_id), "%s", r->kernel_build_id);
+	job_start(l);
+}
+
+/*
  * /proc/kallsyms takes 0.1 s to read and parse: when this machine runs the
  * recording's kernel, a thread does it while the events are read.
  */
 static void start_live_kallsyms(struct kmt_reader *r)
 {
 	if (parts(r) && !r->syms->live.pending && !live_kernel_differs(r))
-		job_start(&r->syms->live);
+		start_live_job(r);
 }
 
 void kmt_reader_expect_live_kallsyms(struct kmt_reader *r, const char *release)
 {
 	if (release && parts(r) && !r->syms->live.pending && !other_live_kernel(r, release))
-		job_start(&r->syms->live);
+		start_live_job(r);
 }
 
 int kmt_reader_defer_live_kallsyms(struct kmt_reader *r, const char *release,
@@ -336,7 +373,7 @@ static void take_own_kallsyms(struct kmt_reader *r, bool drop)
 void kmt_reader_load_symbols(struct kmt_reader *r)
 {
 	const char *why;
-	char text[256];
+	char text[PATH_MAX + 256];
 
 	take_own_kallsyms(r, false);
 	if (!r->live_release)
@@ -344,6 +381,10 @@ void kmt_reader_load_symbols(struct kmt_reader *r)
 	why = use_live_kallsyms(r);
 	if (why)
 		snprintf(text, sizeof(text), "none: %s", why);
+	else if (r->syms->live.copy[0])
+		snprintf(text, sizeof(text), "perf's copy of this machine's kallsyms, %s (same "
+			 "kernel, _text at 0x%llx and modules as now)", r->syms->live.copy,
+			 r->kernel_text);
 	else
 		snprintf(text, sizeof(text), "/proc/kallsyms of this machine (same kernel, "
 			 "_text at 0x%llx)", r->kernel_text);

@@ -291,44 +291,118 @@ struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len)
 	return table_done(t);
 }
 
-struct kmt_symbols *kmt_symbols_read(const char *path)
+/*
+ * Feed @t the file at @path a piece at a time, to its end or, with
+ * @to_text, until its _text line came or @max bytes were read. 0, or -1
+ * with errno.
+ */
+static int read_file(struct kmt_symbols *t, const char *path, bool to_text, size_t max)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct kmt_symbols *t = NULL;
-	char *piece = NULL;
-	int saved;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0, saved = 0;
+	size_t got = 0;
+	char *piece;
 
 	if (fd < 0)
-		return NULL;
-	if (!(t = table_new()) || !(piece = malloc(READ_PIECE))) {
+		return -1;
+	if (!(piece = malloc(READ_PIECE))) {
+		close(fd);
 		errno = ENOMEM;
-		goto fail;
+		return -1;
 	}
-	for (;;) {
+	while (!(to_text && (t->text_addr || got >= max))) {
 		ssize_t n = read(fd, piece, READ_PIECE);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
-			goto fail;
-		if (!n)
+		if (n <= 0) {
+			saved = n ? errno : 0;
+			ret = n ? -1 : 0;
 			break;
+		}
+		got += (size_t)n;
 		feed(t, piece, (size_t)n);
 		if (t->failed) {
-			errno = ENOMEM;
-			goto fail;
+			saved = ENOMEM;
+			ret = -1;
+			break;
 		}
 	}
 	free(piece);
 	close(fd);
-	return table_done(t);
-fail:
-	saved = errno;
-	free(piece);
-	kmt_symbols_free(t);
-	close(fd);
 	errno = saved;
-	return NULL;
+	return ret;
+}
+
+struct kmt_symbols *kmt_symbols_read(const char *path)
+{
+	struct kmt_symbols *t = table_new();
+	int saved;
+
+	if (!t) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (read_file(t, path, false, SIZE_MAX)) {
+		saved = errno;
+		kmt_symbols_free(t);
+		errno = saved;
+		return NULL;
+	}
+	return table_done(t);
+}
+
+unsigned long long kmt_symbols_read_text_addr(const char *path, size_t max)
+{
+	struct kmt_symbols *t = table_new();
+	unsigned long long text = 0;
+
+	if (t && !read_file(t, path, true, max))
+		text = t->text_addr;
+	kmt_symbols_free(t);
+	return text;
+}
+
+int kmt_symbols_check_modules(const struct kmt_symbols *t, const struct kmt_module_span *mods,
+			      size_t n, const char **which)
+{
+	uint32_t last = NO_MOD;
+	const struct kmt_module_span *m = NULL;
+	bool *seen = calloc(n ? n : 1, sizeof(*seen));
+	size_t i, k;
+	int ret = 0;
+
+	if (!seen)
+		return -1;
+	*which = NULL;
+	for (i = 0; i < t->n && !ret; i++) {
+		const struct symbol *s = &t->syms[i];
+		const char *name;
+
+		if (s->mod == NO_MOD)
+			continue;
+		name = t->names + s->mod;
+		if (!strcmp(name, "bpf") || !strncmp(name, "__builtin__", 11))
+			continue;	/* JIT'd code, trampolines: in no module */
+		if (s->mod != last) {
+			for (k = 0, m = NULL; k < n && !m; k++)
+				m = strcmp(mods[k].name, name) ? NULL : &mods[k];
+			last = s->mod;
+		}
+		if (!m) {
+			*which = name;	/* loaded when the copy was made, not now */
+			ret = 2;
+		} else if (s->addr >= m->start && s->addr < m->end) {
+			seen[m - mods] = true;
+		}
+	}
+	for (k = 0; k < n && !ret; k++) {
+		if (!seen[k]) {
+			*which = mods[k].name;	/* loaded since, or elsewhere */
+			ret = 1;
+		}
+	}
+	free(seen);
+	return ret;
 }
 
 unsigned long long kmt_symbols_text_addr(const struct kmt_symbols *t)

@@ -24,6 +24,30 @@ struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len);
 struct kmt_symbols *kmt_symbols_read(const char *path);
 
 /*
+ * The _text address of the kallsyms at @path (/proc/kallsyms), reading no
+ * further than its _text line or @max bytes; 0 when it has none there or
+ * cannot be read.
+ */
+unsigned long long kmt_symbols_read_text_addr(const char *path, size_t max);
+
+/* A loaded module's text, where /proc/modules puts it: [start, end). */
+struct kmt_module_span {
+	const char *name;
+	unsigned long long start, end;
+};
+
+/*
+ * Do the module symbols of @syms match the @n loaded modules @mods: every
+ * module it names loaded, and each loaded module with a symbol in its
+ * span (JIT'd code, "bpf" and "__builtin__*", is in no module)? 0 when
+ * they match; 1 with *@which a loaded module without a symbol in its span,
+ * 2 with *@which a module @syms names that is not loaded; -1 when out of
+ * memory.
+ */
+int kmt_symbols_check_modules(const struct kmt_symbols *syms, const struct kmt_module_span *mods,
+			      size_t n, const char **which);
+
+/*
  * The address of the first core kernel "T _text" line read (0 without
  * one), before any kmt_symbols_relocate(): where the kernel's text started.
  */

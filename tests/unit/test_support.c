@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <check.h>
@@ -23,6 +24,7 @@
 #include "common/util.h"
 #include "core/replay_local.h"
 #include "input/footprint.h"
+#include "input/kallsyms_copy.h"
 #include "input/symbols.h"
 #include "input/vmlinux.h"
 #include "fixtures.h"
@@ -482,6 +484,138 @@ START_TEST(test_footprint_standin)
 
 	ck_assert_int_eq(kmt_footprint_read("/dev/null", &fp, &err), -1);
 	ck_assert_str_eq(err.msg, "not an ELF file");
+}
+END_TEST
+
+/* @text into a new file like @path (a mkstemp() template, changed), or "" for none. */
+static void temp_file(char *path, const char *text)
+{
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* A copy of kallsyms with two modules and JIT'd code, and /proc files to hold it to. */
+static const char copy_kallsyms[] =
+	"ffffffff81000000 T _text\n"
+	"ffffffff81000100 T core_fn\n"
+	"ffffffffc0001000 t ext4_fn\t[ext4]\n"
+	"ffffffffc0001100 t ext4_other\t[ext4]\n"
+	"ffffffffc0402000 d ext4_data\t[ext4]\n"	/* module data: elsewhere since 6.4 */
+	"ffffffffc0008000 t nf_fn\t[nf_tables]\n"
+	"ffffffffc0100000 t bpf_prog_1_x\t[bpf]\n"
+	"ffffffffc0200000 t ftrace_trampoline\t[__builtin__ftrace]\n";
+
+/* kmt_kallsyms_copy_read() of copy_kallsyms against @head and @modules ("": no such file). */
+static struct kmt_symbols *read_copy(const char *head, const char *modules, char *why, size_t len)
+{
+	char copy[] = "/tmp/kmt-unit-copy-XXXXXX", kall[] = "/tmp/kmt-unit-kall-XXXXXX",
+	     mods[] = "/tmp/kmt-unit-mods-XXXXXX";
+	struct kmt_symbols *t;
+
+	temp_file(copy, copy_kallsyms);
+	temp_file(kall, head);
+	temp_file(mods, modules);
+	if (!modules[0])
+		unlink(mods);
+	t = kmt_kallsyms_copy_read(copy, kall, mods, why, len);
+	unlink(copy);
+	unlink(kall);
+	unlink(mods);
+	return t;
+}
+
+/*
+ * perf's copy of kallsyms stands for this boot's only with this boot's
+ * _text and every module where /proc/modules has it, and no other.
+ */
+START_TEST(test_kallsyms_copy_checked)
+{
+	static const char head[] = "0000000000000000 A fixed_percpu_data\n"
+				   "ffffffff81000000 T _stext\nffffffff81000000 T _text\n",
+			  moved_head[] = "ffffffff9a000000 T _text\n",
+			  live[] = "nf_tables 40960 0 - Live 0xffffffffc0008000\n"
+				   "ext4 1007616 1 - Live 0xffffffffc0001000 (E)\n",
+			  ext4_moved[] = "nf_tables 40960 0 - Live 0xffffffffc0008000\n"
+					 "ext4 1007616 1 - Live 0xffffffffc1001000\n",
+			  one_more[] = "nf_tables 40960 0 - Live 0xffffffffc0008000\n"
+				       "ext4 1007616 1 - Live 0xffffffffc0001000\n"
+				       "xfs 20000 0 - Live 0xffffffffc2000000\n",
+			  unloaded[] = "ext4 1007616 1 - Live 0xffffffffc0001000\n",
+			  loading[] = "nf_tables 40960 0 - Loading 0xffffffffc0008000\n"
+				      "ext4 1007616 1 - Live 0xffffffffc0001000\n";
+	unsigned long long start;
+	struct kmt_symbols *t;
+	const char *mod;
+	char why[160];
+
+	t = read_copy(head, live, why, sizeof(why));
+	ck_assert_ptr_nonnull(t);
+	ck_assert_str_eq(kmt_symbols_find(t, 0xffffffffc0001104ull, &start, &mod), "ext4_other");
+	ck_assert_str_eq(mod, "ext4");
+	kmt_symbols_free(t);
+
+	ck_assert_ptr_null(read_copy(moved_head, live, why, sizeof(why)));
+	ck_assert_str_eq(why, "its _text is not this boot's");
+	ck_assert_ptr_null(read_copy(head, ext4_moved, why, sizeof(why)));
+	ck_assert_str_eq(why, "module ext4 is not where it is loaded now");
+	ck_assert_ptr_null(read_copy(head, one_more, why, sizeof(why)));
+	ck_assert_str_eq(why, "module xfs is not where it is loaded now");
+	ck_assert_ptr_null(read_copy(head, unloaded, why, sizeof(why)));
+	ck_assert_str_eq(why, "module nf_tables is not loaded now");
+	ck_assert_ptr_null(read_copy(head, loading, why, sizeof(why)));
+	ck_assert_str_eq(why, "a module is loading or going");
+	ck_assert_ptr_null(read_copy(head, "ext4 x\n", why, sizeof(why)));
+	ck_assert_str_eq(why, "a line of /proc/modules does not parse");
+	/* no /proc/modules: a kernel without modules, which the copy names */
+	ck_assert_ptr_null(read_copy(head, "", why, sizeof(why)));
+	ck_assert_str_eq(why, "module ext4 is not loaded now");
+}
+END_TEST
+
+/* Where perf keeps its copy: $PERF_BUILDID_DIR, else ~/.debug; a regular file only. */
+START_TEST(test_kallsyms_copy_path)
+{
+	static const char id[] = "e4f18d9dc1d0e6fc2b17e93e885a647b3c0a6fc1";
+	char dir[] = "/tmp/kmt-unit-bid-XXXXXX", sub[512], file[600], path[600];
+	char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/[kernel.kallsyms]", dir);
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	snprintf(sub, sizeof(sub), "%s/[kernel.kallsyms]/%s", dir, id);
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	snprintf(file, sizeof(file), "%s/kallsyms", sub);
+	setenv("PERF_BUILDID_DIR", dir, 1);
+	ck_assert_int_eq(kmt_kallsyms_copy_path(id, path, sizeof(path)), -1);	/* no file yet */
+	ck_assert_int_eq(mkdir(file, 0700), 0);
+	ck_assert_int_eq(kmt_kallsyms_copy_path(id, path, sizeof(path)), -1);	/* a directory */
+	ck_assert_int_eq(rmdir(file), 0);
+	fclose(fopen(file, "w"));
+	ck_assert_int_eq(kmt_kallsyms_copy_path(id, path, sizeof(path)), 0);
+	ck_assert_str_eq(path, file);
+	ck_assert_int_eq(kmt_kallsyms_copy_path("", path, sizeof(path)), -1);
+	ck_assert_int_eq(kmt_kallsyms_copy_path("../x", path, sizeof(path)), -1);
+	unsetenv("PERF_BUILDID_DIR");
+	*strrchr(dir, '/') = '\0';	/* HOME=/tmp: /tmp/.debug, not the file above */
+	setenv("HOME", dir, 1);
+	ck_assert_int_eq(kmt_kallsyms_copy_path(id, path, sizeof(path)), access(
+		"/tmp/.debug/[kernel.kallsyms]/e4f18d9dc1d0e6fc2b17e93e885a647b3c0a6fc1/kallsyms",
+		F_OK) ? -1 : 0);
+	ck_assert_str_eq(path, "/tmp/.debug/[kernel.kallsyms]/"
+			 "e4f18d9dc1d0e6fc2b17e93e885a647b3c0a6fc1/kallsyms");
+	if (home)
+		setenv("HOME", home, 1);
+	free(home);
+	unlink(file);
+	*strrchr(file, '/') = '\0';
+	rmdir(file);
+	*strrchr(file, '/') = '\0';
+	rmdir(file);
+	*strrchr(file, '/') = '\0';
+	rmdir(file);
 }
 END_TEST
 
@@ -1187,6 +1321,8 @@ Suite *support_suite(void)
 	tcase_add_test(tc, test_hashmap_find);
 	tcase_add_test(tc, test_hashmap_name_row);
 	tcase_add_test(tc, test_hash_words);
+	tcase_add_test(tc, test_kallsyms_copy_checked);
+	tcase_add_test(tc, test_kallsyms_copy_path);
 	tcase_add_test(tc, test_objmap_reuses_slots);
 	tcase_add_test(tc, test_objmap_walk);
 	tcase_add_test(tc, test_objslots_follow_objmap);
