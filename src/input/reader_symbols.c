@@ -47,6 +47,7 @@ struct kallsyms_job {
 	const char *why;		/* why there is no table, or NULL */
 	char build_id[41];		/* the running kernel's, when the recording gave it */
 	char copy[PATH_MAX];		/* perf's copy of /proc/kallsyms read instead, or "" */
+	char copy_refused[160];		/* why a copy there was not taken, or "" */
 };
 
 struct kmt_reader_symbols {
@@ -82,12 +83,12 @@ static struct kmt_reader_symbols *parts(struct kmt_reader *r)
  */
 static bool read_copy(struct kallsyms_job *j)
 {
-	char path[PATH_MAX], refused[160];
+	char path[PATH_MAX];
 
 	if (kmt_kallsyms_copy_path(j->build_id, path, sizeof(path)))
 		return false;
-	j->table = kmt_kallsyms_copy_read(path, "/proc/kallsyms", "/proc/modules", refused,
-					  sizeof(refused));
+	j->table = kmt_kallsyms_copy_read(path, "/proc/kallsyms", "/proc/modules",
+					  j->copy_refused, sizeof(j->copy_refused));
 	if (!j->table)
 		return false;
 	snprintf(j->copy, sizeof(j->copy), "%s", path);
@@ -119,7 +120,6 @@ static void *parse_job(void *arg)
 static void job_start(struct kallsyms_job *j)
 {
 	j->pending = true;
-	j->copy[0] = '\0';
 	j->started = !pthread_create(&j->thread, NULL, parse_job, j);
 }
 
@@ -273,6 +273,21 @@ static const char *live_kernel_differs(struct kmt_reader *r)
 	return other_live_kernel(r, r->live_release);
 }
 
+/*
+ * The job of this machine's kallsyms, which runs the recording's kernel,
+ * pending: perf's copy of them may stand in when the recording named its
+ * build.
+ */
+static struct kallsyms_job *live_job_ready(struct kmt_reader *r)
+{
+	struct kallsyms_job *l = &r->syms->live;
+
+	snprintf(l->build_id, sizeof(l->build_id), "%s", r->kernel_build_id);
+	l->copy[0] = l->copy_refused[0] = '\0';
+	l->pending = true;
+	return l;
+}
+
 /* Why this machine's /proc/kallsyms cannot stand for the recording's, or NULL when it did. */
 static const char *use_live_kallsyms(struct kmt_reader *r)
 {
@@ -284,7 +299,8 @@ static const char *use_live_kallsyms(struct kmt_reader *r)
 	if (!parts(r))
 		return "out of memory";
 	l = &r->syms->live;
-	l->pending = true;	/* run here if no thread started on it */
+	if (!l->pending)	/* no thread started on it: run here */
+		live_job_ready(r);
 	job_finish(l);
 	if (l->why)
 		return l->why;
@@ -295,17 +311,6 @@ static const char *use_live_kallsyms(struct kmt_reader *r)
 	return why;
 }
 
-/*
- * The job of this machine's kallsyms, which runs the recording's kernel:
- * perf's copy of them may stand in when the recording named its build.
- */
-static void start_live_job(struct kmt_reader *r)
-{
-	struct kallsyms_job *l = &r->syms->live;
-
-	snprintf(l->build_id, sizeof(l->build_id), "%s", r->kernel_build_id);
-	job_start(l);
-}
 
 /*
  * /proc/kallsyms takes 0.1 s to read and parse: when this machine runs the
@@ -314,13 +319,13 @@ static void start_live_job(struct kmt_reader *r)
 static void start_live_kallsyms(struct kmt_reader *r)
 {
 	if (parts(r) && !r->syms->live.pending && !live_kernel_differs(r))
-		start_live_job(r);
+		job_start(live_job_ready(r));
 }
 
 void kmt_reader_expect_live_kallsyms(struct kmt_reader *r, const char *release)
 {
 	if (release && parts(r) && !r->syms->live.pending && !other_live_kernel(r, release))
-		start_live_job(r);
+		job_start(live_job_ready(r));
 }
 
 int kmt_reader_defer_live_kallsyms(struct kmt_reader *r, const char *release,
@@ -387,7 +392,9 @@ void kmt_reader_load_symbols(struct kmt_reader *r)
 			 r->kernel_text);
 	else
 		snprintf(text, sizeof(text), "/proc/kallsyms of this machine (same kernel, "
-			 "_text at 0x%llx)", r->kernel_text);
+			 "_text at 0x%llx%s%s)", r->kernel_text,
+			 r->syms->live.copy_refused[0] ? "; perf's copy not taken: " : "",
+			 r->syms->live.copy_refused);
 	free(r->live_release);
 	r->live_release = NULL;
 	if (!r->syms || !r->syms->image)
