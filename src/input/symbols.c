@@ -42,14 +42,17 @@ struct kmt_symbols {
 	bool failed;		/* out of memory while adding */
 };
 
+/* Each byte's hex digit value plus one, 0 for a byte that is none: one load a digit. */
+static const unsigned char hex_plus_one[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
 static inline int hex_digit(char c)
 {
-	unsigned int d = (unsigned char)c - '0';
-
-	if (d <= 9)
-		return (int)d;
-	d = ((unsigned char)c | 0x20) - 'a';
-	return d <= 5 ? (int)d + 10 : -1;
+	return (int)hex_plus_one[(unsigned char)c] - 1;
 }
 
 /*
