@@ -83,9 +83,11 @@ static int read_modules(const char *path, struct kmt_module_span **mods, size_t 
 
 	*mods = NULL;
 	*n = 0;
+	if (!fp && errno == ENOENT)
+		return 0;
 	if (!fp) {
 		*why = "/proc/modules cannot be read";
-		return errno == ENOENT ? 0 : -1;
+		return -1;
 	}
 	while (getline(&line, &line_cap, fp) > 0) {
 		int got;
@@ -113,18 +115,15 @@ static int read_modules(const char *path, struct kmt_module_span **mods, size_t 
 	return ret;
 }
 
-/* Why @t, a copy of kallsyms, is not this boot's (@kallsyms, @modules); NULL when it is. */
-static const char *not_this_boot(const struct kmt_symbols *t, const char *kallsyms,
-				 const char *modules, char *why, size_t len)
+/* Why the modules of @t, a copy of kallsyms, are not those of @modules now; NULL when they are. */
+static const char *modules_differ(const struct kmt_symbols *t, const char *modules, char *why,
+				  size_t len)
 {
 	struct kmt_module_span *mods;
 	const char *which, *said = NULL;
-	unsigned long long text = kmt_symbols_text_addr(t);
 	size_t n;
 	int ret;
 
-	if (!text || kmt_symbols_read_text_addr(kallsyms, TEXT_HEAD_MAX) != text)
-		return "its _text is not this boot's";
 	if (read_modules(modules, &mods, &n, &said))
 		return said;
 	ret = kmt_symbols_check_modules(t, mods, n, &which);
@@ -138,14 +137,20 @@ static const char *not_this_boot(const struct kmt_symbols *t, const char *kallsy
 struct kmt_symbols *kmt_kallsyms_copy_read(const char *copy, const char *kallsyms,
 					   const char *modules, char *why, size_t len)
 {
-	struct kmt_symbols *t = kmt_symbols_read(copy);
+	unsigned long long text = kmt_symbols_read_text_addr(copy, TEXT_HEAD_MAX);
+	struct kmt_symbols *t;
 	const char *no;
 
-	if (!t) {
+	/* the heads first: a copy of another boot (the usual one after a reboot) is not parsed */
+	if (!text || kmt_symbols_read_text_addr(kallsyms, TEXT_HEAD_MAX) != text) {
+		snprintf(why, len, "its _text is not this boot's");
+		return NULL;
+	}
+	if (!(t = kmt_symbols_read(copy))) {
 		snprintf(why, len, "%s", errno == ENOMEM ? "out of memory" : "cannot be read");
 		return NULL;
 	}
-	if ((no = not_this_boot(t, kallsyms, modules, why, len))) {
+	if ((no = modules_differ(t, modules, why, len))) {
 		if (no != why)
 			snprintf(why, len, "%s", no);
 		kmt_symbols_free(t);

@@ -311,7 +311,6 @@ static const char *use_live_kallsyms(struct kmt_reader *r)
 	return why;
 }
 
-
 /*
  * /proc/kallsyms takes 0.1 s to read and parse: when this machine runs the
  * recording's kernel, a thread does it while the events are read.
