@@ -217,12 +217,39 @@ test_fault_no_sample_lost() {
 	done
 }
 
+# Rows of exited processes go once LINES settled rows rank above them: 40
+# short processes, then one past the second a row takes to settle. The
+# table -l 6 shows is the first 6 rows of the whole one, with the same
+# summary (the overall latency percentiles keep the rows that went).
+test_exited_rows() {
+	local f=$WORK/exited.dat p=$WORK/faultprog
+	build_faultprog || return 1
+	"$KMTRACE" record -o "$f" -- sh -c "for i in \$(seq 40); do
+		$p \$((i % 7 * 30 + 1)) 0 none 0; done; sleep 1.3; $p 1 0 none 0" \
+		>/dev/null 2>"$WORK/ex.err" || { cat "$WORK/ex.err"; return 1; }
+	"$KMTRACE" report -i "$f" fault -l 100000 vm -l 100000 --format json >"$WORK/ex-all.json" &&
+		"$KMTRACE" report -i "$f" fault -l 6 vm -l 6 --format json >"$WORK/ex-top.json" ||
+		return 1
+	python3 - "$WORK/ex-all.json" "$WORK/ex-top.json" <<'PY'
+import json, sys
+full, top = (json.load(open(p))['analyses'] for p in sys.argv[1:])
+for an, table in (('fault', 'processes'), ('vm', 'mappings')):
+    rows = full[an]['tables'][table]
+    print(f"  {an} {table}: {len(rows)} rows in all, -l 6 shows the first 6: "
+          f"{top[an]['tables'][table] == rows[:6]}")
+    assert len(rows) >= 40 and top[an]['tables'][table] == rows[:6]
+    assert top[an]['summary'] == full[an]['summary'], an
+PY
+}
+
 fault_live_tests() {
 	live "vm: each exec'd process gets an address space of its own (mm_id reuse)" test_vm_mm_reuse
 	live "vm: the command's max RSS is set beside its descendant's peak" test_vm_descendant_maxrss
 	live "fault: minor and major of faultprog equal its rusage (less before-tracing faults and execve's argument pages); major >= file pages > 0" \
 		test_fault_rusage
 	live "fault: faultprog's anonymous touches are user, write, not-present" test_fault_classes
+	live "fault, vm: of 40 exited processes, -l 6 shows the first 6 rows of the whole table" \
+		test_exited_rows
 	live "fault: 3 runs of 150,000 faults: every fault the kernel counted has its sample (perf lost=0)" \
 		test_fault_no_sample_lost
 	live "vm: faultprog's brk and mmap growth; anon RSS peak within 5% of rusage max RSS" \

@@ -92,6 +92,7 @@ static void fault_free(void *priv)
 	kmt_hashmap_free(&st->pending_index);
 	kmt_hashmap_free(&st->command_tasks);
 	kmt_vmmap_free(&st->vm);
+	kmt_exited_free(&st->exited);
 	for (i = 0; i < st->nprocs; i++)
 		free(st->procs[i].comm);
 	free(st->procs);
@@ -202,20 +203,45 @@ static int fault_start(void *priv, const struct kmt_session *s)
 	st->tep = s->tep;
 	st->reader = s->reader;
 	st->filter.reader = s->reader;
+	kmt_exited_init(&st->exited, st->lines, kmt_fault_proc_rank, st);
 	take_source(st, s->reader);
 	ru = kmt_reader_text(s->reader, KMT_TEXT_RUSAGE);
 	take_machine(st, kmt_reader_text(s->reader, KMT_TEXT_UNAME));
 	return ru ? parse_rusage(st, ru) : 0;
 }
 
+int kmt_fault_proc_rank(uint32_t a, uint32_t b, void *ctx)
+{
+	const struct fault_state *st = ctx;
+	const struct fault_proc *x = &st->procs[a], *y = &st->procs[b];
+
+	if (!x->seq || !y->seq)
+		return !x->seq - !y->seq;
+	if (x->c.faults != y->c.faults)
+		return x->c.faults < y->c.faults ? 1 : -1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The row of task @pid, made (a given-back one first) if needed; UINT32_MAX out of memory. */
 static uint32_t proc_of(struct fault_state *st, int pid)
 {
-	bool made;
-	uint32_t i = kmt_hashmap_row(&st->proc_index, pid, &st->procs, &st->procs_cap,
-				     &st->nprocs, sizeof(*st->procs), &made);
+	uint64_t row;
+	uint32_t i;
 
-	if (made)
-		st->procs[i].pid = pid;	/* named at report time */
+	if (kmt_hashmap_find(&st->proc_index, pid, &row))
+		return (uint32_t)row;
+	if (!kmt_exited_reuse(&st->exited, &i)) {
+		if (kmt_grow(&st->procs, &st->procs_cap, st->nprocs, sizeof(*st->procs)))
+			return UINT32_MAX;
+		i = st->nprocs++;
+	}
+	if (kmt_hashmap_put(&st->proc_index, pid, i)) {
+		st->procs[i] = (struct fault_proc){ 0 };	/* a row given back */
+		kmt_exited_give(&st->exited, i);	/* out of memory: a hole left */
+		return UINT32_MAX;
+	}
+	/* named at report time */
+	st->procs[i] = (struct fault_proc){ .pid = pid, .seq = ++st->procs_made };
 	return i;
 }
 
@@ -375,8 +401,8 @@ static void resolve(struct fault_state *st, struct fault_pending *p, enum fault_
 		else
 			iv->other++;
 	}
-	if (l)
-		kmt_latencies_add(&st->lat, p->proc, lat);	/* out of memory: not timed */
+	if (l)	/* out of memory: not timed */
+		kmt_latencies_add(&st->lat, st->procs[p->proc].seq, lat);
 	p->retried = false;
 }
 
@@ -464,11 +490,73 @@ static int fault_taken(struct fault_state *st, const struct kmt_event *ev)
 	return 0;
 }
 
+/*
+ * Row @row of an exited task settled: out of the index (its pid's next
+ * task gets a row of its own), and given back when it can no longer be
+ * shown. 0, or -1 out of memory.
+ */
+static int settle(struct fault_state *st, uint32_t row)
+{
+	struct fault_proc *p = &st->procs[row];
+	struct fault_pending *pend = pending_find(st, p->pid);
+	uint64_t at;
+	uint32_t gone;
+	int ret;
+
+	if (pend && pend->active && pend->proc == row)
+		resolve(st, pend, FAULT_UNRESOLVED, 0);	/* as the report would */
+	if (kmt_hashmap_get(&st->proc_index, p->pid, &at) && at == row)
+		kmt_hashmap_del(&st->proc_index, p->pid, NULL);
+	if ((ret = kmt_exited_settle(&st->exited, row, &gone)) <= 0)
+		return ret;
+	if (kmt_latencies_retire(&st->lat, st->procs[gone].seq))
+		return -1;
+	st->procs[gone] = (struct fault_proc){ 0 };
+	return kmt_exited_give(&st->exited, gone);
+}
+
+/* Rows whose tasks exited a grace period before @ts settle. 0, or -1 out of memory. */
+static int settle_until(struct fault_state *st, uint64_t ts)
+{
+	uint32_t row;
+
+	while (kmt_exited_due(&st->exited, ts, &row))
+		if (settle(st, row))
+			return -1;
+	return 0;
+}
+
+/*
+ * A task exited (its row waits to settle) or a pid came back in a fork
+ * (an exited task's row stops taking its events). 0, or -1 out of memory.
+ */
+static int task_ends(struct fault_state *st, const struct kmt_event *ev)
+{
+	uint64_t row;
+
+	if (!kmt_hashmap_get(&st->proc_index, ev->target_pid, &row))
+		return 0;
+	if (ev->type == KMT_EV_FORK) {	/* the pid of an exited task, again */
+		if (st->procs[row].exited)
+			kmt_hashmap_del(&st->proc_index, ev->target_pid, NULL);
+		return 0;
+	}
+	if (st->procs[row].exited)	/* exited twice: no fork of the pid was seen */
+		return 0;
+	st->procs[row].exited = true;
+	return kmt_exited_add(&st->exited, (uint32_t)row, ev->ts);
+}
+
 /* Forks and execs of the command's tasks, and the mappings --regions names. */
 static int follow_tasks(struct fault_state *st, const struct kmt_event *ev)
 {
 	struct vm_task *task;
 	uint64_t one;
+
+	if ((ev->type == KMT_EV_EXIT || ev->type == KMT_EV_FORK) && task_ends(st, ev))
+		return -1;
+	if (ev->type == KMT_EV_EXIT)
+		return 0;
 
 	if (ev->type == KMT_EV_FORK && st->have_rusage &&
 	    kmt_hashmap_get(&st->command_tasks, ev->pid, &one) &&
@@ -489,6 +577,8 @@ static int fault_event(void *priv, const struct kmt_event *ev)
 	st->started = true;
 	st->last_ts = ev->ts;
 	take_samples_until(st, ev->ts);
+	if (settle_until(st, ev->ts))
+		return -1;
 	switch (ev->type) {
 	case KMT_EV_FAULT_USER:
 	case KMT_EV_FAULT_KERNEL:
@@ -512,7 +602,7 @@ static int fault_report_cb(void *priv, const struct kmt_session *s, struct kmt_o
 		if (st->pending[i].active)
 			resolve(st, &st->pending[i], FAULT_UNRESOLVED, 0);
 	for (i = 0; i < st->nprocs; i++)	/* names as the recording knows them at its end */
-		if (!st->procs[i].comm &&
+		if (st->procs[i].seq && !st->procs[i].comm &&
 		    !(st->procs[i].comm = kmt_task_name(st->reader, st->procs[i].pid))) {
 			errno = ENOMEM;
 			return -1;
@@ -554,7 +644,7 @@ const struct kmt_analysis kmt_analysis_fault = {
 	.needs = fault_needs,
 	.remark = fault_remark,
 	.events = KMT_EVMASK(KMT_EV_FAULT_USER) | KMT_EVMASK(KMT_EV_FAULT_KERNEL) |
-		  KMT_EVMASK(KMT_EV_FAULT_RETURN) | VMMAP_EVENTS,
+		  KMT_EVMASK(KMT_EV_FAULT_RETURN) | VMMAP_EVENTS | KMT_EVMASK(KMT_EV_EXIT),
 	.reader_thread_ok = true,
 	.init = fault_init,
 	.filter = fault_filter,

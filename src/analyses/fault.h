@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <kmtrace/analysis.h>
 #include <kmtrace/output.h>
+#include "exited.h"
 #include "filter.h"
 #include "common/hashmap.h"
 #include "latency.h"
@@ -48,6 +49,8 @@ struct fault_counts {
 
 struct fault_proc {
 	int pid;
+	uint32_t seq;		/* order of making, from 1; 0: a row given back */
+	bool exited;		/* its task's exit event was seen */
 	char *comm;
 	struct fault_counts c;
 };
@@ -105,6 +108,8 @@ struct fault_state {
 	struct kmt_hashmap proc_index, ip_index, region_index, mapping_index, pending_index;
 	struct fault_proc *procs;
 	uint32_t nprocs, procs_cap;
+	uint32_t procs_made;		/* the last row's seq */
+	struct kmt_exited exited;	/* rows of exited tasks that may still be shown */
 	struct fault_ip *ips;
 	uint32_t nips, ips_cap;
 	struct fault_region *regions;
@@ -113,7 +118,7 @@ struct fault_state {
 	uint32_t npending, pending_cap;
 	struct fault_interval *intervals;
 	uint32_t nintervals, intervals_cap;
-	struct kmt_latencies lat;	/* per process (row: its index) */
+	struct kmt_latencies lat;	/* per process (row: its seq) */
 	struct kmt_reader *sample_reader;	/* FS_PERF: the samples' reader, in time order */
 	struct kmt_fault_sample sample;	/* the next one, if have_sample */
 	bool have_sample;
@@ -130,6 +135,12 @@ struct fault_state {
 	uint64_t command_out[2];		/* accounted minor, major of those tasks */
 	uint64_t command_execs;			/* their execve()s the trace saw */
 };
+
+/*
+ * The order of the process table: most faults first, then the row made
+ * first; a row given back last. @st: the struct fault_state.
+ */
+int kmt_fault_proc_rank(uint32_t a, uint32_t b, void *st);
 
 /* Write the fault report of @st. 0 or -1. */
 int kmt_fault_report(struct fault_state *st, const struct kmt_session *s, struct kmt_output *out);

@@ -152,8 +152,7 @@ static uint64_t errors(const struct fault_counts *c)
 
 static int report_procs(struct fault_state *st, struct kmt_output *out)
 {
-	uint32_t *idx = sort_by_faults(st->procs, offsetof(struct fault_proc, c),
-				       sizeof(*st->procs), st->nprocs), i;
+	uint32_t *idx = kmt_sorted_index(st->nprocs, kmt_fault_proc_rank, st), i;
 	struct kmt_table *t;
 	int ret = 0;
 
@@ -166,7 +165,9 @@ static int report_procs(struct fault_state *st, struct kmt_output *out)
 		const struct fault_counts *c = &p->c;
 		uint64_t p50, p99;
 
-		if ((ret = kmt_latencies_row(&st->lat, idx[i], &p50, &p99)))
+		if (!p->seq)	/* given back: the rest are too */
+			break;
+		if ((ret = kmt_latencies_row(&st->lat, p->seq, &p50, &p99)))
 			break;
 		ret = kmt_table_row(t, (union kmt_cell[]){
 			{ .u = p->pid }, { .s = p->comm }, { .u = c->faults },

@@ -96,15 +96,12 @@ static int insert_entry(struct kmt_latency_row *r, uint32_t pos, uint32_t b, uin
 	return 0;
 }
 
-/* Add @count latencies of bucket @b of @row: 0, or -1 out of memory. */
-static int add_to_bucket(struct kmt_latencies *l, uint32_t row, uint32_t b, uint32_t count)
+/* Add @count latencies of bucket @b to @r: 0, or -1 out of memory. */
+static int add_to_row(struct kmt_latencies *l, struct kmt_latency_row *r, uint32_t b,
+		      uint32_t count)
 {
-	struct kmt_latency_row *r = sketch_row(l, row);
-	uint32_t pos;
+	uint32_t pos = bucket_pos(r, b);
 
-	if (!r)
-		return -1;
-	pos = bucket_pos(r, b);
 	while (count) {
 		uint32_t part, *e = pos < r->n && r->b[pos] >> 16 == b ? &r->b[pos] : NULL;
 
@@ -123,6 +120,41 @@ static int add_to_bucket(struct kmt_latencies *l, uint32_t row, uint32_t b, uint
 	return 0;
 }
 
+/* True if row @row was retired while the latencies were exact. */
+static bool retired_exact(const struct kmt_latencies *l, uint32_t row)
+{
+	return row / 64 < l->retired_words && l->retired[row / 64] >> (row % 64) & 1;
+}
+
+/* Add @count latencies of bucket @b to those of retired rows: 0, or -1 out of memory. */
+static int add_to_rest(struct kmt_latencies *l, uint32_t b, uint32_t count)
+{
+	if (b >= l->rest_len) {
+		uint32_t len = b + 1 > 2 * l->rest_len ? b + 1 : 2 * l->rest_len;
+		uint64_t *r = realloc(l->rest, (size_t)len * sizeof(*r));
+
+		if (!r)
+			return -1;
+		memset(r + l->rest_len, 0, (size_t)(len - l->rest_len) * sizeof(*r));
+		l->rest = r;
+		l->rest_len = len;
+	}
+	l->n += !l->rest[b];	/* a bucket in use */
+	l->rest[b] += count;
+	return 0;
+}
+
+/* Add @count latencies of bucket @b of @row (a retired one's to the rest): 0, or -1. */
+static int add_to_bucket(struct kmt_latencies *l, uint32_t row, uint32_t b, uint32_t count)
+{
+	struct kmt_latency_row *r;
+
+	if (retired_exact(l, row))
+		return add_to_rest(l, b, count);
+	r = sketch_row(l, row);
+	return r ? add_to_row(l, r, b, count) : -1;
+}
+
 /* From one entry per latency to the buckets of the sketch. */
 static int to_sketch(struct kmt_latencies *l)
 {
@@ -136,6 +168,46 @@ static int to_sketch(struct kmt_latencies *l)
 			return -1;
 	free(l->v);
 	l->v = NULL;
+	free(l->retired);
+	l->retired = NULL;
+	l->retired_words = 0;
+	return 0;
+}
+
+/* Mark @row retired while the latencies are exact: 0, or -1 out of memory. */
+static int retire_exact(struct kmt_latencies *l, uint32_t row)
+{
+	uint32_t words = row / 64 + 1;
+
+	if (words > l->retired_words) {
+		uint64_t *r = realloc(l->retired, (size_t)words * 2 * sizeof(*r));
+
+		if (!r)
+			return -1;
+		memset(r + l->retired_words, 0, (words * 2 - l->retired_words) * sizeof(*r));
+		l->retired = r;
+		l->retired_words = words * 2;
+	}
+	l->retired[row / 64] |= 1ull << (row % 64);
+	return 0;
+}
+
+int kmt_latencies_retire(struct kmt_latencies *l, uint32_t row)
+{
+	struct kmt_latency_row *r;
+	uint32_t i, n;
+
+	if (!l->sketch)
+		return retire_exact(l, row);
+	if (row >= l->nrows || !(r = &l->rows[row])->n)
+		return 0;
+	n = r->n;
+	for (i = 0; i < n; i++)
+		if (add_to_rest(l, r->b[i] >> 16, r->b[i] & ENTRY_MAX_COUNT))
+			return -1;
+	l->n -= n;
+	free(r->b);
+	memset(r, 0, sizeof(*r));
 	return 0;
 }
 
@@ -225,6 +297,8 @@ static int overall_buckets(const struct kmt_latencies *l, struct kmt_latency **v
 	for (r = l->rows; r < l->rows + l->nrows; r++)
 		for (i = 0; i < r->n; i++)
 			counts[r->b[i] >> 16] += r->b[i] & ENTRY_MAX_COUNT;
+	for (b = 0; b < l->rest_len; b++)
+		counts[b] += l->rest[b];
 	for (b = 0; b < 1u << 16; b++)	/* a count past 32 bits: more entries */
 		*n += counts[b] ? (uint32_t)((counts[b] + UINT32_MAX - 1) / UINT32_MAX) : 0;
 	if (!(*v = malloc((*n ? *n : 1) * sizeof(**v)))) {
@@ -316,6 +390,8 @@ void kmt_latencies_free(struct kmt_latencies *l)
 	for (i = 0; i < l->nrows; i++)
 		free(l->rows[i].b);
 	free(l->rows);
+	free(l->rest);
+	free(l->retired);
 	free(l->v);
 	memset(l, 0, sizeof(*l));
 }

@@ -36,6 +36,10 @@ struct kmt_latencies {
 	uint32_t nrows, rows_cap;	/* of rows */
 	bool sketch;
 	double first_step;		/* the sketch's step of its first logarithmic bucket */
+	uint64_t *rest;			/* the sketch's counts of retired rows, by bucket */
+	uint32_t rest_len;		/* buckets of rest (a few thousand at most) */
+	uint64_t *retired;		/* rows retired before the sketch, a bit each */
+	uint32_t retired_words;
 };
 
 /* Add latency @ns of row @row; 0, or -1 out of memory. */
@@ -52,6 +56,13 @@ int kmt_latencies_sort(struct kmt_latencies *l);
 
 /* After kmt_latencies_sort(): p50 and p99 of row @row (0 when none). 0, or -1 out of memory. */
 int kmt_latencies_row(const struct kmt_latencies *l, uint32_t row, uint64_t *p50, uint64_t *p99);
+
+/*
+ * Row @row will not be asked for again (its table row went): its
+ * latencies stay in the overall percentiles only, in fixed memory. The
+ * caller must not add to it after. 0, or -1 out of memory.
+ */
+int kmt_latencies_retire(struct kmt_latencies *l, uint32_t row);
 
 /* Free what @l holds. */
 void kmt_latencies_free(struct kmt_latencies *l);

@@ -10,6 +10,7 @@
 
 #include <kmtrace/analysis.h>
 #include <kmtrace/output.h>
+#include "analyses/exited.h"
 #include "analyses/fault.h"
 #include "analyses/latency.h"
 #include "analyses/vmmap.h"
@@ -524,6 +525,144 @@ START_TEST(test_latency_sketch)
 }
 END_TEST
 
+/* The overall and per-row percentiles of @a and @b are the same; rows below @rows. */
+static void assert_same_latencies(struct kmt_latencies *a, struct kmt_latencies *b,
+				  const bool *asked, uint32_t rows)
+{
+	uint64_t p50a, p99a, p50b, p99b;
+	uint32_t r;
+
+	ck_assert_int_eq(kmt_latencies_overall(a, &p50a, &p99a), 0);
+	ck_assert_int_eq(kmt_latencies_overall(b, &p50b, &p99b), 0);
+	ck_assert_uint_eq(p50a, p50b);
+	ck_assert_uint_eq(p99a, p99b);
+	ck_assert_int_eq(kmt_latencies_sort(a), 0);
+	ck_assert_int_eq(kmt_latencies_sort(b), 0);
+	for (r = 0; r < rows; r++) {
+		if (!asked[r])
+			continue;
+		ck_assert_int_eq(kmt_latencies_row(a, r, &p50a, &p99a), 0);
+		ck_assert_int_eq(kmt_latencies_row(b, r, &p50b, &p99b), 0);
+		ck_assert_uint_eq(p50a, p50b);
+		ck_assert_uint_eq(p99a, p99b);
+	}
+}
+
+/*
+ * A retired row's latencies stay in the overall percentiles, before the
+ * sketch (they follow into it) and in it (its buckets freed); the rows
+ * still asked for keep theirs.
+ */
+START_TEST(test_latency_retire)
+{
+	enum { ROWS = 500, N = 300000 };
+	struct kmt_latencies kept = { 0 }, retired = { 0 };
+	bool asked[ROWS];
+	uint64_t seed = 7;
+	uint32_t i, r, freed = 0;
+
+	for (r = 0; r < ROWS; r++)
+		asked[r] = true;
+	for (i = 0; i < N; i++) {
+		uint64_t ns;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		r = (seed >> 33) % ROWS;
+		if (!asked[r])
+			continue;	/* a retired row takes no more */
+		ns = (uint64_t)(50 * pow(10, 5.0 * (double)(seed >> 11) / (1ull << 53)));
+		ck_assert_int_eq(kmt_latencies_add(&kept, r, ns), 0);
+		ck_assert_int_eq(kmt_latencies_add(&retired, r, ns), 0);
+		if (i % 1000 == 999 && r % 5) {	/* 4 rows in 5 go, some while still exact */
+			ck_assert_int_eq(kmt_latencies_retire(&retired, r), 0);
+			asked[r] = false;
+		}
+	}
+	ck_assert(retired.sketch);
+	for (r = 0; r < ROWS; r++)
+		freed += !asked[r];
+	ck_assert_uint_gt(freed, 100);
+	for (r = 0; r < retired.nrows; r++)	/* a retired row's buckets are given back */
+		ck_assert(asked[r] || (!retired.rows[r].b && !retired.rows[r].n));
+	ck_assert_uint_lt(retired.n, kept.n);
+	assert_same_latencies(&kept, &retired, asked, ROWS);
+	kmt_latencies_free(&kept);
+	kmt_latencies_free(&retired);
+}
+END_TEST
+
+/* Rank of the unit test's rows: larger value first, then the lower index. */
+static int rank_values(uint32_t a, uint32_t b, void *ctx)
+{
+	const uint32_t *v = ctx;
+
+	if (v[a] != v[b])
+		return v[a] < v[b] ? 1 : -1;
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * Rows settled in a random order, with ties: the ones kept are exactly
+ * the LINES that rank first, every other one goes once, and rows given
+ * back come out again for new ones.
+ */
+START_TEST(test_exited_top)
+{
+	enum { ROWS = 2000, LINES = 20 };
+	static uint32_t value[ROWS], order[ROWS];
+	bool gone[ROWS] = { false };
+	struct kmt_exited e;
+	uint64_t seed = 99;
+	uint32_t i, row, left = 0, reused;
+
+	for (i = 0; i < ROWS; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		value[i] = (uint32_t)(seed >> 33) % 300;	/* many ties */
+		order[i] = i;
+	}
+	for (i = ROWS - 1; i > 0; i--) {	/* exits in a random order */
+		uint32_t j, t;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		j = (uint32_t)(seed >> 33) % (i + 1);
+		t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
+	kmt_exited_init(&e, LINES, rank_values, value);
+	for (i = 0; i < ROWS; i++)
+		ck_assert_int_eq(kmt_exited_add(&e, order[i], (uint64_t)i * 1000), 0);
+	ck_assert(!kmt_exited_due(&e, KMT_EXITED_GRACE_NS - 1, &row));	/* not yet */
+	for (i = 0; kmt_exited_due(&e, UINT64_MAX, &row); i++) {
+		int ret;
+
+		ck_assert_uint_eq(row, order[i]);	/* in exit order */
+		ret = kmt_exited_settle(&e, row, &row);
+		ck_assert_int_ge(ret, 0);
+		if (ret) {
+			ck_assert(!gone[row]);
+			gone[row] = true;
+			ck_assert_int_eq(kmt_exited_give(&e, row), 0);
+		}
+	}
+	ck_assert_uint_eq(i, ROWS);
+	/* what stays is the first LINES by rank */
+	for (i = 0; i < ROWS; i++) {
+		uint32_t above = 0, j;
+
+		for (j = 0; j < ROWS; j++)
+			above += rank_values(j, i, value) < 0;
+		ck_assert_msg(gone[i] == (above >= LINES), "row %u: %u above it", i, above);
+		left += !gone[i];
+	}
+	ck_assert_uint_eq(left, LINES);
+	for (i = 0; i < ROWS - LINES; i++)
+		ck_assert(kmt_exited_reuse(&e, &reused) && gone[reused]);
+	ck_assert(!kmt_exited_reuse(&e, &reused));
+	kmt_exited_free(&e);
+}
+END_TEST
+
 Suite *fault_suite(void)
 {
 	Suite *s = suite_create("fault");
@@ -538,6 +677,8 @@ Suite *fault_suite(void)
 	tcase_add_test(tc, test_no_source_not_x86);
 	tcase_add_test(tc, test_vmmap);
 	tcase_add_test(tc, test_latency_sketch);
+	tcase_add_test(tc, test_latency_retire);
+	tcase_add_test(tc, test_exited_top);
 	suite_add_tcase(s, tc);
 	return s;
 }
