@@ -4,11 +4,12 @@
 #include <string.h>
 #include "exited.h"
 
-void kmt_exited_init(struct kmt_exited *e, long long lines, kmt_index_cmp rank, void *ctx)
+void kmt_exited_init(struct kmt_exited *e, long long lines, const struct kmt_exited_ops *ops,
+		     void *ctx)
 {
 	memset(e, 0, sizeof(*e));
 	e->lines = lines > 0 ? (uint64_t)lines : 0;
-	e->rank = rank;
+	e->ops = ops;
 	e->ctx = ctx;
 }
 
@@ -50,7 +51,7 @@ int kmt_exited_add(struct kmt_exited *e, uint32_t row, uint64_t ts)
 /* True if row @a ranks below row @b. */
 static bool below(const struct kmt_exited *e, uint32_t a, uint32_t b)
 {
-	return e->rank(a, b, e->ctx) > 0;
+	return e->ops->rank(a, b, e->ctx) > 0;
 }
 
 /* Move the kept row at @i up while it ranks below its parent. */
@@ -110,5 +111,19 @@ int kmt_exited_give(struct kmt_exited *e, uint32_t row)
 	if (kmt_grow(&e->spare, &e->spare_cap, e->nspare, sizeof(*e->spare)))
 		return -1;
 	e->spare[e->nspare++] = row;
+	return 0;
+}
+
+int kmt_exited_until(struct kmt_exited *e, uint64_t now)
+{
+	uint32_t row, gone;
+	int ret;
+
+	while (kmt_exited_due(e, now, &row)) {
+		e->ops->detach(e->ctx, row);
+		if ((ret = kmt_exited_settle(e, row, &gone)) < 0 ||
+		    (ret && e->ops->drop(e->ctx, gone)))
+			return -1;
+	}
 	return 0;
 }

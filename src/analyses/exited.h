@@ -22,9 +22,16 @@ struct kmt_exited_wait {
 	uint32_t row;
 };
 
+/* What a table's owner does for kmt_exited_until(); @ctx is kmt_exited_init()'s. */
+struct kmt_exited_ops {
+	kmt_index_cmp rank;				/* < 0: row a ranks above row b */
+	void (*detach)(void *ctx, uint32_t row);	/* settled: it takes no more events */
+	int (*drop)(void *ctx, uint32_t row);		/* it can go: 0, or -1 */
+};
+
 struct kmt_exited {
 	uint64_t lines;			/* rows the table shows */
-	kmt_index_cmp rank;		/* < 0: row a ranks above row b */
+	const struct kmt_exited_ops *ops;
 	void *ctx;
 	struct kmt_exited_wait *wait;	/* ring in exit order, so by due time */
 	uint32_t head, nwait, wait_cap;
@@ -34,8 +41,9 @@ struct kmt_exited {
 	uint32_t nspare, spare_cap;
 };
 
-/* Start @e for a table showing @lines rows ranked by @rank over @ctx. */
-void kmt_exited_init(struct kmt_exited *e, long long lines, kmt_index_cmp rank, void *ctx);
+/* Start @e for a table of @ctx showing @lines rows, with @ops. */
+void kmt_exited_init(struct kmt_exited *e, long long lines, const struct kmt_exited_ops *ops,
+		     void *ctx);
 
 /* Free what @e holds. */
 void kmt_exited_free(struct kmt_exited *e);
@@ -60,6 +68,12 @@ static inline bool kmt_exited_due(struct kmt_exited *e, uint64_t now, uint32_t *
  * out of memory.
  */
 int kmt_exited_settle(struct kmt_exited *e, uint32_t row, uint32_t *gone);
+
+/*
+ * Settle the rows due by trace time @now: each is detached, ranked, and
+ * the rows that can go are dropped. 0, or -1 out of memory.
+ */
+int kmt_exited_until(struct kmt_exited *e, uint64_t now);
 
 /* Give row @row back for reuse by kmt_exited_reuse(): 0, or -1 out of memory. */
 int kmt_exited_give(struct kmt_exited *e, uint32_t row);

@@ -59,6 +59,7 @@ static const struct option fault_longopts[] = {
 };
 
 static void fault_free(void *priv);
+static const struct kmt_exited_ops proc_rows;	/* the process table's, below */
 
 static void *fault_init(void)
 {
@@ -203,7 +204,7 @@ static int fault_start(void *priv, const struct kmt_session *s)
 	st->tep = s->tep;
 	st->reader = s->reader;
 	st->filter.reader = s->reader;
-	kmt_exited_init(&st->exited, st->lines, kmt_fault_proc_rank, st);
+	kmt_exited_init(&st->exited, st->lines, &proc_rows, st);
 	take_source(st, s->reader);
 	ru = kmt_reader_text(s->reader, KMT_TEXT_RUSAGE);
 	take_machine(st, kmt_reader_text(s->reader, KMT_TEXT_UNAME));
@@ -490,41 +491,34 @@ static int fault_taken(struct fault_state *st, const struct kmt_event *ev)
 	return 0;
 }
 
-/*
- * Row @row of an exited task settled: out of the index (its pid's next
- * task gets a row of its own), and given back when it can no longer be
- * shown. 0, or -1 out of memory.
- */
-static int settle(struct fault_state *st, uint32_t row)
+/* Row @row of an exited task settled: its pid's next task gets a row of its own. */
+static void detach_proc(void *ctx, uint32_t row)
 {
-	struct fault_proc *p = &st->procs[row];
+	struct fault_state *st = ctx;
+	const struct fault_proc *p = &st->procs[row];
 	struct fault_pending *pend = pending_find(st, p->pid);
 	uint64_t at;
-	uint32_t gone;
-	int ret;
 
 	if (pend && pend->active && pend->proc == row)
 		resolve(st, pend, FAULT_UNRESOLVED, 0);	/* as the report would */
 	if (kmt_hashmap_get(&st->proc_index, p->pid, &at) && at == row)
 		kmt_hashmap_del(&st->proc_index, p->pid, NULL);
-	if ((ret = kmt_exited_settle(&st->exited, row, &gone)) <= 0)
-		return ret;
-	if (kmt_latencies_retire(&st->lat, st->procs[gone].seq))
-		return -1;
-	st->procs[gone] = (struct fault_proc){ 0 };
-	return kmt_exited_give(&st->exited, gone);
 }
 
-/* Rows whose tasks exited a grace period before @ts settle. 0, or -1 out of memory. */
-static int settle_until(struct fault_state *st, uint64_t ts)
+/* Row @row can no longer be shown: given back. 0, or -1 out of memory. */
+static int drop_proc(void *ctx, uint32_t row)
 {
-	uint32_t row;
+	struct fault_state *st = ctx;
 
-	while (kmt_exited_due(&st->exited, ts, &row))
-		if (settle(st, row))
-			return -1;
-	return 0;
+	if (kmt_latencies_retire(&st->lat, st->procs[row].seq))
+		return -1;
+	st->procs[row] = (struct fault_proc){ 0 };
+	return kmt_exited_give(&st->exited, row);
 }
+
+static const struct kmt_exited_ops proc_rows = {
+	.rank = kmt_fault_proc_rank, .detach = detach_proc, .drop = drop_proc,
+};
 
 /*
  * A task exited (its row waits to settle) or a pid came back in a fork
@@ -577,7 +571,7 @@ static int fault_event(void *priv, const struct kmt_event *ev)
 	st->started = true;
 	st->last_ts = ev->ts;
 	take_samples_until(st, ev->ts);
-	if (settle_until(st, ev->ts))
+	if (kmt_exited_until(&st->exited, ev->ts))
 		return -1;
 	switch (ev->type) {
 	case KMT_EV_FAULT_USER:

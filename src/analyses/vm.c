@@ -22,6 +22,7 @@
 
 #include <kmtrace/analysis.h>
 #include <kmtrace/output.h>
+#include "exited.h"
 #include "filter.h"
 #include "common/util.h"
 #include "vmmap.h"
@@ -54,6 +55,7 @@ struct vm_state {
 	long long lines;
 	struct kmt_reader *reader;	/* names of tasks */
 	struct vmmap map;
+	struct kmt_exited exited;	/* tasks exited whose rows may still be shown */
 	struct kmt_hashmap mm_index;	/* mm_id -> index + 1 of its address space now */
 	struct kmt_hashmap pid_mm;	/* pid -> index + 1 of the mm it is in */
 	struct kmt_hashmap command_tasks;	/* the command's and its descendants' pids */
@@ -83,6 +85,7 @@ static void vm_free(void *priv)
 
 	kmt_filter_free(&st->filter);
 	kmt_vmmap_free(&st->map);
+	kmt_exited_free(&st->exited);
 	kmt_hashmap_free(&st->mm_index);
 	kmt_hashmap_free(&st->pid_mm);
 	kmt_hashmap_free(&st->command_tasks);
@@ -127,6 +130,37 @@ static struct kmt_filter *vm_filter(void *priv)
 	return &((struct vm_state *)priv)->filter;
 }
 
+/* The mappings table's order: highest peak first, then by pid and making; slots given back last. */
+static int by_peak(uint32_t a, uint32_t b, void *ctx)
+{
+	const struct vm_state *st = ctx;
+	const struct vm_task *x = &st->map.tasks[a], *y = &st->map.tasks[b];
+
+	if (!x->seq || !y->seq)
+		return !x->seq - !y->seq;
+	if (x->peak != y->peak)
+		return x->peak < y->peak ? 1 : -1;
+	if (x->pid != y->pid)
+		return (x->pid > y->pid) - (x->pid < y->pid);
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Task slot @idx of an exited task settled: the pid's next task gets a slot of its own. */
+static void detach_task(void *ctx, uint32_t idx)
+{
+	kmt_vmmap_forget(&((struct vm_state *)ctx)->map, idx);
+}
+
+/* Task slot @idx can no longer be shown: given back. 0, or -1 out of memory. */
+static int drop_task(void *ctx, uint32_t idx)
+{
+	return kmt_vmmap_give_back(&((struct vm_state *)ctx)->map, idx);
+}
+
+static const struct kmt_exited_ops task_rows = {
+	.rank = by_peak, .detach = detach_task, .drop = drop_task,
+};
+
 static int vm_start(void *priv, const struct kmt_session *s)
 {
 	struct vm_state *st = priv;
@@ -136,6 +170,7 @@ static int vm_start(void *priv, const struct kmt_session *s)
 		return 0;
 	st->reader = s->reader;
 	st->filter.reader = s->reader;
+	kmt_exited_init(&st->exited, st->lines, &task_rows, st);
 	ru = kmt_reader_text(s->reader, KMT_TEXT_RUSAGE);
 	st->have_rusage = ru && sscanf(ru, "pid=%d minflt=%*d majflt=%*d maxrss_kb=%lld",
 				       &st->ru_pid, &st->ru_maxrss_kb) == 2;
@@ -275,6 +310,28 @@ static int rss_event(struct vm_state *st, const struct kmt_event *ev)
 	return 0;
 }
 
+/*
+ * A task exited (its row waits to settle) or an exited task's pid came
+ * back in a fork (the child gets a row of its own). 0, or -1 out of memory.
+ */
+static int task_ends(struct vm_state *st, const struct kmt_event *ev)
+{
+	struct vm_task *t = kmt_vmmap_task(&st->map, (int)ev->target_pid);
+	uint32_t idx = t ? (uint32_t)(t - st->map.tasks) : 0;
+
+	if (!t)
+		return 0;
+	if (ev->type == KMT_EV_FORK) {
+		if (t->exited)
+			kmt_vmmap_forget(&st->map, idx);
+		return 0;
+	}
+	if (t->exited)	/* exited twice: no fork of the pid was seen */
+		return 0;
+	t->exited = true;
+	return kmt_exited_add(&st->exited, idx, ev->ts);
+}
+
 /* Tasks leave their mm at exit; the command's descendants are its own. */
 static int follow_tasks(struct vm_state *st, const struct kmt_event *ev)
 {
@@ -284,6 +341,8 @@ static int follow_tasks(struct vm_state *st, const struct kmt_event *ev)
 		leave_mm(st, (int)ev->target_pid);
 		kmt_vmmap_exit(&st->map, (int)ev->target_pid);
 	}
+	if ((ev->type == KMT_EV_EXIT || ev->type == KMT_EV_FORK) && task_ends(st, ev))
+		return -1;
 	if (ev->type == KMT_EV_FORK && st->have_rusage &&
 	    kmt_hashmap_get(&st->command_tasks, ev->pid, &one))
 		return kmt_hashmap_put(&st->command_tasks, ev->target_pid, 1);
@@ -301,7 +360,7 @@ static int vm_event(void *priv, const struct kmt_event *ev)
 	if (!st->started)
 		st->first_ts = ev->ts;
 	st->started = true;
-	if (follow_tasks(st, ev))
+	if (kmt_exited_until(&st->exited, ev->ts) || follow_tasks(st, ev))
 		return -1;
 	if (ev->type == KMT_EV_EXIT)
 		return 0;
@@ -348,7 +407,7 @@ static int report_summary(const struct vm_state *st, struct kmt_output *out)
 {
 	const struct vm_mm *mm = command_mm(st);
 
-	if (kmt_output_count(out, "tasks", "Tasks with mappings followed", st->map.ntasks) ||
+	if (kmt_output_count(out, "tasks", "Tasks with mappings followed", st->map.made) ||
 	    kmt_output_count(out, "regions_not_inherited", "Children left without their "
 			     "parent's regions (memory bound)", st->map.not_inherited) ||
 	    kmt_output_count(out, "address_spaces", "Address spaces in rss_stat", st->nmms) ||
@@ -370,15 +429,6 @@ static int report_summary(const struct vm_state *st, struct kmt_output *out)
 				100.0 * mm->peak[1] / (st->ru_maxrss_kb * 1024.0) : 0 });
 }
 
-static int by_peak(uint32_t a, uint32_t b, void *ctx)
-{
-	const struct vm_task *x = &((const struct vm_task *)ctx)[a];
-	const struct vm_task *y = &((const struct vm_task *)ctx)[b];
-
-	if (x->peak != y->peak)
-		return x->peak < y->peak ? 1 : -1;
-	return (x->pid > y->pid) - (x->pid < y->pid);
-}
 
 static const struct kmt_column map_cols[] = {
 	{ "pid", "PID", KMT_KIND_COUNT }, { "comm", "COMM", KMT_KIND_STRING },
@@ -391,7 +441,7 @@ static const struct kmt_column map_cols[] = {
 
 static int report_mappings(struct vm_state *st, struct kmt_output *out)
 {
-	uint32_t *idx = kmt_sorted_index(st->map.ntasks, by_peak, st->map.tasks), i;
+	uint32_t *idx = kmt_sorted_index(st->map.ntasks, by_peak, st), i;
 	struct kmt_table *t = idx ? kmt_output_table(out, "mappings",
 		"Mapped virtual memory per task (what the trace saw mapped and unmapped)",
 		sizeof(map_cols) / sizeof(map_cols[0]), map_cols) : NULL;
@@ -399,6 +449,9 @@ static int report_mappings(struct vm_state *st, struct kmt_output *out)
 
 	for (i = 0; t && i < st->map.ntasks && i < (uint64_t)st->lines && !ret; i++) {
 		const struct vm_task *k = &st->map.tasks[idx[i]];
+
+		if (!k->seq)	/* given back: the rest are too */
+			break;
 
 		ret = kmt_table_row(t, (union kmt_cell[]){
 			{ .u = k->pid }, { .s = comm_of(st, k->pid) }, { .u = k->mmaps },

@@ -46,6 +46,7 @@ void kmt_vmmap_free(struct vmmap *m)
 	for (i = 0; i < m->ntasks; i++)
 		drop_regions(&m->tasks[i]);
 	free(m->tasks);
+	free(m->spare);
 	kmt_hashmap_free(&m->index);
 	memset(m, 0, sizeof(*m));
 }
@@ -62,12 +63,37 @@ static int task_get(struct vmmap *m, int pid, bool create, struct vm_task **t)
 	}
 	if (!create)
 		return 0;
-	if (kmt_grow(&m->tasks, &m->cap, m->ntasks, sizeof(*m->tasks)) ||
-	    kmt_hashmap_put(&m->index, (uint64_t)pid, m->ntasks + 1))
+	idx = m->nspare ? m->spare[m->nspare - 1] : m->ntasks;
+	if ((idx == m->ntasks && kmt_grow(&m->tasks, &m->cap, m->ntasks, sizeof(*m->tasks))) ||
+	    kmt_hashmap_put(&m->index, (uint64_t)pid, idx + 1))
 		return -1;
-	*t = &m->tasks[m->ntasks++];
+	if (idx == m->ntasks)
+		m->ntasks++;
+	else
+		m->nspare--;
+	*t = &m->tasks[idx];
 	memset(*t, 0, sizeof(**t));
 	(*t)->pid = pid;
+	(*t)->seq = ++m->made;
+	return 0;
+}
+
+void kmt_vmmap_forget(struct vmmap *m, uint32_t idx)
+{
+	uint64_t cur;
+
+	if (kmt_hashmap_get(&m->index, (uint64_t)m->tasks[idx].pid, &cur) && cur == idx + 1)
+		kmt_hashmap_del(&m->index, (uint64_t)m->tasks[idx].pid, NULL);
+}
+
+int kmt_vmmap_give_back(struct vmmap *m, uint32_t idx)
+{
+	kmt_vmmap_forget(m, idx);
+	drop_regions(&m->tasks[idx]);
+	memset(&m->tasks[idx], 0, sizeof(m->tasks[idx]));
+	if (kmt_grow(&m->spare, &m->spare_cap, m->nspare, sizeof(*m->spare)))
+		return -1;
+	m->spare[m->nspare++] = idx;
 	return 0;
 }
 

@@ -44,6 +44,8 @@ struct vm_regions {
 
 struct vm_task {
 	int pid;
+	uint32_t seq;			/* order of making, from 1; 0: a slot given back */
+	bool exited;			/* its sched_process_exit was seen */
 	struct vm_regions *regions;	/* NULL: none */
 	struct vm_region heap;		/* start == end until a brk was seen */
 	enum kmt_event_type pending;	/* syscall entered, waiting for its exit */
@@ -57,7 +59,10 @@ struct vm_task {
 struct vmmap {
 	struct kmt_hashmap index;	/* pid -> task + 1 */
 	struct vm_task *tasks;
-	uint32_t ntasks, cap;
+	uint32_t ntasks, cap;		/* slots, given-back ones included */
+	uint32_t made;			/* tasks made (the last one's seq) */
+	uint32_t *spare;		/* slots given back, for new tasks */
+	uint32_t nspare, spare_cap;
 	uint64_t events;		/* followed so far */
 	uint64_t copied;		/* regions copied from a shared set */
 	uint64_t not_inherited;		/* children left without their parent's regions */
@@ -76,6 +81,15 @@ struct vmmap {
  * its regions are given back, its counts stay.
  */
 void kmt_vmmap_exit(struct vmmap *m, int pid);
+
+/*
+ * The task in slot @idx stops taking the events of its pid (it exited; a
+ * later task of the pid gets a slot of its own); its counts stay.
+ */
+void kmt_vmmap_forget(struct vmmap *m, uint32_t idx);
+
+/* Slot @idx is no longer needed: it goes to a new task. 0, or -1 when out of memory. */
+int kmt_vmmap_give_back(struct vmmap *m, uint32_t idx);
 
 /* An empty map. 0, or -1 when out of memory. */
 int kmt_vmmap_init(struct vmmap *m);

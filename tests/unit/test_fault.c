@@ -433,6 +433,18 @@ START_TEST(test_vmmap)
 	ck_assert_ptr_null(kmt_vmmap_find(&m, 7, 0x20010));
 	ck_assert_int_eq(t->net, 0x6000);
 	ck_assert_int_eq(kmt_vmmap_find(&m, 9, 0x20010)->kind, VM_FILE);
+	/* forgotten, pid 7's next task is a new one; a slot given back goes to the next new task */
+	ck_assert_uint_eq(m.made, 3);
+	kmt_vmmap_forget(&m, (uint32_t)(t - m.tasks));
+	ck_assert_ptr_null(kmt_vmmap_task(&m, 7));
+	ck_assert_int_eq(t->net, 0x6000);	/* its counts stay */
+	ck_assert_int_eq(kmt_vmmap_give_back(&m, (uint32_t)(t - m.tasks)), 0);
+	ck_assert_uint_eq(t->seq, 0);
+	sys(&m, KMT_EV_BRK_ENTER, (unsigned long long[6]){ 0 }, 0x70000, 8);
+	ck_assert_ptr_eq(kmt_vmmap_task(&m, 7), t);
+	ck_assert_uint_eq(t->seq, 4);
+	ck_assert_int_eq(t->net, 0);
+	ck_assert_uint_eq(m.ntasks, 3);
 	kmt_vmmap_free(&m);
 }
 END_TEST
@@ -591,73 +603,93 @@ START_TEST(test_latency_retire)
 }
 END_TEST
 
+/* The unit test's table: values, and what kmt_exited did with its rows. */
+struct exited_table {
+	uint32_t value[2000];
+	uint32_t detached[2000], ndetached;
+	bool gone[2000];
+	struct kmt_exited *e;
+};
+
 /* Rank of the unit test's rows: larger value first, then the lower index. */
 static int rank_values(uint32_t a, uint32_t b, void *ctx)
 {
-	const uint32_t *v = ctx;
+	const uint32_t *v = ((const struct exited_table *)ctx)->value;
 
 	if (v[a] != v[b])
 		return v[a] < v[b] ? 1 : -1;
 	return a < b ? -1 : a > b;
 }
 
+static void detach_row(void *ctx, uint32_t row)
+{
+	struct exited_table *t = ctx;
+
+	t->detached[t->ndetached++] = row;
+}
+
+static int drop_row(void *ctx, uint32_t row)
+{
+	struct exited_table *t = ctx;
+
+	ck_assert(!t->gone[row]);
+	t->gone[row] = true;
+	return kmt_exited_give(t->e, row);
+}
+
 /*
- * Rows settled in a random order, with ties: the ones kept are exactly
- * the LINES that rank first, every other one goes once, and rows given
- * back come out again for new ones.
+ * Rows settled in a random order, with ties: each is detached once, in
+ * exit order and only when due; the ones kept are exactly the LINES that
+ * rank first, every other one goes once, and rows given back come out
+ * again for new ones.
  */
 START_TEST(test_exited_top)
 {
 	enum { ROWS = 2000, LINES = 20 };
-	static uint32_t value[ROWS], order[ROWS];
-	bool gone[ROWS] = { false };
+	static const struct kmt_exited_ops ops = { rank_values, detach_row, drop_row };
+	static struct exited_table t;
+	uint32_t order[ROWS], i, left = 0, reused;
 	struct kmt_exited e;
 	uint64_t seed = 99;
-	uint32_t i, row, left = 0, reused;
 
 	for (i = 0; i < ROWS; i++) {
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-		value[i] = (uint32_t)(seed >> 33) % 300;	/* many ties */
+		t.value[i] = (uint32_t)(seed >> 33) % 300;	/* many ties */
 		order[i] = i;
 	}
 	for (i = ROWS - 1; i > 0; i--) {	/* exits in a random order */
-		uint32_t j, t;
+		uint32_t j, x;
 
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 		j = (uint32_t)(seed >> 33) % (i + 1);
-		t = order[i];
+		x = order[i];
 		order[i] = order[j];
-		order[j] = t;
+		order[j] = x;
 	}
-	kmt_exited_init(&e, LINES, rank_values, value);
+	kmt_exited_init(&e, LINES, &ops, &t);
+	t.e = &e;
 	for (i = 0; i < ROWS; i++)
 		ck_assert_int_eq(kmt_exited_add(&e, order[i], (uint64_t)i * 1000), 0);
-	ck_assert(!kmt_exited_due(&e, KMT_EXITED_GRACE_NS - 1, &row));	/* not yet */
-	for (i = 0; kmt_exited_due(&e, UINT64_MAX, &row); i++) {
-		int ret;
-
-		ck_assert_uint_eq(row, order[i]);	/* in exit order */
-		ret = kmt_exited_settle(&e, row, &row);
-		ck_assert_int_ge(ret, 0);
-		if (ret) {
-			ck_assert(!gone[row]);
-			gone[row] = true;
-			ck_assert_int_eq(kmt_exited_give(&e, row), 0);
-		}
-	}
-	ck_assert_uint_eq(i, ROWS);
+	ck_assert_int_eq(kmt_exited_until(&e, KMT_EXITED_GRACE_NS - 1), 0);
+	ck_assert_uint_eq(t.ndetached, 0);	/* none due yet */
+	ck_assert_int_eq(kmt_exited_until(&e, KMT_EXITED_GRACE_NS + 1000), 0);
+	ck_assert_uint_eq(t.ndetached, 2);
+	ck_assert_int_eq(kmt_exited_until(&e, UINT64_MAX), 0);
+	ck_assert_uint_eq(t.ndetached, ROWS);
+	for (i = 0; i < ROWS; i++)
+		ck_assert_uint_eq(t.detached[i], order[i]);	/* in exit order */
 	/* what stays is the first LINES by rank */
 	for (i = 0; i < ROWS; i++) {
 		uint32_t above = 0, j;
 
 		for (j = 0; j < ROWS; j++)
-			above += rank_values(j, i, value) < 0;
-		ck_assert_msg(gone[i] == (above >= LINES), "row %u: %u above it", i, above);
-		left += !gone[i];
+			above += rank_values(j, i, &t) < 0;
+		ck_assert_msg(t.gone[i] == (above >= LINES), "row %u: %u above it", i, above);
+		left += !t.gone[i];
 	}
 	ck_assert_uint_eq(left, LINES);
 	for (i = 0; i < ROWS - LINES; i++)
-		ck_assert(kmt_exited_reuse(&e, &reused) && gone[reused]);
+		ck_assert(kmt_exited_reuse(&e, &reused) && t.gone[reused]);
 	ck_assert(!kmt_exited_reuse(&e, &reused));
 	kmt_exited_free(&e);
 }
