@@ -217,10 +217,12 @@ test_fault_no_sample_lost() {
 	done
 }
 
-# Rows of exited processes go once LINES settled rows rank above them: 40
-# short processes, then one past the second a row takes to settle. The
-# table -l 6 shows is the first 6 rows of the whole one, with the same
-# summary (the overall latency percentiles keep the rows that went).
+# Rows of exited processes (and of their ended address spaces) go once
+# LINES settled rows rank above them: 40 short processes, then one past
+# the second a row takes to settle. The table -l 6 shows is the first 6
+# rows of the whole one, with the same summary (the overall latency
+# percentiles keep the rows that went, vm the command's highest RSS), also
+# with -l 0, where every row goes as it settles.
 test_exited_rows() {
 	local f=$WORK/exited.dat p=$WORK/faultprog
 	build_faultprog || return 1
@@ -228,12 +230,16 @@ test_exited_rows() {
 		$p \$((i % 7 * 30 + 1)) 0 none 0; done; sleep 1.3; $p 1 0 none 0" \
 		>/dev/null 2>"$WORK/ex.err" || { cat "$WORK/ex.err"; return 1; }
 	"$KMTRACE" report -i "$f" fault -l 100000 vm -l 100000 --format json >"$WORK/ex-all.json" &&
-		"$KMTRACE" report -i "$f" fault -l 6 vm -l 6 --format json >"$WORK/ex-top.json" ||
+		"$KMTRACE" report -i "$f" fault -l 6 vm -l 6 --format json >"$WORK/ex-top.json" &&
+		"$KMTRACE" report -i "$f" fault -l 0 vm -l 0 --format json >"$WORK/ex-none.json" ||
 		return 1
-	python3 - "$WORK/ex-all.json" "$WORK/ex-top.json" <<'PY'
+	python3 - "$WORK/ex-all.json" "$WORK/ex-top.json" "$WORK/ex-none.json" <<'PY'
 import json, sys
-full, top = (json.load(open(p))['analyses'] for p in sys.argv[1:])
-for an, table in (('fault', 'processes'), ('vm', 'mappings')):
+full, top, none = (json.load(open(p))['analyses'] for p in sys.argv[1:])
+# -l 0: every settled row goes at once; the summaries still count them
+assert none['fault']['summary'] == full['fault']['summary']
+assert none['vm']['summary'] == full['vm']['summary'] and full['vm']['summary']['rss_peak_pid']
+for an, table in (('fault', 'processes'), ('vm', 'mappings'), ('vm', 'rss')):
     rows = full[an]['tables'][table]
     print(f"  {an} {table}: {len(rows)} rows in all, -l 6 shows the first 6: "
           f"{top[an]['tables'][table] == rows[:6]}")

@@ -114,15 +114,21 @@ int kmt_exited_give(struct kmt_exited *e, uint32_t row)
 	return 0;
 }
 
+int kmt_exited_final(struct kmt_exited *e, uint32_t row)
+{
+	uint32_t gone;
+	int ret = kmt_exited_settle(e, row, &gone);
+
+	return ret < 0 || (ret && e->ops->drop(e->ctx, gone)) ? -1 : 0;
+}
+
 int kmt_exited_until(struct kmt_exited *e, uint64_t now)
 {
-	uint32_t row, gone;
-	int ret;
+	uint32_t row;
 
 	while (kmt_exited_due(e, now, &row)) {
 		e->ops->detach(e->ctx, row);
-		if ((ret = kmt_exited_settle(e, row, &gone)) < 0 ||
-		    (ret && e->ops->drop(e->ctx, gone)))
+		if (kmt_exited_final(e, row))
 			return -1;
 	}
 	return 0;

@@ -26,6 +26,7 @@ struct kmt_exited_wait {
 struct kmt_exited_ops {
 	kmt_index_cmp rank;				/* < 0: row a ranks above row b */
 	void (*detach)(void *ctx, uint32_t row);	/* settled: it takes no more events */
+							/* (only kmt_exited_until() calls it) */
 	int (*drop)(void *ctx, uint32_t row);		/* it can go: 0, or -1 */
 };
 
@@ -70,8 +71,14 @@ static inline bool kmt_exited_due(struct kmt_exited *e, uint64_t now, uint32_t *
 int kmt_exited_settle(struct kmt_exited *e, uint32_t row, uint32_t *gone);
 
 /*
- * Settle the rows due by trace time @now: each is detached, ranked, and
- * the rows that can go are dropped. 0, or -1 out of memory.
+ * @row is final now (it takes no more events): ranked, and the row that
+ * can go dropped. 0, or -1 out of memory.
+ */
+int kmt_exited_final(struct kmt_exited *e, uint32_t row);
+
+/*
+ * Settle the rows due by trace time @now: each is detached, then final.
+ * 0, or -1 out of memory.
  */
 int kmt_exited_until(struct kmt_exited *e, uint64_t now);
 

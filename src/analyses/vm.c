@@ -34,6 +34,7 @@
 struct vm_mm {
 	uint64_t mm_id;
 	int pid;
+	uint32_t seq;			/* order of making, from 1; 0: a row given back */
 	uint32_t users;			/* tasks seen in it that have not left it */
 	bool left;			/* by all of them: only its teardown may follow */
 	int64_t cur[RSS_MEMBERS], peak[RSS_MEMBERS];
@@ -60,7 +61,10 @@ struct vm_state {
 	struct kmt_hashmap pid_mm;	/* pid -> index + 1 of the mm it is in */
 	struct kmt_hashmap command_tasks;	/* the command's and its descendants' pids */
 	struct vm_mm *mms;
-	uint32_t nmms, mms_cap;
+	uint32_t nmms, mms_cap;		/* rows, given-back ones included */
+	uint32_t mms_made;		/* the last one's seq */
+	struct kmt_exited mm_rows;	/* ended address spaces that may still be shown */
+	struct vm_mm command_gone;	/* the command's highest one of those given back */
 	struct vm_point *points;
 	uint32_t npoints, points_cap;
 	uint64_t first_ts;
@@ -86,6 +90,7 @@ static void vm_free(void *priv)
 	kmt_filter_free(&st->filter);
 	kmt_vmmap_free(&st->map);
 	kmt_exited_free(&st->exited);
+	kmt_exited_free(&st->mm_rows);
 	kmt_hashmap_free(&st->mm_index);
 	kmt_hashmap_free(&st->pid_mm);
 	kmt_hashmap_free(&st->command_tasks);
@@ -161,6 +166,47 @@ static const struct kmt_exited_ops task_rows = {
 	.rank = by_peak, .detach = detach_task, .drop = drop_task,
 };
 
+/* @x ranks above @y in the rss table: the higher RSS peak, then the one made first. */
+static bool mm_above(const struct vm_mm *x, const struct vm_mm *y)
+{
+	if (x->rss_peak != y->rss_peak)
+		return x->rss_peak > y->rss_peak;
+	return x->seq < y->seq;
+}
+
+/* The rss table's order; rows given back last. */
+static int by_rss_peak(uint32_t a, uint32_t b, void *ctx)
+{
+	const struct vm_state *st = ctx;
+	const struct vm_mm *x = &st->mms[a], *y = &st->mms[b];
+
+	if (!x->seq || !y->seq)
+		return !x->seq - !y->seq;
+	return a == b ? 0 : mm_above(x, y) ? -1 : 1;
+}
+
+/* Is @m one of the command's (its owner the command or a descendant)? */
+static bool command_owns(const struct vm_state *st, const struct vm_mm *m)
+{
+	uint64_t one;
+
+	return st->have_rusage && kmt_hashmap_get(&st->command_tasks, m->pid, &one);
+}
+
+/* Row @idx of an ended address space can no longer be shown: given back. 0, or -1. */
+static int drop_mm(void *ctx, uint32_t idx)
+{
+	struct vm_state *st = ctx;
+	const struct vm_mm *m = &st->mms[idx];
+
+	if (command_owns(st, m) && (!st->command_gone.seq || mm_above(m, &st->command_gone)))
+		st->command_gone = *m;	/* the summary's may be this one */
+	st->mms[idx] = (struct vm_mm){ 0 };
+	return kmt_exited_give(&st->mm_rows, idx);
+}
+
+static const struct kmt_exited_ops mm_rows = { .rank = by_rss_peak, .drop = drop_mm };
+
 static int vm_start(void *priv, const struct kmt_session *s)
 {
 	struct vm_state *st = priv;
@@ -171,6 +217,7 @@ static int vm_start(void *priv, const struct kmt_session *s)
 	st->reader = s->reader;
 	st->filter.reader = s->reader;
 	kmt_exited_init(&st->exited, st->lines, &task_rows, st);
+	kmt_exited_init(&st->mm_rows, st->lines, &mm_rows, st);
 	ru = kmt_reader_text(s->reader, KMT_TEXT_RUSAGE);
 	st->have_rusage = ru && sscanf(ru, "pid=%d minflt=%*d majflt=%*d maxrss_kb=%lld",
 				       &st->ru_pid, &st->ru_maxrss_kb) == 2;
@@ -189,13 +236,18 @@ static bool all_zero(const struct vm_mm *m)
 	return true;
 }
 
-/* @m is gone: its mm_id may name a new address space. */
-static void end_mm(struct vm_state *st, const struct vm_mm *m)
+/*
+ * @m is gone: its mm_id may name a new address space, and its row is
+ * final (no task is in it). 0, or -1 when out of memory.
+ */
+static int end_mm(struct vm_state *st, const struct vm_mm *m)
 {
 	uint64_t cur;
 
-	if (kmt_hashmap_get(&st->mm_index, m->mm_id, &cur) && &st->mms[cur - 1] == m)
-		kmt_hashmap_del(&st->mm_index, m->mm_id, NULL);
+	if (!kmt_hashmap_get(&st->mm_index, m->mm_id, &cur) || &st->mms[cur - 1] != m)
+		return 0;
+	kmt_hashmap_del(&st->mm_index, m->mm_id, NULL);
+	return kmt_exited_final(&st->mm_rows, (uint32_t)(cur - 1));
 }
 
 /* The address space @mm_id names now; a new one when an event shows the old one gone. */
@@ -203,19 +255,28 @@ static struct vm_mm *mm_of(struct vm_state *st, uint64_t mm_id, bool curr)
 {
 	uint64_t idx;
 	struct vm_mm *m;
+	uint32_t i;
 
 	if (kmt_hashmap_get(&st->mm_index, mm_id, &idx)) {
 		m = &st->mms[idx - 1];
 		if (!m->left || (!curr && !all_zero(m)))
 			return m;
-		end_mm(st, m);
+		if (end_mm(st, m))
+			return NULL;
 	}
-	if (kmt_grow(&st->mms, &st->mms_cap, st->nmms, sizeof(*st->mms)) ||
-	    kmt_hashmap_put(&st->mm_index, mm_id, st->nmms + 1))
+	if (kmt_exited_reuse(&st->mm_rows, &i)) {
+		if (kmt_hashmap_put(&st->mm_index, mm_id, i + 1)) {
+			kmt_exited_give(&st->mm_rows, i);	/* has room: it came from there */
+			return NULL;
+		}
+	} else if (kmt_grow(&st->mms, &st->mms_cap, st->nmms, sizeof(*st->mms)) ||
+		   kmt_hashmap_put(&st->mm_index, mm_id, st->nmms + 1)) {
 		return NULL;
-	m = &st->mms[st->nmms++];
-	memset(m, 0, sizeof(*m));
-	m->mm_id = mm_id;
+	} else {
+		i = st->nmms++;
+	}
+	m = &st->mms[i];
+	*m = (struct vm_mm){ .mm_id = mm_id, .seq = ++st->mms_made };
 	return m;
 }
 
@@ -227,20 +288,22 @@ static const struct vm_mm *mm_of_pid(const struct vm_state *st, int pid)
 	return kmt_hashmap_get(&st->pid_mm, pid, &idx) ? &st->mms[idx - 1] : NULL;
 }
 
-/* @pid leaves its mm (exit, or seen in another): the last one out leaves it to its teardown. */
-static void leave_mm(struct vm_state *st, int pid)
+/*
+ * @pid leaves its mm (exit, or seen in another): the last one out leaves
+ * it to its teardown. 0, or -1 when out of memory.
+ */
+static int leave_mm(struct vm_state *st, int pid)
 {
 	uint64_t idx;
 	struct vm_mm *m;
 
 	if (!kmt_hashmap_del(&st->pid_mm, pid, &idx))
-		return;
+		return 0;
 	m = &st->mms[idx - 1];
 	if (m->users && --m->users)
-		return;
+		return 0;
 	m->left = true;
-	if (all_zero(m))
-		end_mm(st, m);
+	return all_zero(m) ? end_mm(st, m) : 0;
 }
 
 /* @pid is in @m now. 0, or -1 when out of memory. */
@@ -250,8 +313,7 @@ static int enter_mm(struct vm_state *st, int pid, struct vm_mm *m)
 
 	if (was == m)
 		return 0;
-	leave_mm(st, pid);
-	if (kmt_hashmap_put(&st->pid_mm, pid, m - st->mms + 1))
+	if (leave_mm(st, pid) || kmt_hashmap_put(&st->pid_mm, pid, m - st->mms + 1))
 		return -1;
 	m->users++;
 	if (!m->pid)
@@ -298,8 +360,6 @@ static int rss_event(struct vm_state *st, const struct kmt_event *ev)
 	if (!m || (ev->curr && enter_mm(st, ev->pid, m)))
 		return -1;
 	m->cur[ev->member] = ev->size;
-	if (m->left && all_zero(m))
-		end_mm(st, m);
 	if (ev->size > m->peak[ev->member])
 		m->peak[ev->member] = ev->size;
 	rss = m->cur[0] + m->cur[1] + m->cur[3];
@@ -307,7 +367,7 @@ static int rss_event(struct vm_state *st, const struct kmt_event *ev)
 		m->rss_peak = rss;
 		m->rss_peak_ts = ev->ts;
 	}
-	return 0;
+	return m->left && all_zero(m) ? end_mm(st, m) : 0;
 }
 
 /*
@@ -338,7 +398,8 @@ static int follow_tasks(struct vm_state *st, const struct kmt_event *ev)
 	uint64_t one;
 
 	if (ev->type == KMT_EV_EXIT) {
-		leave_mm(st, (int)ev->target_pid);
+		if (leave_mm(st, (int)ev->target_pid))
+			return -1;
 		kmt_vmmap_exit(&st->map, (int)ev->target_pid);
 	}
 	if ((ev->type == KMT_EV_EXIT || ev->type == KMT_EV_FORK) && task_ends(st, ev))
@@ -392,13 +453,12 @@ static const char *comm_of(const struct vm_state *st, int pid)
  */
 static const struct vm_mm *command_mm(const struct vm_state *st)
 {
-	const struct vm_mm *best = NULL;
-	uint64_t one;
+	const struct vm_mm *best = st->command_gone.seq ? &st->command_gone : NULL;
 	uint32_t i;
 
-	for (i = 0; st->have_rusage && i < st->nmms; i++)
-		if (kmt_hashmap_get(&st->command_tasks, st->mms[i].pid, &one) &&
-		    (!best || st->mms[i].rss_peak > best->rss_peak))
+	for (i = 0; i < st->nmms; i++)
+		if (st->mms[i].seq && command_owns(st, &st->mms[i]) &&
+		    (!best || mm_above(&st->mms[i], best)))
 			best = &st->mms[i];
 	return best;
 }
@@ -410,7 +470,7 @@ static int report_summary(const struct vm_state *st, struct kmt_output *out)
 	if (kmt_output_count(out, "tasks", "Tasks with mappings followed", st->map.made) ||
 	    kmt_output_count(out, "regions_not_inherited", "Children left without their "
 			     "parent's regions (memory bound)", st->map.not_inherited) ||
-	    kmt_output_count(out, "address_spaces", "Address spaces in rss_stat", st->nmms) ||
+	    kmt_output_count(out, "address_spaces", "Address spaces in rss_stat", st->mms_made) ||
 	    kmt_output_count(out, "rss_stat_events", "rss_stat events", st->rss_events))
 		return -1;
 	if (!st->have_rusage)
@@ -463,16 +523,6 @@ static int report_mappings(struct vm_state *st, struct kmt_output *out)
 	return t ? ret : -1;
 }
 
-static int by_rss_peak(uint32_t a, uint32_t b, void *ctx)
-{
-	const struct vm_mm *x = &((const struct vm_mm *)ctx)[a];
-	const struct vm_mm *y = &((const struct vm_mm *)ctx)[b];
-
-	if (x->rss_peak != y->rss_peak)
-		return x->rss_peak < y->rss_peak ? 1 : -1;
-	return a < b ? -1 : a > b;
-}
-
 static uint64_t positive(int64_t v)
 {
 	return v > 0 ? v : 0;
@@ -490,7 +540,7 @@ static const struct kmt_column rss_cols[] = {
 
 static int report_rss(struct vm_state *st, struct kmt_output *out)
 {
-	uint32_t *idx = kmt_sorted_index(st->nmms, by_rss_peak, st->mms), i;
+	uint32_t *idx = kmt_sorted_index(st->nmms, by_rss_peak, st), i;
 	struct kmt_table *t = idx ? kmt_output_table(out, "rss",
 		"RSS per address space (rss_stat; last values at the end)",
 		sizeof(rss_cols) / sizeof(rss_cols[0]), rss_cols) : NULL;
@@ -498,6 +548,9 @@ static int report_rss(struct vm_state *st, struct kmt_output *out)
 
 	for (i = 0; t && i < st->nmms && i < (uint64_t)st->lines && !ret; i++) {
 		const struct vm_mm *m = &st->mms[idx[i]];
+
+		if (!m->seq)	/* given back: the rest are too */
+			break;
 
 		ret = kmt_table_row(t, (union kmt_cell[]){
 			{ .u = m->pid }, { .s = m->pid ? comm_of(st, m->pid) : "?" },
