@@ -45,6 +45,25 @@ test_fault_bad_options() {
 	done
 }
 
+# fault takes exit events (its rows of exited tasks settle on them), but
+# --timeline starts at the first event it took before: a fault or a
+# syscall. A task that exits first does not move the intervals.
+test_fault_exit_first() {
+	cat >"$WORK/exitfirst.txt" <<'EOF'
+# tracer: nop
+#
+#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION
+sleep-100 [000] ..... 100.000000: sched_process_exit: comm=sleep pid=100 prio=120 group_dead=1
+sh-200 [000] ..... 100.250000: page_fault_user: address=0x7f07 ip=0x7f07 error_code=0x14
+sh-200 [000] ..... 100.350000: page_fault_user: address=0x7f07 ip=0x7f07 error_code=0x14
+EOF
+	fault_json "$WORK/exitfirst.txt" fault --timeline 200 || return 1
+	fault_get "[(r['start'], r['faults'])
+		    for r in d['analyses']['fault']['tables']['timeline']] == [(100250000000, 2)]" |
+		grep -q True ||
+		{ fault_get "d['analyses']['fault']['tables']['timeline']"; return 1; }
+}
+
 fault_parsing_tests() {
 	check "fault: traces/fault.dat: one outcome per fault, classes add up, rusage = traced + before + untraced" \
 		test_fault_fixture
@@ -55,6 +74,8 @@ fault_parsing_tests() {
 	check "fault, vm, oom: text, CSV and JSON carry the same numbers" \
 		same_numbers "$TRACES/fault.dat" fault --regions --ip --timeline 1 vm --timeline 1 oom
 	check "fault, vm, oom: bad options exit 2 with one line" test_fault_bad_options
+	check "fault --timeline: a task's exit before the first fault does not move the intervals" \
+		test_fault_exit_first
 }
 
 # ------------------------------------------------------------------ live

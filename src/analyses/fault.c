@@ -547,11 +547,8 @@ static int follow_tasks(struct fault_state *st, const struct kmt_event *ev)
 	struct vm_task *task;
 	uint64_t one;
 
-	if ((ev->type == KMT_EV_EXIT || ev->type == KMT_EV_FORK) && task_ends(st, ev))
+	if (ev->type == KMT_EV_FORK && task_ends(st, ev))
 		return -1;
-	if (ev->type == KMT_EV_EXIT)
-		return 0;
-
 	if (ev->type == KMT_EV_FORK && st->have_rusage &&
 	    kmt_hashmap_get(&st->command_tasks, ev->pid, &one) &&
 	    kmt_hashmap_put(&st->command_tasks, ev->target_pid, 1))
@@ -566,13 +563,15 @@ static int fault_event(void *priv, const struct kmt_event *ev)
 {
 	struct fault_state *st = priv;
 
+	take_samples_until(st, ev->ts);
+	if (kmt_exited_until(&st->exited, ev->ts))
+		return -1;
+	if (ev->type == KMT_EV_EXIT)	/* before the others: --timeline starts at those */
+		return task_ends(st, ev);
 	if (!st->started)
 		st->first_ts = ev->ts;
 	st->started = true;
 	st->last_ts = ev->ts;
-	take_samples_until(st, ev->ts);
-	if (kmt_exited_until(&st->exited, ev->ts))
-		return -1;
 	switch (ev->type) {
 	case KMT_EV_FAULT_USER:
 	case KMT_EV_FAULT_KERNEL:
