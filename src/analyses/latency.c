@@ -54,17 +54,24 @@ static uint64_t bucket_value(const struct kmt_latencies *l, uint32_t b)
 #define ENTRY(b, count)		((uint32_t)(b) << 16 | (count))
 #define ENTRY_MAX_COUNT		0xffffu
 
+/* kmt_grow() of *@arr to hold index @n, what it adds zeroed. 0, or -1 out of memory. */
+static int grow_zeroed(void *arr, uint32_t *cap, uint32_t n, size_t size)
+{
+	uint32_t old = *cap;
+
+	if (kmt_grow(arr, cap, n, size))
+		return -1;
+	memset(*(char **)arr + (size_t)old * size, 0, (size_t)(*cap - old) * size);
+	return 0;
+}
+
 /* The row @row of the sketch, made with those before it; NULL when out of memory. */
 static struct kmt_latency_row *sketch_row(struct kmt_latencies *l, uint32_t row)
 {
-	uint32_t old = l->rows_cap;
-
 	if (row < l->nrows)
 		return &l->rows[row];
-	if (kmt_grow(&l->rows, &l->rows_cap, row, sizeof(*l->rows)))
+	if (grow_zeroed(&l->rows, &l->rows_cap, row, sizeof(*l->rows)))
 		return NULL;
-	if (l->rows_cap > old)
-		memset(&l->rows[old], 0, (l->rows_cap - old) * sizeof(*l->rows));
 	l->nrows = row + 1;
 	return &l->rows[row];
 }
@@ -129,16 +136,8 @@ static bool retired_exact(const struct kmt_latencies *l, uint32_t row)
 /* Add @count latencies of bucket @b to those of retired rows: 0, or -1 out of memory. */
 static int add_to_rest(struct kmt_latencies *l, uint32_t b, uint32_t count)
 {
-	if (b >= l->rest_len) {
-		uint32_t len = b + 1 > 2 * l->rest_len ? b + 1 : 2 * l->rest_len;
-		uint64_t *r = realloc(l->rest, (size_t)len * sizeof(*r));
-
-		if (!r)
-			return -1;
-		memset(r + l->rest_len, 0, (size_t)(len - l->rest_len) * sizeof(*r));
-		l->rest = r;
-		l->rest_len = len;
-	}
+	if (grow_zeroed(&l->rest, &l->rest_len, b, sizeof(*l->rest)))
+		return -1;
 	l->n += !l->rest[b];	/* a bucket in use */
 	l->rest[b] += count;
 	return 0;
@@ -177,17 +176,8 @@ static int to_sketch(struct kmt_latencies *l)
 /* Mark @row retired while the latencies are exact: 0, or -1 out of memory. */
 static int retire_exact(struct kmt_latencies *l, uint32_t row)
 {
-	uint32_t words = row / 64 + 1;
-
-	if (words > l->retired_words) {
-		uint64_t *r = realloc(l->retired, (size_t)words * 2 * sizeof(*r));
-
-		if (!r)
-			return -1;
-		memset(r + l->retired_words, 0, (words * 2 - l->retired_words) * sizeof(*r));
-		l->retired = r;
-		l->retired_words = words * 2;
-	}
+	if (grow_zeroed(&l->retired, &l->retired_words, row / 64, sizeof(*l->retired)))
+		return -1;
 	l->retired[row / 64] |= 1ull << (row % 64);
 	return 0;
 }
